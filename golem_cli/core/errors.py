@@ -1,0 +1,101 @@
+"""golem's error hierarchy: one root, a few kinds, each carrying what a caller needs to recover.
+
+The CLI turns every ``GolemError`` into one line and an exit code in a single place; nothing
+below the CLI prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from golem_cli.core.usage import Usage
+
+if TYPE_CHECKING:
+    from golem_cli.core.messages import Message
+
+STAGES: Final = ("model", "decode", "tool", "loop", "usage", "canceled")
+
+
+class GolemError(Exception):
+    """Root of every error golem raises on purpose."""
+
+
+class HistoryFormatError(GolemError, ValueError):
+    """A history file or string is not a JSON array of golem messages.
+
+    The message names the position (message index, line and column) and the problem.
+    """
+
+
+class HistoryValidationError(GolemError, ValueError):
+    """A history or prompt breaks the run-start rules of spec §1.3 (exact Go texts)."""
+
+
+class HistoryProcessorError(GolemError):
+    """A history processor (trim, budget) could not produce a history (spec §5 texts)."""
+
+
+class ModelError(GolemError):
+    """A model or provider failed: HTTP status, connection, protocol, or a dropped stream.
+
+    ``hint`` says what the user can do about it; ``retryable`` tells the retry policy whether
+    another attempt may succeed. Messages never contain API keys.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str = "",
+        retryable: bool = False,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.hint = hint
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+@dataclass
+class PartialResult:
+    """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready."""
+
+    messages: list[Message]
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str = ""
+    requests: int = 0
+    tool_calls: int = 0
+    run_id: str = ""
+    conversation_id: str = ""
+
+
+class RunError(GolemError):
+    """A run failed after it started; ``str()`` is ``golem: <stage> stage: <cause>``.
+
+    ``partial`` is None when the run produced nothing worth keeping (spec §7 rule).
+    ``interrupted`` is True when the user or the caller stopped the run (Ctrl-C, task
+    cancellation): the partial reply streamed so far is kept in ``partial.messages``.
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        cause: BaseException | str,
+        partial: PartialResult | None = None,
+        *,
+        interrupted: bool = False,
+        run_id: str = "",
+        conversation_id: str = "",
+    ) -> None:
+        if stage not in STAGES:
+            raise ValueError(f"unknown run stage {stage!r}")
+        self.stage = stage
+        self.cause = cause
+        self.partial = partial
+        self.interrupted = interrupted
+        self.run_id = run_id
+        self.conversation_id = conversation_id
+        super().__init__(f"golem: {stage} stage: {cause}")

@@ -1,0 +1,66 @@
+"""The pieces of Go's ``encoding/json`` output that Python's encoders spell differently.
+
+Go escapes ``<`` ``>`` ``&`` and U+2028/U+2029 in every string (HTML-safe), writes ``\\b`` and
+``\\f`` short, other control characters as lowercase ``\\u00xx``, replaces invalid UTF-8 with
+U+FFFD, and compacts raw JSON values (tool-call ``args``) without touching their spelling.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\b": "\\b",
+    "\f": "\\f",
+    "<": "\\u003c",
+    ">": "\\u003e",
+    "&": "\\u0026",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+for _code in range(0x20):
+    _ESCAPES.setdefault(chr(_code), f"\\u{_code:04x}")
+# Lone surrogates cannot be UTF-8; Go would have replaced the invalid bytes with U+FFFD.
+for _code in range(0xD800, 0xE000):
+    _ESCAPES[chr(_code)] = "\ufffd"
+
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
+
+# HTML-safe escaping applied to already-encoded JSON bytes. The five characters can only occur
+# inside string literals in valid JSON, so a plain byte replacement is exact.
+_HTML_BYTES = (
+    (b"<", b"\\u003c"),
+    (b">", b"\\u003e"),
+    (b"&", b"\\u0026"),
+    ("\u2028".encode(), b"\\u2028"),
+    ("\u2029".encode(), b"\\u2029"),
+)
+
+
+def go_quote(text: str) -> str:
+    """A JSON string literal exactly as Go's ``json.Marshal`` writes ``text``."""
+    return '"' + _NEEDS_ESCAPE.sub(lambda m: _ESCAPES[m.group()], text) + '"'
+
+
+def html_escape_json(encoded: bytes) -> bytes:
+    """Apply Go's HTML-safe escapes to valid JSON bytes produced by another encoder."""
+    for raw, escaped in _HTML_BYTES:
+        if raw in encoded:
+            encoded = encoded.replace(raw, escaped)
+    return encoded
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\n\r]+', re.DOTALL)
+
+
+def compact_json(text: str) -> str:
+    """Go's ``json.Compact`` of a valid JSON text: drop insignificant whitespace, keep every
+    spelling (numbers, escapes, key order, duplicate keys) as written."""
+    if not any(ws in text for ws in " \t\n\r"):
+        return text
+    return _TOKEN.sub(lambda m: m.group() if m.group()[0] == '"' else "", text)
