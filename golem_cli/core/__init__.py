@@ -25,6 +25,11 @@ from golem_cli.core.messages import (
     ToolCall,
     is_interrupted_reply,
 )
+from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.ids import new_id
+from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
+from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
+from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
 from golem_cli.core.usage import Usage
 
 __all__ = [
@@ -35,6 +40,18 @@ __all__ = [
     "TOOL",
     "USER",
     "GolemError",
+    "HistoryProcessor",
+    "HistoryRepair",
+    "SanitizeReport",
+    "UnsafePart",
+    "budget_history",
+    "dump_history",
+    "load_history",
+    "new_id",
+    "normalize_history",
+    "repair_history",
+    "sanitize_history",
+    "trim_history",
     "HistoryFormatError",
     "HistoryProcessorError",
     "HistoryValidationError",
