@@ -1,0 +1,252 @@
+"""The JSON contract with Go golem: byte-exact dump, Go-semantics load, clear errors."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from golem_cli.core import HistoryFormatError, Message, Part, ThinkingBlock, ToolCall, dump_history, load_history
+from golem_cli.core import codec
+from golem_cli.core.args import wire_args
+from golem_cli.core.repair import normalize_history
+from tests.core.strategies import HISTORIES, TEXT
+from tests.vectors import SHARED
+
+SPEC = SHARED / "spec" / "golem-history-contract.md"
+
+
+def spec_example_bytes() -> bytes:
+    doc = SPEC.read_text(encoding="utf-8")
+    start = doc.index("Exact bytes Go produces for it")
+    body = doc.index("```", start) + 3
+    return doc[body : doc.index("```", body)].strip().encode()
+
+
+@pytest.mark.skipif(not SPEC.exists(), reason="shared spec not present")
+def test_spec_example_round_trips_byte_exact():
+    exact = spec_example_bytes()
+    history = load_history(exact)
+    assert len(history) == 7
+    assert history[1].parts[1].data == bytes.fromhex("89504E470D0A")
+    assert history[2].tool_calls[0].args == '{"sides":6}'
+    assert history[2].thinking[1] == ThinkingBlock(redacted="RW5jcnlwdGVk")
+    assert history[5].failed is True
+    assert dump_history(history) == exact
+
+
+def test_pinned_shapes():
+    assert dump_history([Message(role="user", content="hi")]) == b'[{"role":"user","content":"hi"}]'
+    call = Message(role="assistant", tool_calls=[ToolCall("call-1", "roll_dice", '{"guess":4}')])
+    assert dump_history([call]) == (
+        b'[{"role":"assistant","toolCalls":[{"id":"call-1","name":"roll_dice","args":{"guess":4}}]}]'
+    )
+    result = Message(role="tool", content="4", tool_call_id="call-1", tool_name="roll_dice")
+    assert dump_history([result]) == b'[{"role":"tool","content":"4","toolCallId":"call-1","toolName":"roll_dice"}]'
+    signed = Message(role="assistant", tool_calls=[ToolCall("c", "f", "{}", "sig")], thinking=[ThinkingBlock("t", "s")])
+    assert dump_history([signed]).index(b"toolCalls") < dump_history([signed]).index(b"thinking")
+    assert dump_history([]) == b"[]"
+    assert dump_history([Message(role="")]) == b'[{"role":""}]'
+    assert dump_history([Message(role="assistant", tool_calls=[ToolCall("", "")])]) == (
+        b'[{"role":"assistant","toolCalls":[{"id":"","name":"","args":null}]}]'
+    )
+
+
+def test_go_string_escapes():
+    text = 'a<b>&c"\\\n\r\t\b\f\x00\x1f\x7f\u2028\u2029é😀'
+    out = dump_history([Message(role="user", content=text)])
+    assert out == (
+        '[{"role":"user","content":"a\\u003cb\\u003e\\u0026c\\"\\\\\\n\\r\\t\\b\\f\\u0000\\u001f\x7f'
+        '\\u2028\\u2029é😀"}]'
+    ).encode()
+    assert load_history(out)[0].content == text
+
+
+def test_args_are_compacted_with_spelling_kept():
+    args = ' {"a" : 1.0, "b":[1e2, "\\u00e9\\/ x <y>"], "a":2}\n'
+    out = dump_history([Message(role="assistant", tool_calls=[ToolCall("c", "f", args)])])
+    assert b'"args":{"a":1.0,"b":[1e2,"\\u00e9\\/ x \\u003cy\\u003e"],"a":2}' in out
+    assert load_history(out)[0].tool_calls[0].args == '{"a":1.0,"b":[1e2,"\\u00e9\\/ x \\u003cy\\u003e"],"a":2}'
+
+
+@pytest.mark.parametrize("args", ['{"sides":', "   ", "{\"a\":1}{\"b\":2}", '{"a":NaN}', "not json <&>", '"unterminated'])
+def test_truncated_args_persist_without_loss(args):
+    history = [Message(role="assistant", tool_calls=[ToolCall("c1", "roll", args)])]
+    data = dump_history(history)
+    # The file is valid JSON that Go can unmarshal: args is the truncated_args object.
+    parsed = json.loads(data)
+    assert parsed[0]["toolCalls"][0]["args"] == {"truncated_args": args}
+    # ...which is byte for byte what every adapter sends for these args (blank args go as {}).
+    if args.strip():
+        assert re.search(rb'"args":(\{.*\})\}\]\}\]$', data).group(1) == wire_args(args).encode()
+    loaded = load_history(data)
+    assert loaded[0].tool_calls[0].args == args
+    assert normalize_history(loaded)[1].truncated == ["c1"]
+    assert dump_history(loaded) == data
+
+
+def test_genuine_truncated_args_object_is_kept_when_not_a_wrapper():
+    # A model may really send {"truncated_args": "{}"}; its content is valid JSON, so it is
+    # not golem's wrapper and must stay as it is.
+    args = '{"truncated_args":"{}"}'
+    data = dump_history([Message(role="assistant", tool_calls=[ToolCall("c", "f", args)])])
+    assert load_history(data)[0].tool_calls[0].args == args
+
+
+def test_nil_and_null_args():
+    nil = dump_history([Message(role="assistant", tool_calls=[ToolCall("c", "f", "")])])
+    assert b'"args":null' in nil
+    assert load_history(nil)[0].tool_calls[0].args == "null"
+    missing = load_history(b'[{"role":"assistant","toolCalls":[{"id":"c","name":"f"}]}]')
+    assert missing[0].tool_calls[0].args == ""
+
+
+# --- Go decoding semantics -------------------------------------------------------------------
+
+
+def test_keys_match_case_insensitively_and_unknown_keys_are_ignored():
+    data = b'[{"ROLE":"user","Content":"hi","TOOLCALLID":"x","extra":{"deep":[1,2]},"runid":"r"}]'
+    assert load_history(data) == [Message(role="user", content="hi", tool_call_id="x", run_id="r")]
+
+
+def test_go_special_folds():
+    # U+017F (long s) folds onto s and U+212A (Kelvin) onto k in Go; dotless i does not fold.
+    data = '[{"role":"user","content":"a","parts":[{"\u212aind":"image","url":"https://x"}]},{"role":"assistant","toolCalls":[{"id":"c","name":"f","args":{},"\u017fignature":"s"}]},{"role":"user","contentı":"no"}]'
+    out = load_history(data)
+    assert out[0].parts[0].kind == "image"
+    assert out[1].tool_calls[0].signature == "s"
+    assert out[2].content == ""
+
+
+def test_last_repeated_key_wins_and_null_means_zero():
+    out = load_history(b'[{"role":"user","content":"a","Content":"b","parts":null,"failed":null}]')
+    assert out == [Message(role="user", content="b")]
+    assert load_history(b"[null]") == [Message(role="")]
+    assert load_history(b"null") == []
+    assert load_history(b"[]") == []
+
+
+def test_escaped_keys_and_base64_line_breaks():
+    out = load_history(b'[{"r\\u006fle":"user","parts":[{"kind":"image","data":"AQID\\r\\nBA==","mediaType":"x/y"}]}]')
+    assert out[0].role == "user"
+    assert out[0].parts[0].data == b"\x01\x02\x03\x04"
+
+
+def test_invalid_utf8_and_lone_surrogates_become_replacement_characters():
+    out = load_history(b'[{"role":"user","content":"a\xffb\xe2\x82","toolName":"\\ud800x\\udc00"}]')
+    assert out[0].content == "a\ufffdb\ufffd\ufffd"
+    assert out[0].tool_name == "\ufffdx\ufffd"
+
+
+def test_byte_order_mark_is_tolerated():
+    assert load_history(b'\xef\xbb\xbf[{"role":"user"}]') == [Message(role="user")]
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (b"", "invalid JSON at line 1, column 1: unexpected end of JSON input"),
+        (b"[1,", "invalid JSON at line 1, column 4"),
+        (b'{"role":"user"}', "a history must be a JSON array of messages, found object"),
+        (b'"text"', "found string"),
+        (b"[1]", "message 0 must be an object, found number"),
+        (b'[{"role":"user"},\n {"role":5}]', 'line 2, column 10: message 1: field "role" must be a string, found number'),
+        (b'[{"role":"tool","failed":"yes"}]', 'field "failed" must be true or false, found string'),
+        (b'[{"role":"user","parts":{}}]', 'field "parts" must be an array, found object'),
+        (b'[{"role":"user","parts":[{"kind":"image","data":"AQI"}]}]', 'message 0, part 0: field "data" is not valid padded standard base64'),
+        (b'[{"role":"assistant","toolCalls":[{"id":7}]}]', 'message 0, tool call 0: field "id" must be a string'),
+        (b'[{"role":"user"}] x', "invalid JSON at line 1, column 19"),
+        (b"\xff\xfe[\x00", "invalid JSON"),
+        (b'[{"role":"user","content":"a\x01"}]', "invalid JSON"),
+        (b"[NaN]", "invalid JSON"),
+        (b"[" * 20000, "invalid JSON"),
+    ],
+)
+def test_errors_name_position_and_problem(data, expected):
+    with pytest.raises(HistoryFormatError) as info:
+        load_history(data)
+    assert expected in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+@given(st.binary(max_size=60) | st.text(max_size=60).map(str.encode))
+def test_load_never_raises_anything_but_history_format_error(data):
+    try:
+        out = load_history(data)
+    except HistoryFormatError:
+        return
+    assert isinstance(out, list)
+
+
+# --- independent oracle and fast/slow agreement ----------------------------------------------
+
+
+def go_marshal_oracle(history: list[Message]) -> bytes:
+    """Go's encoding built from Python's json module, independently of golem's encoder."""
+
+    def obj(m: Message) -> dict:
+        d: dict = {"role": m.role}
+        if m.content:
+            d["content"] = m.content
+        if m.parts:
+            d["parts"] = [
+                {k: v for k, v in (("kind", p.kind), ("url", p.url), ("data", base64.b64encode(p.data).decode()),
+                                   ("mediaType", p.media_type)) if k == "kind" or v}
+                for p in m.parts
+            ]  # fmt: skip
+        if m.tool_calls:
+            d["toolCalls"] = [
+                {"id": c.id, "name": c.name, "args": "\x00ARGS" + codec.persisted_args(c.args).decode("utf-8", "surrogateescape") + "\x00",
+                 **({"signature": c.signature} if c.signature else {})}
+                for c in m.tool_calls
+            ]  # fmt: skip
+        for key, value in (("toolCallId", m.tool_call_id), ("toolName", m.tool_name), ("failed", m.failed)):
+            if value:
+                d[key] = value
+        if m.thinking:
+            d["thinking"] = [{k: v for k, v in (("text", t.text), ("signature", t.signature), ("redacted", t.redacted)) if v}
+                             for t in m.thinking]  # fmt: skip
+        for key, value in (("runId", m.run_id), ("conversationId", m.conversation_id)):
+            if value:
+                d[key] = value
+        return d
+
+    text = json.dumps([obj(m) for m in history], separators=(",", ":"), ensure_ascii=False)
+    text = re.sub(r'"\\u0000ARGS(.*?)\\u0000"', lambda mt: json.loads('"' + mt.group(1) + '"'), text)
+    for a, b in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(a, b)
+    return text.encode("utf-8", "surrogateescape")
+
+
+@given(HISTORIES)
+def test_dump_matches_independent_go_oracle(history):
+    assert dump_history(history) == go_marshal_oracle(history)
+
+
+KEY_SPELLINGS = st.sampled_from([str.lower, str.upper, lambda s: s, lambda s: s[:1].upper() + s[1:]])
+
+
+@st.composite
+def foreign_json(draw) -> bytes:
+    """A golem file as another writer might spell it: key case, unknown keys, nulls, spaces."""
+    history = draw(HISTORIES)
+    items = json.loads(dump_history(history))
+    out = []
+    for item in items:
+        if draw(st.booleans()):
+            item = {draw(KEY_SPELLINGS)(k): v for k, v in item.items()}
+        if draw(st.booleans()):
+            item["unknownKey"] = draw(TEXT)
+        if draw(st.booleans()):
+            item["toolName"] = None
+        out.append(item)
+    return json.dumps(out, indent=draw(st.sampled_from([None, 1])), ensure_ascii=draw(st.booleans())).encode()
+
+
+@given(foreign_json())
+def test_fast_path_agrees_with_go_semantics_reader(data):
+    assert load_history(data) == codec._load_slow(data)
