@@ -1,0 +1,342 @@
+"""The agent: one model, instructions, tools, and runs that never lose evidence (spec §5-§8).
+
+A run goes through fixed steps, in Go golem's order:
+
+1. the history processor rewrites the supplied history (its error: ``HistoryProcessorError``
+   with ``golem: history processor: <err>``, before any model call);
+2. validation of the prompt parts and the processed history (``HistoryValidationError``);
+3. identity: the run ID is the one given or a new one; the conversation ID is the one given,
+   else the last processed-history message carrying one, else a new one (§6.2);
+4. request assembly (§8): the instructions as a system message (static and dynamic text
+   joined by a blank line), the *repaired* history without its system messages, then the
+   prompt, stamped with the run identity (§6.3), always present even if empty;
+5. the loop (``_run.Loop``): model turn, tools in parallel with results in call order, and
+   again, until a reply without tool calls.
+
+Success returns a ``RunResult``; failure after step 3 raises ``RunError`` whose ``partial``
+is resume-ready: ``agent.run_with_history(err.partial.messages, "next")`` continues cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from golem_cli.core._run import (
+    Callback,
+    Loop,
+    RunCanceledError,
+    RunPartial,
+    RunState,
+    ToolCallError,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageLimitError,
+    default_backoff,
+)
+from golem_cli.core.errors import GolemError, HistoryProcessorError
+from golem_cli.core.ids import new_id
+from golem_cli.core.messages import SYSTEM, USER, Message, Part
+from golem_cli.core.model import Model, ModelResponse, ModelSettings
+from golem_cli.core.repair import repair_history
+from golem_cli.core.tokens import TokenCounter
+from golem_cli.core.tools import Tool
+from golem_cli.core.usage import Usage
+from golem_cli.core.validate import validate_run_input
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "DEFAULT_TOOL_RETRIES",
+    "Agent",
+    "HistoryProcessor",
+    "RunCanceledError",
+    "RunPartial",
+    "RunResult",
+    "ToolCallError",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "UsageLimitError",
+    "UsageLimits",
+    "resolve_instructions",
+]
+
+#: Model turns per run (Go ``DefaultMaxIterations``).
+DEFAULT_MAX_TURNS = 10
+#: Tool-argument corrections fed back per tool per run. Go defaults to 0; a chat with real
+#: models meets malformed arguments often enough that one correction is the better default.
+DEFAULT_TOOL_RETRIES = 1
+
+HistoryProcessor = Callable[[list[Message]], list[Message]]
+
+
+@dataclass(frozen=True, slots=True)
+class UsageLimits:
+    """Bounds on one run; 0 leaves a dimension unbounded (Go ``UsageLimit``).
+
+    Token, request and tool-call bounds are checked after every model response and tool
+    batch against the run's totals; the crossing response is kept in ``partial``.
+    ``per_request_input_tokens`` is checked before each request with the agent's
+    ``token_counter``.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    requests: int = 0
+    tool_calls: int = 0
+    per_request_input_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What a successful run produced.
+
+    ``messages`` is the whole request conversation plus everything the run appended (it
+    begins with the instructions message when there are instructions). ``new_messages`` is
+    only what this run added, from the prompt on: the CLI appends these to its stored file,
+    because the history sent may have been trimmed by the processor. ``sent_messages`` counts
+    the history messages that went to the model (processed and repaired, system messages
+    removed). ``output`` is the final reply's text, or what ``output_validator`` returned.
+    """
+
+    messages: list[Message]
+    new_messages: list[Message]
+    output: Any
+    usage: Usage
+    run_id: str
+    conversation_id: str
+    requests: int
+    tool_calls: int
+    finish_reason: str
+    sent_messages: int
+    response: ModelResponse
+
+
+def resolve_instructions(static: str, dynamic: str) -> str:
+    """Spec §8: static and dynamic instructions joined by a blank line; exact emptiness."""
+    if dynamic == "":
+        return static
+    if static == "":
+        return dynamic
+    return static + "\n\n" + dynamic
+
+
+class Agent:
+    """A model with instructions, tools and a history policy; runs are independent.
+
+    ``instructions_func`` (sync or async, no arguments) is evaluated once per run.
+    ``history_processor`` (e.g. ``trim_history(20)``) sees exactly the supplied history.
+    ``max_attempts`` retries retryable ``ModelError``s; a streamed turn is retried only if
+    nothing of it arrived yet (a retry must not replay deltas the caller has shown).
+    ``output_validator`` (optional, sync or async) turns the final text into ``output``; its
+    ``ModelRetry`` asks the model to correct it (up to ``output_retries`` times), any other
+    error fails the run at the ``decode`` stage.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        instructions: str = "",
+        instructions_func: Callable[[], str | Awaitable[str]] | None = None,
+        tools: Sequence[Tool] = (),
+        history_processor: HistoryProcessor | None = None,
+        settings: ModelSettings = ModelSettings(),
+        max_turns: int = DEFAULT_MAX_TURNS,
+        usage_limits: UsageLimits | None = None,
+        token_counter: TokenCounter | None = None,
+        tool_retries: int = DEFAULT_TOOL_RETRIES,
+        parallel_tool_calls: bool = True,
+        max_attempts: int = 1,
+        retry_backoff: Callable[[int, BaseException], float] = default_backoff,
+        output_validator: Callable[[str], Any] | None = None,
+        output_retries: int = 0,
+    ) -> None:
+        if model is None:
+            raise ValueError("golem: model is required")
+        if max_turns < 1:
+            raise ValueError(f"golem: max iterations must be at least 1, got {max_turns}")
+        if max_attempts < 1:
+            raise ValueError(f"golem: max attempts must be at least 1, got {max_attempts}")
+        if tool_retries < 0:
+            raise ValueError(f"golem: tool retries must not be negative, got {tool_retries}")
+        if output_retries < 0:
+            raise ValueError(f"golem: output retries must not be negative, got {output_retries}")
+        if usage_limits is not None:
+            if min(getattr(usage_limits, f) for f in UsageLimits.__slots__) < 0:
+                raise ValueError(f"golem: usage limit must not be negative, got {usage_limits}")
+            if usage_limits.per_request_input_tokens and token_counter is None:
+                raise ValueError("golem: usage limit per_request_input_tokens requires a token_counter")
+        seen: set[str] = set()
+        for t in tools:
+            if t.name in seen:
+                raise ValueError(f"golem: tool {t.name!r}: duplicate name")
+            seen.add(t.name)
+        self.model = model
+        self.instructions = instructions
+        self.instructions_func = instructions_func
+        self.tools = tuple(tools)
+        self.history_processor = history_processor
+        self.settings = settings
+        self.max_turns = max_turns
+        self.usage_limits = usage_limits
+        self.token_counter = token_counter
+        self.tool_retries = tool_retries
+        self.parallel_tool_calls = parallel_tool_calls
+        self.max_attempts = max_attempts
+        self.retry_backoff = retry_backoff
+        self.output_validator = output_validator
+        self.output_retries = output_retries
+
+    # --- public runs ---------------------------------------------------------------------
+
+    async def run(
+        self, prompt: str, *, parts: Sequence[Part] = (), run_id: str | None = None, conversation_id: str | None = None
+    ) -> RunResult:
+        """A run on an empty history (the processor still sees it)."""
+        return await self._execute([], prompt, parts, run_id, conversation_id, stream=False)
+
+    async def run_with_history(
+        self,
+        history: Sequence[Message],
+        prompt: str,
+        *,
+        parts: Sequence[Part] = (),
+        run_id: str | None = None,
+        conversation_id: str | None = None,
+    ) -> RunResult:
+        """Continue ``history`` (typically an earlier ``messages`` or ``partial.messages``)."""
+        return await self._execute(history, prompt, parts, run_id, conversation_id, stream=False)
+
+    async def run_stream(
+        self,
+        prompt: str,
+        *,
+        on_delta: Callback | None = None,
+        on_event: Callback | None = None,
+        parts: Sequence[Part] = (),
+        run_id: str | None = None,
+        conversation_id: str | None = None,
+    ) -> RunResult:
+        """``run`` over streamed model turns; see ``run_stream_with_history``."""
+        return await self.run_stream_with_history(
+            [], prompt, on_delta=on_delta, on_event=on_event, parts=parts, run_id=run_id,
+            conversation_id=conversation_id,
+        )
+
+    async def run_stream_with_history(
+        self,
+        history: Sequence[Message],
+        prompt: str,
+        *,
+        on_delta: Callback | None = None,
+        on_event: Callback | None = None,
+        parts: Sequence[Part] = (),
+        run_id: str | None = None,
+        conversation_id: str | None = None,
+    ) -> RunResult:
+        """``run_with_history`` over streamed model turns.
+
+        ``on_delta(text)`` gets every text delta as it arrives, across tool turns;
+        ``on_event(event)`` gets every stream event (text, thinking and tool-call deltas) and
+        ``ToolCallStarted`` / ``ToolCallFinished``. Both may be sync or async.
+
+        Interruption (``KeyboardInterrupt`` anywhere, e.g. from ``on_delta``, or cancellation
+        of the task) raises ``RunError(interrupted=True)``: at stage ``model``, with the text
+        streamed so far kept as an assistant message marked by ``mark_interrupted`` and
+        half-received tool calls kept verbatim; at stage ``tool`` if it hit a tool batch,
+        with evidence ending at the turn that requested it. Unlike Go, ``partial`` is set for
+        an interrupted run even when nothing but the prompt exists, so the caller keeps the
+        prompt. A stream that dies with a ``ModelError`` keeps its partial text the same way
+        (``interrupted`` stays False). Converting the cancellation into ``RunError`` means
+        the task ends with that error rather than ``CancelledError``.
+        """
+        if not callable(getattr(self.model, "stream", None)):
+            raise GolemError(f"golem: model {getattr(self.model, 'name', type(self.model).__name__)} does not support streaming")
+        return await self._execute(
+            history, prompt, parts, run_id, conversation_id, stream=True, on_delta=on_delta, on_event=on_event
+        )
+
+    def run_sync(self, prompt: str, **kwargs: Any) -> RunResult:
+        """``run`` for callers without an event loop."""
+        return asyncio.run(self.run(prompt, **kwargs))
+
+    def run_with_history_sync(self, history: Sequence[Message], prompt: str, **kwargs: Any) -> RunResult:
+        """``run_with_history`` for callers without an event loop."""
+        return asyncio.run(self.run_with_history(history, prompt, **kwargs))
+
+    # --- the steps -----------------------------------------------------------------------
+
+    def process_history(self, history: Sequence[Message]) -> list[Message]:
+        """Step 1: the processor's view of the history (a copy; the input is never mutated)."""
+        supplied = list(history)
+        if self.history_processor is None:
+            return supplied
+        try:
+            processed = self.history_processor(supplied)
+        except Exception as exc:
+            raise HistoryProcessorError(f"golem: history processor: {exc}") from exc
+        return list(processed) if processed is not None else []
+
+    async def instructions_text(self) -> str:
+        """The run's resolved instructions (static, then the function's text)."""
+        dynamic = ""
+        if self.instructions_func is not None:
+            value = self.instructions_func()
+            dynamic = await value if inspect.isawaitable(value) else value
+        return resolve_instructions(self.instructions, dynamic or "")
+
+    async def _execute(
+        self,
+        history: Sequence[Message],
+        prompt: str,
+        parts: Sequence[Part],
+        run_id: str | None,
+        conversation_id: str | None,
+        *,
+        stream: bool,
+        on_delta: Callback | None = None,
+        on_event: Callback | None = None,
+    ) -> RunResult:
+        processed = self.process_history(history)
+        validate_run_input(parts, processed)
+        run_id = run_id or new_id()
+        conversation_id = conversation_id or _inherited_conversation(processed) or new_id()
+        instructions = await self.instructions_text()
+
+        messages: list[Message] = []
+        if instructions:
+            messages.append(Message(role=SYSTEM, content=instructions))
+        messages.extend(m for m in repair_history(processed) if m.role != SYSTEM)
+        sent = len(messages) - (1 if instructions else 0)
+        prompt_index = len(messages)
+        messages.append(
+            Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=conversation_id)
+        )
+        state = RunState(messages, prompt_index, sent, run_id, conversation_id)
+        loop = Loop(self, state, stream=stream, on_delta=on_delta, on_event=on_event)
+        response, output = await loop.run()
+        return RunResult(
+            messages=state.messages,
+            new_messages=state.messages[prompt_index:],
+            output=output,
+            usage=state.usage,
+            run_id=run_id,
+            conversation_id=conversation_id,
+            requests=state.requests,
+            tool_calls=state.tool_calls,
+            finish_reason=state.finish_reason,
+            sent_messages=sent,
+            response=response,
+        )
+
+
+def _inherited_conversation(history: Sequence[Message]) -> str:
+    """The conversation ID of the last message carrying one (spec §6.2), else ``""``."""
+    for message in reversed(history):
+        if message.conversation_id:
+            return message.conversation_id
+    return ""

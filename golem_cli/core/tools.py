@@ -1,0 +1,312 @@
+"""Function tools: a Python function the model may call, described by a JSON schema.
+
+``Tool(func)`` (or the ``@tool`` decorator) reads the function's signature and type hints and
+builds two things from them with msgspec, the core's one dependency: a struct type that
+decodes and validates the model's argument text, and the JSON schema the model is shown
+(``Tool.definition()``). Descriptions come from the docstring (its ``Args:`` section names the
+parameters) or from ``Annotated[T, "description"]``.
+
+A tool steers the run with three exceptions (spec §7, §8):
+
+* ``ToolFailed(reason)``: a definitive failure. The result message has ``failed=True`` and the
+  reason as content; the model decides what to do next. Never counts against retries.
+* ``ModelRetry(reason)``: the arguments were wrong and the model may fix them. Within the
+  retry budget the model reads ``Your tool call was rejected: <reason>. Correct the
+  arguments and call the tool again.``; past it the run fails at the ``tool`` stage.
+  Arguments that do not decode into the signature are rejected this way automatically.
+* ``ToolCanceled(reason)``: stop the whole run on purpose (stage ``canceled``). The batch is
+  closed so the transcript needs no repair.
+
+Any other exception fails the run at the ``tool`` stage. A tool returns text, a ``Part``, a
+list mixing texts and at least one ``Part`` (texts joined by newlines), a ``ToolResult``,
+``None`` (empty result), or any other value msgspec can encode (sent as its JSON text).
+
+Sync functions run in a worker thread so a batch of calls runs in parallel; they cannot be
+interrupted mid-call (Python cannot stop a thread), but the run stops waiting for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin, get_type_hints
+
+import msgspec
+
+from golem_cli.core.messages import Part
+from golem_cli.core.model import ToolDefinition
+
+__all__ = [
+    "ModelRetry",
+    "Tool",
+    "ToolCanceled",
+    "ToolContext",
+    "ToolFailed",
+    "ToolResult",
+    "tool",
+]
+
+
+class ToolFailed(Exception):
+    """The tool failed definitively; the reason becomes a ``failed`` tool result."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ModelRetry(Exception):
+    """The call's arguments are wrong; ask the model to correct them (within the budget)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class ToolCanceled(Exception):
+    """The tool ends the run on purpose (stage ``canceled``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool produced: text for the model and optional media parts (evidence)."""
+
+    text: str = ""
+    parts: tuple[Part, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Given to a tool that declares a parameter of this type: which call it is answering."""
+
+    call_id: str
+    tool_name: str
+    args: str
+    run_id: str = ""
+    conversation_id: str = ""
+
+
+class Tool:
+    """A function the model may call. See the module docstring for the contract.
+
+    ``name`` defaults to the function name, ``description`` to the docstring's text before
+    its ``Args:`` section. ``sequential=True`` makes the tool a barrier in a parallel batch:
+    earlier calls finish, it runs alone, later calls start after it. ``max_retries``
+    overrides the agent's ``tool_retries`` budget for this tool; ``timeout`` (seconds) bounds
+    one execution.
+    """
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        sequential: bool = False,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        if not callable(func):
+            raise TypeError(f"tool function must be callable, got {func!r}")
+        if max_retries is not None and max_retries < 0:
+            raise ValueError(f"golem: tool {name!r}: max retries must not be negative, got {max_retries}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"golem: tool {name!r}: timeout must be positive, got {timeout}")
+        self.func = func
+        self.name = name or getattr(func, "__name__", "")
+        if not self.name:
+            raise ValueError("golem: tool name is required")
+        summary, param_docs = _parse_docstring(inspect.getdoc(func) or "")
+        self.description = summary if description is None else description
+        self.sequential = sequential
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+            getattr(func, "__call__", None)
+        )
+        self._args_type, self._context_param = _args_struct(func, self.name, param_docs)
+        self._fields = self._args_type.__struct_fields__
+        self.parameters = _schema(self._args_type)
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r})"
+
+    def definition(self) -> ToolDefinition:
+        """The tool as a model sees it."""
+        return ToolDefinition(name=self.name, description=self.description, parameters=self.parameters)
+
+    def decode_args(self, args: str) -> dict[str, Any]:
+        """The keyword arguments for the function; ``ModelRetry`` when they do not fit."""
+        text = args.strip() or "{}"
+        try:
+            decoded = msgspec.json.decode(text.encode("utf-8", "surrogateescape"), type=self._args_type)
+        except msgspec.ValidationError as exc:
+            raise ModelRetry(f"invalid arguments: {exc}") from exc
+        except (msgspec.DecodeError, UnicodeEncodeError) as exc:
+            raise ModelRetry(f"arguments are not a valid JSON object: {exc}") from exc
+        return {field: getattr(decoded, field) for field in self._fields}
+
+    async def execute(self, args: str, context: ToolContext) -> ToolResult:
+        """Decode ``args``, run the function, and normalize what it returned."""
+        kwargs = self.decode_args(args)
+        if self._context_param:
+            kwargs[self._context_param] = context
+        if self._is_async:
+            call: Awaitable[Any] = self.func(**kwargs)
+        else:
+            call = asyncio.to_thread(self.func, **kwargs)
+        if self.timeout is not None:
+            value = await asyncio.wait_for(call, self.timeout)
+        else:
+            value = await call
+        if inspect.isawaitable(value):  # a sync callable that returned a coroutine
+            value = await value
+        return to_tool_result(value)
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    sequential: bool = False,
+    max_retries: int | None = None,
+    timeout: float | None = None,
+) -> Any:
+    """Decorator form of ``Tool``: ``@tool`` or ``@tool(name=..., sequential=True)``."""
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return Tool(
+            f, name=name, description=description, sequential=sequential, max_retries=max_retries, timeout=timeout
+        )
+
+    return wrap(func) if func is not None else wrap
+
+
+def to_tool_result(value: Any) -> ToolResult:
+    """Normalize a tool's return value (see the module docstring for the accepted forms)."""
+    if isinstance(value, ToolResult):
+        return value
+    if value is None:
+        return ToolResult()
+    if isinstance(value, str):
+        return ToolResult(text=value)
+    if isinstance(value, Part):
+        return ToolResult(parts=(value,))
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str | Part) for v in value):
+        if any(isinstance(v, Part) for v in value):
+            texts = [v for v in value if isinstance(v, str)]
+            return ToolResult(text="\n".join(texts), parts=tuple(v for v in value if isinstance(v, Part)))
+    return ToolResult(text=msgspec.json.encode(value).decode())
+
+
+# --- signature -> struct -> schema ---------------------------------------------------------
+
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns|Return|Raises|Yields|Examples?|Notes?):\s*$")
+_PARAM_LINE = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into the description and per-parameter texts."""
+    lines = doc.splitlines()
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    section = ""
+    current = ""
+    for line in lines:
+        header = _SECTION.match(line.strip()) if not line.startswith((" ", "\t")) else None
+        if header:
+            section = header.group(1)
+            current = ""
+            continue
+        if not section:
+            summary.append(line)
+        elif section in ("Args", "Arguments", "Parameters", "Params") and line.strip():
+            match = _PARAM_LINE.match(line.strip())
+            indent = len(line) - len(line.lstrip())
+            if match and (indent <= 4 or not current):
+                current = match.group(1).lstrip("*")
+                params[current] = match.group(2).strip()
+            elif current:
+                params[current] = (params[current] + " " + line.strip()).strip()
+    return "\n".join(summary).strip(), params
+
+
+def _describe(hint: Any, text: str) -> Any:
+    """``Annotated[T, "text"]`` (or a docstring text) -> ``Annotated[T, Meta(description=...)]``."""
+    if get_origin(hint) is Annotated:
+        base, *extras = get_args(hint)
+        metas = [e for e in extras if not isinstance(e, str)]
+        strings = [e for e in extras if isinstance(e, str)]
+        if strings and not any(isinstance(m, msgspec.Meta) and m.description for m in metas):
+            metas.append(msgspec.Meta(description=" ".join(strings)))
+        elif text and not any(isinstance(m, msgspec.Meta) and m.description for m in metas):
+            metas.append(msgspec.Meta(description=text))
+        return Annotated[(base, *metas)] if metas else base
+    if text:
+        return Annotated[hint, msgspec.Meta(description=text)]
+    return hint
+
+
+def _args_struct(
+    func: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
+) -> tuple[type[msgspec.Struct], str]:
+    target = func if inspect.isfunction(func) or inspect.ismethod(func) else getattr(func, "__call__", func)
+    signature = inspect.signature(target)
+    try:
+        hints = get_type_hints(target, include_extras=True)
+    except Exception as exc:  # unresolvable forward references
+        raise TypeError(f"golem: tool {tool_name!r}: cannot resolve type hints: {exc}") from exc
+    fields: list[tuple[Any, ...]] = []
+    context_param = ""
+    for param in signature.parameters.values():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise TypeError(
+                f"golem: tool {tool_name!r}: parameter {param.name!r} must be a plain or keyword parameter"
+            )
+        hint = hints.get(param.name, Any)
+        if hint is ToolContext:
+            context_param = param.name
+            continue
+        hint = _describe(hint, param_docs.get(param.name, ""))
+        if param.default is param.empty:
+            fields.append((param.name, hint))
+        elif isinstance(param.default, list | dict | set):
+            fields.append((param.name, hint, msgspec.field(default_factory=functools.partial(copy.deepcopy, param.default))))
+        else:
+            fields.append((param.name, hint, param.default))
+    struct_name = "".join(p.capitalize() for p in re.split(r"[^0-9A-Za-z]+", tool_name) if p) or "Tool"
+    try:
+        args_type = msgspec.defstruct(f"{struct_name}Args", fields, kw_only=True)
+        msgspec.json.Decoder(args_type)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"golem: tool {tool_name!r}: unsupported parameter types: {exc}") from exc
+    return args_type, context_param
+
+
+def _schema(args_type: type[msgspec.Struct]) -> dict[str, Any]:
+    """The arguments' JSON schema with the top-level object inlined (providers want
+    ``{"type": "object", ...}`` at the root), nested definitions kept under ``$defs``."""
+    document = msgspec.json.schema(args_type)
+    defs = dict(document.get("$defs", {}))
+    root = dict(defs.pop(args_type.__name__))
+    root.pop("title", None)
+    if not root.get("required"):
+        root.pop("required", None)
+    if defs:
+        root["$defs"] = defs
+    return root
+
+
+def tool_definitions(tools: Sequence[Tool]) -> list[ToolDefinition]:
+    """The definitions a request carries, in registration order."""
+    return [t.definition() for t in tools]
