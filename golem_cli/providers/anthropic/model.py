@@ -1,0 +1,87 @@
+"""The native Anthropic adapter: ``POST {base_url}/v1/messages`` with ``anthropic-version``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+
+from golem_cli.core.errors import ModelError
+from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
+from golem_cli.providers._http import (
+    Endpoint,
+    HttpClient,
+    HttpModel,
+    HttpSettings,
+    decode_event,
+    event_error,
+    read_error,
+    sse_events,
+    stream_cut,
+)
+from golem_cli.providers.anthropic.stream import EventFolder
+from golem_cli.providers.anthropic.wire import parse_response, request_body
+
+from golem_cli.providers.resolve import ANTHROPIC_BASE_URL as DEFAULT_BASE_URL
+API_VERSION = "2023-06-01"
+#: Sent when the request does not set one (the API requires it); every current model allows it.
+DEFAULT_MAX_TOKENS = 8192
+
+
+class AnthropicModel(HttpModel):
+    """A Claude model over the Messages API."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str,
+        base_url: str = DEFAULT_BASE_URL,
+        provider: str = "anthropic",
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+        settings: HttpSettings | None = None,
+        key_hint: str = "ANTHROPIC_API_KEY",
+    ) -> None:
+        self.model = model
+        self.name = f"{provider}:{model}"
+        self.max_tokens = max_tokens
+        url = base_url.rstrip("/") + "/v1/messages"
+        endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
+        headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
+        self._http = HttpClient(endpoint, settings or HttpSettings(), headers)
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """One non-streaming message."""
+        payload = await self._http.post(request_body(self.model, self.max_tokens, request, stream=False))
+        try:
+            return parse_response(payload, self.model)
+        except ValueError as exc:
+            endpoint = self._http.endpoint
+            raise ModelError(
+                f"unreadable reply from {endpoint.where()}: {exc}",
+                hint="check that the base URL points to the Anthropic API (without /v1)",
+            ) from None
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
+        ``ModelError`` after the deltas that did arrive."""
+        body = request_body(self.model, self.max_tokens, request, stream=True)
+        endpoint = self._http.endpoint
+        folder = EventFolder(self.model)
+        async with self._http.stream(body) as response:
+            try:
+                async for event, data in sse_events(response.aiter_bytes()):
+                    payload = decode_event(endpoint, data)
+                    if not isinstance(payload, dict):
+                        continue
+                    if event == "error" or payload.get("type") == "error":
+                        raise event_error(endpoint, payload)
+                    for item in folder.feed(payload):
+                        yield item
+                    if folder.stopped:
+                        break
+            except httpx.HTTPError as exc:
+                raise read_error(endpoint, exc, self._http.settings) from exc
+        if not (folder.stopped or folder.finish):
+            raise stream_cut(endpoint, "the stream ended before the reply was complete")
+        yield StreamDone(folder.response())

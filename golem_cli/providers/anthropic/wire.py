@@ -1,0 +1,199 @@
+"""Anthropic Messages on the wire: the request body (spec §9.2) and the reply.
+
+Turns alternate user/assistant: system messages become the top-level ``system`` string, tool
+results become ``tool_result`` blocks of a user turn, and consecutive turns with the same wire
+role merge. Thinking blocks are replayed with their signatures, which the API verifies.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from golem_cli.core.args import wire_args
+from golem_cli.core.errors import ModelError
+from golem_cli.core.gojson import compact_json
+from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.model import ModelRequest, ModelResponse
+from golem_cli.core.usage import Usage
+from golem_cli.providers._http import encode_json, raw_json
+
+_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_call"}
+_FINISH["refusal"] = "content_filter"
+
+
+def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: bool) -> bytes:
+    """The exact request bytes; raises ``ModelError`` for content this API cannot carry."""
+    system, turns = wire_turns(request.messages)
+    settings = request.settings
+    body: dict[str, Any] = {"model": model, "max_tokens": settings.max_tokens or max_tokens}
+    if system:
+        body["system"] = system
+    body["messages"] = turns or None
+    if request.tools:
+        body["tools"] = [
+            {"name": t.name, **({"description": t.description} if t.description else {}), "input_schema": t.parameters}
+            for t in request.tools
+        ]
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
+    if stream:
+        body["stream"] = True
+    return encode_json(body)
+
+
+def wire_turns(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """(system text, turns) for a history."""
+    system: list[str] = []
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        blocks: list[dict[str, Any]] | None
+        if message.role == SYSTEM:
+            system.append(message.content)
+            continue
+        if message.role == ASSISTANT:
+            role, blocks = "assistant", _assistant(message)
+        elif message.role == TOOL:
+            role, blocks = "user", [_tool_result(message)]
+        else:
+            role, blocks = "user", _user(message)
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"] = ((turns[-1]["content"] or []) + (blocks or [])) or None
+        else:
+            turns.append({"role": role, "content": blocks})
+    return "\n\n".join(system), turns
+
+
+def _assistant(message: Message) -> list[dict[str, Any]] | None:
+    blocks: list[dict[str, Any]] = []
+    for block in message.thinking:
+        if block.redacted:
+            blocks.append({"type": "redacted_thinking", "data": block.redacted})
+        else:
+            blocks.append(_omit_empty({"type": "thinking", "thinking": block.text, "signature": block.signature}))
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    for call in message.tool_calls:
+        tool_use = {"type": "tool_use", "id": call.id, "name": call.name}
+        blocks.append({**_omit_empty(tool_use), "input": raw_json(compact_json(wire_args(call.args)))})
+    return blocks or None
+
+
+def _user(message: Message) -> list[dict[str, Any]]:
+    blocks = ([{"type": "text", "text": message.content}] if message.content else []) + _media(message.parts, "")
+    return blocks or [{"type": "text"}]
+
+
+def _tool_result(message: Message) -> dict[str, Any]:
+    inner = ([{"type": "text", "text": message.content}] if message.content else []) + _media(message.parts, "tool result ")
+    block: dict[str, Any] = {"type": "tool_result"}
+    if message.tool_call_id:
+        block["tool_use_id"] = message.tool_call_id
+    block["content"] = inner or [{"type": "text"}]
+    if message.failed:
+        block["is_error"] = True
+    return block
+
+
+def _media(parts: Sequence[Part], where: str) -> list[dict[str, Any]]:
+    blocks = []
+    for index, part in enumerate(parts):
+        if part.kind not in ("image", "document") or (part.kind == "document" and part.data and part.media_type != "application/pdf"):
+            kind = part.kind + (f" ({part.media_type})" if part.media_type else "")
+            raise ModelError(
+                f"the Messages API cannot carry the {where}{kind} part {index}: only images and documents (inline PDF or URL)",
+                hint="remove the part, or use a provider that accepts it",
+            )
+        if part.data:
+            source = {"type": "base64", "media_type": part.media_type, "data": base64.b64encode(part.data).decode("ascii")}
+        else:
+            source = {"type": "url", "url": part.url}
+        blocks.append({"type": part.kind, "source": _omit_empty(source)})
+    return blocks
+
+
+def _omit_empty(block: dict[str, Any]) -> dict[str, Any]:
+    """Go's ``omitempty``: drop empty strings (the key order is kept)."""
+    return {key: value for key, value in block.items() if value != ""}
+
+
+# --- replies -------------------------------------------------------------------------------
+
+
+def finish_reason(reason: object) -> str:
+    """The stop reason in golem's vocabulary; anything undocumented is ``other``."""
+    if not reason:
+        return ""
+    return _FINISH.get(str(reason), "other")
+
+
+def usage(raw: object) -> Usage:
+    """Usage from an Anthropic ``usage`` object: cache reads and writes, thinking tokens."""
+    if not isinstance(raw, dict):
+        return Usage()
+    details = raw.get("output_tokens_details")
+    thinking = details.get("thinking_tokens") if isinstance(details, dict) else 0
+    return Usage(
+        input_tokens=_int(raw.get("input_tokens")),
+        output_tokens=_int(raw.get("output_tokens")),
+        cache_read_tokens=_int(raw.get("cache_read_input_tokens")),
+        cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
+        reasoning_tokens=_int(thinking),
+    )
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class _Block(msgspec.Struct):
+    type: str = ""
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    data: str | None = None
+    id: str | None = None
+    name: str | None = None
+    input: msgspec.Raw = msgspec.Raw(b"")  # raw bytes: the spelling of the arguments is kept
+
+
+class _Reply(msgspec.Struct):
+    content: list[_Block] = []
+    stop_reason: str | None = None
+    usage: dict[str, Any] | None = None
+    model: str | None = None
+
+
+_decoder = msgspec.json.Decoder(_Reply)
+
+
+def parse_response(payload: bytes, model: str) -> ModelResponse:
+    """A non-streaming reply. Raises ``ValueError`` for a body that is not a message."""
+    try:
+        reply = _decoder.decode(payload)
+    except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
+        raise ValueError(f"the reply is not a Messages API message ({exc})") from None
+    texts: list[str] = []
+    thinking: list[ThinkingBlock] = []
+    calls: list[ToolCall] = []
+    for block in reply.content:
+        if block.type == "text":
+            texts.append(block.text or "")
+        elif block.type == "thinking":
+            thinking.append(ThinkingBlock(text=block.thinking or "", signature=block.signature or ""))
+        elif block.type == "redacted_thinking":
+            thinking.append(ThinkingBlock(redacted=block.data or ""))
+        elif block.type == "tool_use":
+            args = wire_args(bytes(block.input).decode("utf-8", "replace"))
+            calls.append(ToolCall(id=block.id or "", name=block.name or "", args=args))
+    return ModelResponse(
+        message=Message(role=ASSISTANT, content="\n".join(texts), tool_calls=calls, thinking=thinking),
+        usage=usage(reply.usage),
+        finish_reason=finish_reason(reply.stop_reason),
+        model_name=reply.model or model,
+    )

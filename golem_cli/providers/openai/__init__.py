@@ -1,0 +1,6 @@
+"""OpenAI chat completions (and every server that speaks it): ``wire`` maps requests and
+replies, ``stream`` folds streamed chunks, ``model`` is the adapter."""
+
+from golem_cli.providers.openai.model import DEFAULT_BASE_URL, OpenAIModel
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIModel"]

@@ -1,0 +1,95 @@
+"""The OpenAI-compatible adapter: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, Groq…
+
+Everything that speaks ``POST {base_url}/chat/completions`` works through a base URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+
+from golem_cli.core.errors import ModelError
+from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
+from golem_cli.providers._http import (
+    Endpoint,
+    HttpClient,
+    HttpModel,
+    HttpSettings,
+    decode_event,
+    event_error,
+    read_error,
+    sse_events,
+    stream_cut,
+)
+from golem_cli.providers.openai.stream import ChunkFolder
+from golem_cli.providers.openai.wire import parse_response, request_body
+
+from golem_cli.providers.resolve import OPENAI_BASE_URL as DEFAULT_BASE_URL
+
+
+class OpenAIModel(HttpModel):
+    """A chat-completions model. ``name`` is what the user typed (``groq:llama-3.3-70b``);
+    ``model`` is what the server is asked for (``llama-3.3-70b``)."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str = "",
+        base_url: str = DEFAULT_BASE_URL,
+        provider: str = "openai",
+        settings: HttpSettings | None = None,
+        key_hint: str = "OPENAI_API_KEY",
+    ) -> None:
+        self.model = model
+        self.name = f"{provider}:{model}"
+        url = base_url.rstrip("/") + "/chat/completions"
+        endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
+        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = HttpClient(endpoint, settings or HttpSettings(), headers)
+
+    async def request(self, request: ModelRequest) -> ModelResponse:
+        """One non-streaming completion."""
+        payload = await self._http.post(request_body(self.model, request, stream=False))
+        try:
+            return parse_response(payload, self.model)
+        except ValueError as exc:
+            raise self._unreadable(payload, exc) from None
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
+        ``ModelError`` after the deltas that did arrive."""
+        body = request_body(self.model, request, stream=True)
+        endpoint = self._http.endpoint
+        folder = ChunkFolder(self.model)
+        finished = False
+        async with self._http.stream(body) as response:
+            try:
+                async for event, data in sse_events(response.aiter_bytes()):
+                    if data == "[DONE]":
+                        finished = True
+                        break
+                    chunk = decode_event(endpoint, data)
+                    if event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+                        raise event_error(endpoint, chunk)
+                    if isinstance(chunk, dict):
+                        for item in folder.feed(chunk):
+                            yield item
+            except httpx.HTTPError as exc:
+                raise read_error(endpoint, exc, self._http.settings) from exc
+        if not (finished or folder.finish):
+            raise stream_cut(endpoint, "the stream ended before the reply was complete")
+        yield StreamDone(folder.response())
+
+    def _unreadable(self, payload: bytes, exc: ValueError) -> ModelError:
+        endpoint = self._http.endpoint
+        if payload.lstrip().startswith(b"{") and b'"error"' in payload:
+            try:
+                return event_error(endpoint, decode_event(endpoint, payload.decode("utf-8", "replace")), mid_reply=False)
+            except ModelError as inner:
+                return inner
+        return ModelError(
+            f"unreadable reply from {endpoint.where()}: {exc}",
+            hint="check that the base URL points to an OpenAI-compatible API (it usually ends in /v1)",
+        )

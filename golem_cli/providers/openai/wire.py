@@ -1,0 +1,222 @@
+"""OpenAI chat completions on the wire: the request body (spec §9.1) and the reply.
+
+The body is built as dicts in the key order of the Go reference and encoded the way Go
+encodes, so the same history always gives the same bytes (prompt caches hit) and the bytes
+match those of the Go library.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from typing import Any
+
+import msgspec
+
+from golem_cli.core.args import wire_args
+from golem_cli.core.errors import ModelError
+from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
+from golem_cli.core.usage import Usage
+from golem_cli.providers._http import encode_json
+
+_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_call", "function_call": "tool_call"}
+_FINISH["content_filter"] = "content_filter"
+
+
+def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
+    """The exact request bytes; raises ``ModelError`` for content this API cannot carry."""
+    body: dict[str, Any] = {"model": model, "messages": wire_messages(request.messages)}
+    if request.tools:
+        body["tools"] = [_tool(tool) for tool in request.tools]
+    settings = request.settings
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.top_p is not None:
+        body["top_p"] = settings.top_p
+    if settings.max_tokens:
+        body["max_tokens"] = settings.max_tokens
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    return encode_json(body)
+
+
+def _tool(tool: ToolDefinition) -> dict[str, Any]:
+    function = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+    return {"type": "function", "function": function}
+
+
+def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages in chat-completions form. Each run of tool messages keeps its place; media the
+    tools produced follow the run in one synthetic user message, framed per call."""
+    wire: list[dict[str, Any]] = []
+    i = 0
+    while i < len(messages):
+        if messages[i].role != TOOL:
+            wire.append(_message(messages[i]))
+            i += 1
+            continue
+        framed: list[dict[str, Any]] = []
+        while i < len(messages) and messages[i].role == TOOL:
+            result = messages[i]
+            entry: dict[str, Any] = {"role": "tool", "content": {"error": result.content} if result.failed else result.content}
+            if result.tool_call_id:
+                entry["tool_call_id"] = result.tool_call_id
+            wire.append(entry)
+            if result.parts:
+                framed.append(_text(f"<tool_result tool_name={go_q(result.tool_name)} tool_call_id={go_q(result.tool_call_id)}>\n"))
+                framed.extend(_media(result.parts))
+                framed.append(_text("\n</tool_result>"))
+            i += 1
+        if framed:
+            wire.append({"role": "user", "content": framed})
+    return wire
+
+
+def _message(message: Message) -> dict[str, Any]:
+    role = message.role if message.role in (SYSTEM, ASSISTANT) else "user"
+    content: Any = message.content
+    if message.parts:
+        content = ([_text(message.content)] if message.content else []) + _media(message.parts)
+    entry: dict[str, Any] = {"role": role, "content": content}
+    if message.tool_calls:
+        entry["tool_calls"] = [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": wire_args(call.args)}}
+            for call in message.tool_calls
+        ]
+    if message.tool_call_id:
+        entry["tool_call_id"] = message.tool_call_id
+    return entry
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text} if text else {"type": "text"}
+
+
+def _media(parts: Sequence[Part]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for index, part in enumerate(parts):
+        data = base64.b64encode(part.data).decode("ascii")
+        if part.kind == "image":
+            url = f"data:{part.media_type};base64,{data}" if part.data else part.url
+            out.append({"type": "image_url", "image_url": {"url": url}})
+        elif part.kind == "document" and not part.url and part.media_type == "application/pdf":
+            out.append({"type": "file", "file": {"file_data": data, "filename": "document.pdf"}})
+        elif part.kind == "audio" and not part.url and part.media_type in _AUDIO_FORMATS:
+            out.append({"type": "input_audio", "input_audio": {"data": data, "format": _AUDIO_FORMATS[part.media_type]}})
+        else:
+            raise _unsupported(index, part)
+    return out
+
+
+def _unsupported(index: int, part: Part) -> ModelError:
+    what = f"{part.kind} part {index}" + (f" ({part.media_type})" if part.media_type else "") + (" by URL" if part.url else "")
+    return ModelError(
+        f"chat completions cannot carry the {what}: only images, inline PDF documents and inline wav/mp3 audio",
+        hint="attach the file inline, or use a provider that accepts it (anthropic: takes document URLs)",
+    )
+
+
+def go_q(text: str) -> str:
+    """Go's ``%q``: double quotes, short escapes, ``\\xNN``/``\\uNNNN`` for what is not printable."""
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char in ('"', "\\"):
+            out.append("\\" + char)
+        elif char.isprintable() and not 0xD800 <= code <= 0xDFFF:
+            out.append(char)
+        elif char in _SHORT:
+            out.append(_SHORT[char])
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            out.append("\\ufffd")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    out.append('"')
+    return "".join(out)
+
+
+_SHORT = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+
+
+# --- replies -------------------------------------------------------------------------------
+
+
+def finish_reason(reason: object) -> str:
+    """The provider's finish reason in golem's vocabulary; anything undocumented is ``other``."""
+    if not reason:
+        return ""
+    return _FINISH.get(str(reason), "other")
+
+
+def usage(raw: object) -> Usage:
+    """Usage from a chat-completions ``usage`` object (cached and reasoning tokens included)."""
+    if not isinstance(raw, dict):
+        return Usage()
+    prompt = raw.get("prompt_tokens_details") or {}
+    completion = raw.get("completion_tokens_details") or {}
+    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    return Usage(
+        input_tokens=_int(raw.get("prompt_tokens")),
+        output_tokens=_int(raw.get("completion_tokens")),
+        cache_read_tokens=_int(cached if cached is not None else raw.get("prompt_cache_hit_tokens")),
+        reasoning_tokens=_int(completion.get("reasoning_tokens") if isinstance(completion, dict) else 0),
+    )
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def reasoning_of(message: dict[str, Any]) -> str:
+    """Reasoning text: ``reasoning_content`` (DeepSeek, vLLM) or ``reasoning`` (Ollama, Groq,
+    OpenRouter). Capture only: it is never sent back."""
+    for key in ("reasoning_content", "reasoning"):
+        value = message.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def arguments_text(value: object) -> str:
+    """Call arguments as received; a server that sends an object gets it compact-encoded."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else msgspec.json.encode(value).decode()
+
+
+def parse_response(payload: bytes, model: str) -> ModelResponse:
+    """A non-streaming reply. Raises ``ValueError`` for a body that is not a completion."""
+    try:
+        data = msgspec.json.decode(payload)
+    except msgspec.DecodeError as exc:
+        raise ValueError(f"the reply is not JSON ({exc})") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not choices or not isinstance(choices[0], dict):
+        raise ValueError("the reply has no choices")
+    message = choices[0].get("message") or {}
+    content = message.get("content")
+    if isinstance(content, list):  # some servers answer with content parts
+        content = "".join(p.get("text") or "" for p in content if isinstance(p, dict))
+    reasoning = reasoning_of(message)
+    calls = []
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        calls.append(ToolCall(id=call.get("id") or "", name=function.get("name") or "", args=arguments_text(function.get("arguments"))))
+    return ModelResponse(
+        message=Message(
+            role=ASSISTANT,
+            content=content if isinstance(content, str) else "",
+            tool_calls=calls,
+            thinking=[ThinkingBlock(text=reasoning)] if reasoning else [],
+        ),
+        usage=usage(data.get("usage")),
+        finish_reason=finish_reason(choices[0].get("finish_reason")),
+        model_name=str(data.get("model") or model),
+    )
