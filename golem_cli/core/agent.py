@@ -41,6 +41,7 @@ from golem_cli.core.errors import GolemError, HistoryProcessorError
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings
+from golem_cli.core.processors import HistoryProcessor
 from golem_cli.core.repair import repair_history
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
@@ -68,9 +69,6 @@ DEFAULT_MAX_TURNS = 10
 #: Tool-argument corrections fed back per tool per run. Go defaults to 0; a chat with real
 #: models meets malformed arguments often enough that one correction is the better default.
 DEFAULT_TOOL_RETRIES = 1
-
-HistoryProcessor = Callable[[list[Message]], list[Message]]
-
 
 @dataclass(frozen=True, slots=True)
 class UsageLimits:

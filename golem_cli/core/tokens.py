@@ -15,15 +15,18 @@ an optional leading non-letter, runs of at most three digits, punctuation runs, 
 Each piece is then priced by what it is made of:
 
 ==========================  ===================================================================
-piece                       tokens
+character in a piece        weight (a piece costs the rounded-up sum, at least 1)
 ==========================  ===================================================================
-ASCII word                  ``ceil(len / 5)`` (a leading space or symbol is free, as in BPE)
-CJK, kana, hangul           one per character
-other non-ASCII letters     ``ceil(len / 2)`` (Cyrillic, Greek, accented words split often)
-digits (1-3)                one (the pre-tokenizer never yields more than three digits)
-punctuation / symbols       ``ceil(len / 2)`` for ASCII; ``ceil(bytes / 2)`` outside ASCII
-whitespace                  one per newline run or run of spaces, plus one per 8 extra chars
+ASCII letter                0.2 token (English words are ~5 letters per token; a leading
+                            ASCII space or symbol before a word is free, as in BPE)
+CJK, kana, hangul           1 token
+other letters               0.5 token (Cyrillic, Greek, accented words split often)
+ASCII punctuation, symbol   0.5 token
+anything else               0.5 token per UTF-8 byte (emoji, rare symbols)
 ==========================  ===================================================================
+
+A run of at most three digits costs one token (the pre-tokenizer never yields more); a
+whitespace run costs one, plus one per 8 further characters.
 
 A message costs ``MESSAGE_OVERHEAD`` (role and framing) plus its content, each tool call
 (``TOOL_CALL_OVERHEAD`` + name + id + raw argument text), the tool name and call ID of a
@@ -32,10 +35,10 @@ price per part kind (``PART_TOKENS``; media cost depends on resolution and pages
 core cannot see). A list of messages costs exactly the sum of its messages, so a budget can
 drop messages one at a time and know what it saves.
 
-Properties the tests pin: non-empty text costs at least one token; appending text never
-lowers the count; counts of concatenated texts are within one token per join of the sum of
-the parts; the message count is additive; and the estimate is within a factor of two of
-cl100k on ordinary English prose (spot values in the tests).
+Properties the tests pin: non-empty text costs at least one token; appending or prepending
+text never lowers the count; a join costs at most one token more than its parts and at least
+half of them (pieces merge across the join, as real tokens do); the message count is exactly
+additive; and the estimate is within a factor of two of cl100k on ordinary English prose.
 """
 
 from __future__ import annotations
@@ -74,27 +77,29 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def _char_weight(ch: str) -> int:
+    """Tenths of a token one character of a word or symbol run costs."""
+    if ch.isascii():
+        return 2 if ch.isalpha() else 5
+    if _CJK.match(ch):
+        return 10
+    if ch.isalpha():
+        return 5
+    return 5 * len(ch.encode("utf-8", "surrogatepass"))
+
+
 def _piece_tokens(piece: str) -> int:
     if piece.isspace():
         return 1 + len(piece) // 8
-    head = piece[0]
-    # An ASCII space or symbol in front of a word merges into the word's first token, as in
-    # BPE vocabularies; a non-ASCII one (a full-width comma) costs a token of its own.
-    extra = 0
-    body = piece
-    if len(piece) > 1 and not (head.isalnum() or head == "'"):
-        body = piece[1:]
-        extra = 0 if head.isascii() else 1
-    if body[0].isalpha():
-        if body.isascii():
-            return extra + _ceil_div(len(body), 5)
-        cjk = len(_CJK.findall(body))
-        return extra + cjk + _ceil_div(len(body) - cjk, 2)
-    if body.isdigit():
+    if piece.isdigit() and len(piece) <= 3:
         return 1
-    if piece.isascii():
-        return _ceil_div(len(piece.strip("\r\n")) or 1, 2)
-    return _ceil_div(len(piece.encode("utf-8", "surrogatepass")), 2)
+    body = piece.rstrip("\r\n") or piece
+    head = body[0]
+    # An ASCII space or symbol in front of a word merges into the word's first token, as in
+    # BPE vocabularies; a non-ASCII one (a full-width comma) costs what it weighs.
+    if len(body) > 1 and head.isascii() and not (head.isalnum() or head == "'") and body[1].isalpha():
+        body = body[1:]
+    return _ceil_div(sum(_char_weight(ch) for ch in body), 10)
 
 
 def estimate_text(text: str) -> int:
