@@ -135,7 +135,10 @@ class Tool:
         )
         self._args_type, self._context_param = _args_struct(func, self.name, param_docs)
         self._fields = self._args_type.__struct_fields__
-        self.parameters = _schema(self._args_type)
+        try:
+            self.parameters = _schema(self._args_type)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"golem: tool {self.name!r}: unsupported parameter types: {exc}") from exc
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r})"
