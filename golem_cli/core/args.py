@@ -37,6 +37,8 @@ def is_valid_json(text: str) -> bool:
 
 def args_are_object(args: str) -> bool:
     """Whether call arguments are one valid JSON object (surrounding whitespace allowed)."""
+    if args[:1] == "{" and args[-1:] == "}":
+        return is_valid_json(args)  # the usual, already trimmed case
     trimmed = go_trim_space(args)
     return trimmed.startswith("{") and is_valid_json(trimmed)
 

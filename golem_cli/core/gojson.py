@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 _ESCAPES = {
     '"': '\\"',
     "\\": "\\\\",
@@ -33,13 +35,8 @@ _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
 
 # HTML-safe escaping applied to already-encoded JSON bytes. The five characters can only occur
 # inside string literals in valid JSON, so a plain byte replacement is exact.
-_HTML_BYTES = (
-    (b"<", b"\\u003c"),
-    (b">", b"\\u003e"),
-    (b"&", b"\\u0026"),
-    ("\u2028".encode(), b"\\u2028"),
-    ("\u2029".encode(), b"\\u2029"),
-)
+_HTML_BYTES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+_LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 
 
 def go_quote(text: str) -> str:
@@ -48,19 +45,23 @@ def go_quote(text: str) -> str:
 
 
 def html_escape_json(encoded: bytes) -> bytes:
-    """Apply Go's HTML-safe escapes to valid JSON bytes produced by another encoder."""
+    """Apply Go's HTML-safe escapes to valid JSON bytes produced by another encoder.
+
+    Single-byte membership tests are memchr-fast; the search for U+2028/U+2029 only runs
+    when their last bytes occur at all.
+    """
     for raw, escaped in _HTML_BYTES:
         if raw in encoded:
             encoded = encoded.replace(raw, escaped)
+    if b"\xa8" in encoded or b"\xa9" in encoded:
+        encoded = _LINE_SEPARATORS.sub(lambda m: b"\\u2028" if m.group() == b"\xe2\x80\xa8" else b"\\u2029", encoded)
     return encoded
 
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[ \t\n\r]+', re.DOTALL)
-
-
-def compact_json(text: str) -> str:
-    """Go's ``json.Compact`` of a valid JSON text: drop insignificant whitespace, keep every
-    spelling (numbers, escapes, key order, duplicate keys) as written."""
-    if not any(ws in text for ws in " \t\n\r"):
-        return text
-    return _TOKEN.sub(lambda m: m.group() if m.group()[0] == '"' else "", text)
+def compact_json(raw: bytes) -> bytes | None:
+    """Go's ``json.Compact`` of one JSON value: insignificant whitespace dropped, every
+    spelling (numbers, escapes, key order, duplicate keys) kept; None if not valid JSON."""
+    try:
+        return msgspec.json.format(raw, indent=-1)
+    except msgspec.DecodeError:
+        return None

@@ -103,9 +103,26 @@ def truncated_calls(history: Sequence[Message]) -> list[str]:
     ]
 
 
+def _needs_repair(history: Sequence[Message]) -> bool:
+    """The reference's first loop on its own: the cheap answer for the common, healthy case."""
+    pending: set[str] = set()
+    for m in history:
+        role = m.role
+        if role == TOOL:
+            if m.tool_call_id not in pending:
+                return True
+            pending.remove(m.tool_call_id)
+        elif role == ASSISTANT and m.tool_calls:
+            for call in m.tool_calls:
+                if call.id:
+                    pending.add(call.id)
+    return bool(pending)
+
+
 def _repair(history: Sequence[Message]) -> tuple[list[Message], list[str], list[str]]:
-    entries: list[_Entry] = list(range(len(history)))
-    first = _reference_pass(entries, history)
+    if not _needs_repair(history):
+        return list(history), [], []
+    first = _reference_pass(list(range(len(history))), history)
     if first is None:
         return list(history), [], []
     second = _reference_pass(first, history)

@@ -14,7 +14,7 @@ from golem_cli.core import HistoryFormatError, Message, Part, ThinkingBlock, Too
 from golem_cli.core import codec
 from golem_cli.core.args import wire_args
 from golem_cli.core.repair import normalize_history
-from tests.core.strategies import HISTORIES, TEXT
+from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT
 from tests.vectors import SHARED
 
 SPEC = SHARED / "spec" / "golem-history-contract.md"
@@ -185,6 +185,24 @@ def test_load_never_raises_anything_but_history_format_error(data):
 # --- independent oracle and fast/slow agreement ----------------------------------------------
 
 
+_OUTSIDE_STRING_SPACE = re.compile(r'("(?:[^"\\]|\\.)*")|[ \t\n\r]+', re.DOTALL)
+
+
+def oracle_args(args: str) -> str:
+    """Go's persisted args, from the stdlib json module and a regex, not from golem."""
+    if args == "":
+        return "null"
+
+    def no_constants(name: str) -> None:
+        raise ValueError(name)
+
+    try:
+        json.loads(args, parse_constant=no_constants)
+    except (ValueError, RecursionError):
+        return '{"truncated_args":' + json.dumps(args, ensure_ascii=False) + "}"
+    return _OUTSIDE_STRING_SPACE.sub(r"\1", args)
+
+
 def go_marshal_oracle(history: list[Message]) -> bytes:
     """Go's encoding built from Python's json module, independently of golem's encoder."""
 
@@ -200,7 +218,7 @@ def go_marshal_oracle(history: list[Message]) -> bytes:
             ]  # fmt: skip
         if m.tool_calls:
             d["toolCalls"] = [
-                {"id": c.id, "name": c.name, "args": "\x00ARGS" + codec.persisted_args(c.args).decode("utf-8", "surrogateescape") + "\x00",
+                {"id": c.id, "name": c.name, "args": "\x00ARGS" + oracle_args(c.args) + "\x00",
                  **({"signature": c.signature} if c.signature else {})}
                 for c in m.tool_calls
             ]  # fmt: skip
@@ -220,6 +238,12 @@ def go_marshal_oracle(history: list[Message]) -> bytes:
     for a, b in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(a, b)
     return text.encode("utf-8", "surrogateescape")
+
+
+@given(st.sampled_from([" ", "\n", "", "\t "]), JSON_VALUES, st.booleans())
+def test_args_compaction_matches_regex_oracle(space, value, ascii_only):
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=1 if space == "\n" else None).replace(",", "," + space)
+    assert codec.persisted_args(text).decode() == oracle_args(text)
 
 
 @given(HISTORIES)

@@ -1,0 +1,103 @@
+"""Load + normalize + dump of a large history, against a plain json round trip of the same file.
+
+Prints the median wall time of each over several interleaved runs, their ratio (target: golem
+at most 1.0x the plain round trip), and the peak memory each allocates (tracemalloc, measured
+in separate untimed runs).
+
+    python benchmarks/history_roundtrip.py [--messages 150000] [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import random
+import statistics
+import time
+import tracemalloc
+
+from golem_cli.core import dump_history, load_history, new_id, normalize_history
+from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
+
+WORDS = (
+    "the of and to in is you that it for was on are as with his they at be this from have or "
+    "by one had not but what all were when we there can an your which their said if do will "
+    "each about how up out them then she many some so these would other into has more her two "
+    "like him see time could no make than first been its who now people my made over did down "
+    "only way find use may water long little very after words called just where most know "
+    "def return import class self None True <div> </div> && x<y café 東京"
+).split()
+
+
+def generate(n: int, seed: int = 7) -> list[Message]:
+    rnd = random.Random(seed)
+    conv = new_id()
+    out: list[Message] = []
+    turn = 0
+    while len(out) < n:
+        run = new_id()
+        text = lambda k: " ".join(rnd.choices(WORDS, k=k))  # noqa: E731
+        parts = [Part("image", data=rnd.randbytes(48), media_type="image/png")] if rnd.random() < 0.03 else []
+        out.append(Message("user", text(rnd.randint(5, 60)), parts=parts, run_id=run, conversation_id=conv))
+        if rnd.random() < 0.3:
+            calls = [
+                ToolCall(f"call_{turn}_{i}", "search", json.dumps({"query": text(6), "limit": rnd.randint(1, 9)}))
+                for i in range(rnd.randint(1, 3))
+            ]
+            thinking = [ThinkingBlock(text(30), signature="EqQBCkgIARAB" * 4)] if rnd.random() < 0.5 else []
+            out.append(Message("assistant", tool_calls=calls, thinking=thinking, run_id=run, conversation_id=conv))
+            for c in calls:
+                out.append(Message("tool", text(rnd.randint(20, 120)), tool_call_id=c.id, tool_name=c.name,
+                                   run_id=run, conversation_id=conv))  # fmt: skip
+        out.append(Message("assistant", text(rnd.randint(30, 250)), run_id=run, conversation_id=conv))
+        turn += 1
+    return out[:n]
+
+
+def plain(data: bytes) -> bytes:
+    return json.dumps(json.loads(data)).encode()
+
+
+def golem(data: bytes) -> bytes:
+    history, _ = normalize_history(load_history(data))
+    return dump_history(history)
+
+
+def timed(fn, data: bytes) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    fn(data)
+    return time.perf_counter() - start
+
+
+def peak_mib(fn, data: bytes) -> float:
+    gc.collect()
+    tracemalloc.start()
+    fn(data)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--messages", type=int, default=150_000)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    data = dump_history(generate(args.messages))
+    print(f"history: {args.messages} messages, {len(data) / 1e6:.1f} MB")
+    assert golem(data) == data, "a clean golem file must round-trip byte for byte"
+    times: dict[str, list[float]] = {"plain": [], "golem": []}
+    for _ in range(args.runs):
+        times["plain"].append(timed(plain, data))
+        times["golem"].append(timed(golem, data))
+    p, g = statistics.median(times["plain"]), statistics.median(times["golem"])
+    print(f"plain json.loads + json.dumps   median {p * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['plain'])})")
+    print(f"golem load + normalize + dump   median {g * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['golem'])})")
+    print(f"ratio golem / plain: {g / p:.2f}x (target <= 1.00x)")
+    print(f"peak memory: plain {peak_mib(plain, data):.0f} MiB, golem {peak_mib(golem, data):.0f} MiB (file {len(data) / 2**20:.0f} MiB)")
+
+
+if __name__ == "__main__":
+    main()
