@@ -1,0 +1,88 @@
+"""Small helpers shared by the provider tests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from golem_cli.core.errors import ModelError
+from golem_cli.core.messages import Message
+from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, StreamDone, StreamEvent
+from golem_cli.providers._http import HttpSettings
+from golem_cli.providers.anthropic import AnthropicModel
+from golem_cli.providers.openai import OpenAIModel
+from tests.providerserver import ProviderServer
+
+T = TypeVar("T")
+
+#: Retries keep their policy but wait microseconds, so fault tests stay fast.
+FAST = HttpSettings(timeout=10.0, connect_timeout=2.0, max_retries=3, backoff_base=0.001, backoff_max=0.005)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def openai_model(server: ProviderServer, settings: HttpSettings = FAST, model: str = "gpt-test", key: str = "sk-test") -> OpenAIModel:
+    return OpenAIModel(model, api_key=key, base_url=server.openai_base_url, settings=settings)
+
+
+def anthropic_model(server: ProviderServer, settings: HttpSettings = FAST, model: str = "claude-test", key: str = "sk-test") -> AnthropicModel:
+    return AnthropicModel(model, api_key=key, base_url=server.url, settings=settings)
+
+
+def make_model(kind: str, server: ProviderServer, **kwargs: Any) -> OpenAIModel | AnthropicModel:
+    return openai_model(server, **kwargs) if kind == "openai" else anthropic_model(server, **kwargs)
+
+
+def prompt(text: str = "hello there", history: Sequence[Message] = ()) -> ModelRequest:
+    return ModelRequest(messages=[*history, Message(role="user", content=text)])
+
+
+@dataclass
+class Streamed:
+    """Everything one streaming call produced, folded the way the runtime folds it."""
+
+    events: list[StreamEvent] = field(default_factory=list)
+    error: ModelError | None = None
+    accumulator: ResponseAccumulator = field(default_factory=ResponseAccumulator)
+
+    @property
+    def done(self) -> StreamDone:
+        assert self.error is None, f"stream failed: {self.error}"
+        assert isinstance(self.events[-1], StreamDone)
+        assert sum(isinstance(e, StreamDone) for e in self.events) == 1
+        return self.events[-1]
+
+
+async def stream_all(model: Model, request: ModelRequest) -> Streamed:
+    out = Streamed()
+    try:
+        async for event in model.stream(request):
+            out.events.append(event)
+            out.accumulator.add(event)
+    except ModelError as exc:
+        out.error = exc
+    finally:
+        await model.aclose()  # type: ignore[attr-defined]
+    return out
+
+
+async def request_once(model: Model, request: ModelRequest) -> Any:
+    try:
+        return await model.request(request)
+    except ModelError as exc:
+        return exc
+    finally:
+        await model.aclose()  # type: ignore[attr-defined]
+
+
+def stream(model: Model, request: ModelRequest | None = None) -> Streamed:
+    return run(stream_all(model, request or prompt()))
+
+
+def complete(model: Model, request: ModelRequest | None = None) -> Any:
+    """The ``ModelResponse``, or the ``ModelError`` raised."""
+    return run(request_once(model, request or prompt()))

@@ -1,0 +1,120 @@
+"""Anthropic request bodies: exactly spec §9.2, byte for byte, merged turns, signatures kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from golem_cli.core.codec import load_history
+from golem_cli.core.errors import ModelError
+from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.model import ModelRequest, ModelSettings, ToolDefinition
+from golem_cli.providers.anthropic.model import DEFAULT_MAX_TOKENS
+from golem_cli.providers.anthropic.wire import request_body
+from tests.providers import spec_example
+
+
+def body(messages: list[Message], max_tokens: int = DEFAULT_MAX_TOKENS, **kwargs: object) -> bytes:
+    return request_body("claude-test", max_tokens, ModelRequest(messages=messages, **kwargs), stream=False)  # type: ignore[arg-type]
+
+
+def test_spec_example_conversation_gives_the_spec_bytes() -> None:
+    sent = body(load_history(spec_example.HISTORY), max_tokens=1024)
+    expected = b'{"model":"claude-test","max_tokens":1024,"system":"Answer briefly.","messages":' + spec_example.ANTHROPIC_MESSAGES.encode() + b"}"
+    assert sent == expected
+    assert sent == body(load_history(spec_example.HISTORY), max_tokens=1024)
+
+
+@pytest.mark.parametrize(
+    ("args", "wire_input"),
+    [
+        ('{"sides":', b'"input":{"truncated_args":"{\\"sides\\":"}'),
+        ("", b'"input":{}'),
+        ("null", b'"input":{"truncated_args":"null"}'),
+        (' {"x": "<1>"}\n', b'"input":{"x":"\\u003c1\\u003e"}'),
+        ('{"n": 1.50, "s": "\\u00e9"}', b'"input":{"n":1.50,"s":"\\u00e9"}'),
+    ],
+)
+def test_tool_input_uses_the_spec_wrapper_compacted(args: str, wire_input: bytes) -> None:
+    call = Message(role="assistant", tool_calls=[ToolCall(id="c1", name="roll", args=args)])
+    assert wire_input + b"}]}" in body([Message(role="user", content="go"), call])
+
+
+def test_max_tokens_is_always_sent_and_settings_win() -> None:
+    user = [Message(role="user", content="hi")]
+    assert json.loads(body(user))["max_tokens"] == DEFAULT_MAX_TOKENS
+    request = ModelRequest(messages=user, settings=ModelSettings(max_tokens=77, temperature=1.0, top_p=0.9))
+    sent = request_body("claude-test", 5, request, stream=True)
+    assert list(json.loads(sent)) == ["model", "max_tokens", "messages", "temperature", "top_p", "stream"]
+    assert json.loads(sent)["max_tokens"] == 77
+
+
+def test_tools_and_systems() -> None:
+    sent = json.loads(
+        body(
+            [Message(role="system", content="one"), Message(role="user", content="hi"), Message(role="system", content="two")],
+            tools=[ToolDefinition("roll", "", {"type": "object"})],
+        )
+    )
+    assert sent["system"] == "one\n\ntwo"
+    assert sent["tools"] == [{"name": "roll", "input_schema": {"type": "object"}}]
+
+
+def test_consecutive_same_role_turns_merge() -> None:
+    history = [
+        Message(role="user", content="first"),
+        Message(role="narrator", content="unknown role is user"),
+        Message(role="assistant", tool_calls=[ToolCall(id="a", name="t", args="{}"), ToolCall(id="b", name="t", args="{}")]),
+        Message(role="tool", content="A", tool_call_id="a"),
+        Message(role="tool", content="", tool_call_id="b", failed=True),
+        Message(role="user", content="go on"),
+    ]
+    turns = json.loads(body(history))["messages"]
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert [b["type"] for b in turns[0]["content"]] == ["text", "text"]
+    assert turns[2]["content"] == [
+        {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "A"}]},
+        {"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text"}], "is_error": True},
+        {"type": "text", "text": "go on"},
+    ]
+
+
+def test_empty_messages_keep_the_go_shapes() -> None:
+    sent = body([Message(role="user"), Message(role="assistant")])
+    assert b'"messages":[{"role":"user","content":[{"type":"text"}]},{"role":"assistant","content":null}]' in sent
+
+
+def test_thinking_is_replayed_with_signatures_in_order() -> None:
+    turn = Message(
+        role="assistant",
+        content="ok",
+        thinking=[ThinkingBlock(text="hmm", signature="sig1"), ThinkingBlock(redacted="opaque"), ThinkingBlock(text="unsigned")],
+    )
+    blocks = json.loads(body([Message(role="user", content="q"), turn]))["messages"][1]["content"]
+    assert blocks == [
+        {"type": "thinking", "thinking": "hmm", "signature": "sig1"},
+        {"type": "redacted_thinking", "data": "opaque"},
+        {"type": "thinking", "thinking": "unsigned"},
+        {"type": "text", "text": "ok"},
+    ]
+
+
+def test_documents_by_url_and_inline_pdf() -> None:
+    parts = [Part(kind="document", url="https://example.com/a.txt"), Part(kind="document", data=b"%PDF", media_type="application/pdf")]
+    blocks = json.loads(body([Message(role="user", parts=parts)]))["messages"][0]["content"]
+    assert blocks == [
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/a.txt"}},
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERg=="}},
+    ]
+
+
+@pytest.mark.parametrize("role", ["user", "tool"])
+@pytest.mark.parametrize("part", [Part(kind="audio", data=b"x", media_type="audio/wav"), Part(kind="video", url="https://e/v.mp4")])
+def test_audio_and_video_fail_before_sending(role: str, part: Part) -> None:
+    history = [Message(role="user", content="go"), Message(role="assistant", tool_calls=[ToolCall(id="a", name="t")])]
+    message = Message(role=role, content="x", parts=[part], tool_call_id="a")
+    with pytest.raises(ModelError) as caught:
+        body([*history, message])
+    assert part.kind in str(caught.value)
+    assert ("tool result" in str(caught.value)) == (role == "tool")
