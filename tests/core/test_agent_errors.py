@@ -479,3 +479,24 @@ def test_resume_chain_after_repeated_interruptions_stays_valid():
         messages = err.partial.messages
     closings = [m for m in repair_history(messages) if m.role == "tool"]
     assert [m.tool_call_id for m in closings] == ["c0", "c1", "c2"]
+
+
+def test_a_real_sigint_under_asyncio_run_becomes_an_interrupted_run_error():
+    """Ctrl-C in a terminal: asyncio.run turns SIGINT into cancelling the main task; the run
+    converts that into RunError(interrupted=True) with the streamed text kept."""
+    import signal
+
+    got: list[str] = []
+
+    def on_delta(text: str) -> None:
+        got.append(text)
+        if len(got) == 2:
+            signal.raise_signal(signal.SIGINT)
+
+    model = ScriptedModel([Step(text="one two three four five six", chunk=4, delay=0.01)])
+    with pytest.raises(RunError) as info:
+        asyncio.run(Agent(model).run_stream("go", on_delta=on_delta))
+    err = info.value
+    assert err.interrupted and err.stage == "model"
+    assert err.partial.messages[-1].content == mark_interrupted("".join(got))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
