@@ -1,0 +1,118 @@
+"""The ``golem`` command: a typer app assembled from one module per command group.
+
+Registering commands: every module named in ``COMMAND_MODULES`` exposes
+``register(app: typer.Typer) -> None`` and adds its commands there. Command modules import
+only typer at module level; everything heavy (the store, the codec, rich) is imported inside
+the command functions, so building the app costs the same whichever command runs.
+
+``golem --version`` never gets here: ``__main__`` answers it before any import.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import TYPE_CHECKING
+
+from golem_cli.cli import errors
+
+if TYPE_CHECKING:
+    import typer
+
+#: Command groups, in the order ``golem --help`` shows them. The chat commands (chat, resume,
+#: fork, ask) register by adding their module here, first in the tuple.
+COMMAND_MODULES: tuple[str, ...] = (
+    "golem_cli.cli.conversations",  # list, show, delete
+    "golem_cli.cli.normalize",  # normalize
+    "golem_cli.cli.transfer",  # export, import
+)
+
+HELP = """golem: a command-line chat for large language models that never loses a turn.
+
+Every conversation is a JSON file a Go golem program can load as []model.Message.
+Conversation IDs can be shortened to any unique prefix of 4+ characters, or `last`.
+"""
+
+
+def _version(value: bool) -> None:
+    if value:
+        import typer
+
+        from golem_cli import __version__
+
+        typer.echo(f"golem {__version__}")
+        raise typer.Exit()
+
+
+def build_app() -> typer.Typer:
+    """The typer app with every command group registered. Help is rich on a terminal and
+    plain (and faster) when piped."""
+    import typer
+
+    from golem_cli.cli.console import styled
+
+    app = typer.Typer(
+        name="golem",
+        help=HELP,
+        add_completion=False,
+        no_args_is_help=True,
+        rich_markup_mode="rich" if styled() else None,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+
+    @app.callback()
+    def root(
+        version: bool = typer.Option(
+            False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+        debug: bool = typer.Option(False, "--debug", help="Show the traceback when something fails."),
+    ) -> None:
+        """golem: a command-line chat for large language models that never loses a turn."""
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+    return app
+
+
+def run(args: list[str]) -> int:
+    """Run the command line ``args`` (without the program name) and return the exit code.
+
+    ``list`` and ``show`` in their plain forms skip typer (see fastpath.py). Usage errors are
+    printed by typer (exit 2); everything else that escapes a command goes through
+    ``errors.report``: one line on stderr, never a traceback unless ``--debug``.
+    """
+    debug = errors.debug_requested(args)
+    try:
+        from golem_cli.cli import fastpath
+
+        fast = fastpath.parse(list(args))
+        if fast is not None:
+            return fast()
+        import typer
+
+        command = typer.main.get_command(build_app())
+        command.main(args=list(args), prog_name="golem", standalone_mode=True)
+    except SystemExit as done:
+        return _exit_code(done.code)
+    except BrokenPipeError:
+        return errors.silence_broken_pipe()
+    except (Exception, KeyboardInterrupt) as exc:
+        return errors.report(exc, debug=debug)
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            errors.silence_broken_pipe()
+        except (OSError, ValueError):
+            pass
+    return errors.EXIT_OK
+
+
+def _exit_code(code: object) -> int:
+    if code is None:
+        return errors.EXIT_OK
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return errors.EXIT_FAILURE

@@ -1,0 +1,107 @@
+"""Helpers the command modules share: the store, reading a history from a file or an ID,
+and writing files a user asked for."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from golem_cli.cli.errors import InputError
+
+if TYPE_CHECKING:
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+
+def open_store() -> Store:
+    """The user's store (``GOLEM_HOME`` or the platform data directory)."""
+    from golem_cli.store import Store
+
+    return Store()
+
+
+@dataclass
+class Source:
+    """Where a history came from: a file, or a stored conversation (``cid`` set)."""
+
+    label: str
+    path: Path
+    cid: str = ""
+
+
+def locate(text: str, store: Store) -> Source:
+    """A FILE|ID argument: an existing path (or anything path-like) is a file, otherwise the
+    text is resolved as a conversation reference."""
+    from golem_cli.store.refs import LAST, _is_id_prefix
+
+    candidate = text.strip().lower()
+    path_like = os.sep in text or (os.altsep is not None and os.altsep in text) or text.startswith(".")
+    if not path_like and (candidate == LAST or _is_id_prefix(candidate)) and not os.path.lexists(text):
+        cid = store.resolve(text)
+        return Source(f"conversation {cid}", store.messages_path(cid), cid)
+    return Source(text, Path(text))
+
+
+def read_bytes(source: Source) -> bytes:
+    try:
+        return source.path.read_bytes()
+    except IsADirectoryError:
+        raise InputError(f"{source.label}: is a directory, not a history file") from None
+    except FileNotFoundError:
+        raise InputError(f"{source.label}: no such file or conversation") from None
+    except OSError as e:
+        raise InputError(f"{source.label}: cannot read: {e.strerror or e}") from None
+
+
+def parse_history(data: bytes, label: str) -> list[Message]:
+    """Decode a history; a ``HistoryFormatError`` names the source and the position."""
+    from golem_cli.core.codec import load_history
+    from golem_cli.core.errors import HistoryFormatError
+
+    try:
+        return load_history(data)
+    except HistoryFormatError as e:
+        raise HistoryFormatError(f"{label}: {e}") from None
+
+
+def load_stored(store: Store, cid: str) -> list[Message]:
+    """A stored conversation's messages (errors already name the file and `golem normalize`)."""
+    return store.load(cid)
+
+
+def write_user_file(path: Path, data: bytes) -> None:
+    """Write a file the user named: atomically, keeping the mode of a file it replaces
+    (0600 for a new file: conversations are private)."""
+    from golem_cli.store.atomic import PRIVATE_FILE, write_atomic
+
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        mode = PRIVATE_FILE
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory")
+    write_atomic(path, data, mode=mode)
+
+
+def backup_file(path: Path) -> Path:
+    """Copy ``path`` to ``path.bak`` (or ``.bak.1``, ``.bak.2`` … never overwriting one)."""
+    data = path.read_bytes()
+    target = path.with_name(path.name + ".bak")
+    n = 0
+    while os.path.lexists(target):
+        n += 1
+        target = path.with_name(f"{path.name}.bak.{n}")
+    from golem_cli.store.atomic import write_atomic
+
+    write_atomic(target, data, mode=os.stat(path).st_mode & 0o777)
+    return target
+
+
+def differs(before: list[Message], after: list[Message]) -> bool:
+    """Whether a history operation changed anything (the core keeps unchanged messages as
+    the same objects, so this is cheap; equality decides when they are not)."""
+    if len(before) != len(after):
+        return True
+    return any(a is not b and a != b for a, b in zip(before, after))

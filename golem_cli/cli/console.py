@@ -1,0 +1,74 @@
+"""How commands write: rich on a terminal, plain text when piped, JSON for scripts.
+
+A command decides once per run with ``styled()``: a terminal gets rich rendering (colour
+unless ``NO_COLOR`` is set); a pipe or file gets plain text that is cheap to produce and easy
+to grep. ``FORCE_COLOR`` (or ``GOLEM_FORCE_TERMINAL``) asks for the terminal rendering anyway.
+rich is imported only on the styled path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def styled(stream: Any = None) -> bool:
+    """Whether output to ``stream`` (default stdout) should be rendered for a terminal."""
+    if os.environ.get("GOLEM_FORCE_TERMINAL") or os.environ.get("FORCE_COLOR"):
+        return True
+    stream = sys.stdout if stream is None else stream
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def rich_console(*, stderr: bool = False) -> Console:
+    """A rich console for the styled path; honours ``NO_COLOR`` and the terminal width."""
+    from rich.console import Console
+
+    force = bool(os.environ.get("GOLEM_FORCE_TERMINAL") or os.environ.get("FORCE_COLOR")) or None
+    return Console(
+        stderr=stderr,
+        highlight=False,
+        force_terminal=force,
+        no_color=bool(os.environ.get("NO_COLOR")) or None,
+    )
+
+
+def out(text: str = "") -> None:
+    """One line of plain output on stdout."""
+    sys.stdout.write(text + "\n")
+
+
+def note(text: str) -> None:
+    """A remark for the person (not data) on stderr, so stdout stays parseable."""
+    sys.stderr.write(text + "\n")
+
+
+def print_json(value: Any) -> None:
+    """``value`` as indented JSON on stdout (non-ASCII kept as is)."""
+    sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+
+
+def iso_time(seconds: float) -> str:
+    """A Unix time as an ISO 8601 UTC string for JSON output ("" when unknown)."""
+    if not seconds:
+        return ""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def local_time(seconds: float) -> str:
+    """A Unix time as a short local time for people."""
+    if not seconds:
+        return "?"
+    import time
+
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))

@@ -1,0 +1,256 @@
+"""``golem list``, ``golem show`` and ``golem delete``: finding and reading stored
+conversations.
+
+The commands are plain functions returning an exit code; ``register`` declares them to typer.
+Keeping typer out of the implementations lets ``fastpath`` run ``list`` and ``show`` without
+importing it (see app.py).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import typer
+
+    from golem_cli.store import ConversationInfo, ConversationMeta, Listing
+
+PANEL = "Conversations"
+TITLE_WIDTH = 60
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    @app.command("list", rich_help_panel=PANEL)
+    def list_command(
+        limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many to show (0: all)."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+        tree: bool = typer.Option(False, "--tree", help="Show forks under the conversation they came from."),
+    ) -> None:
+        """List conversations, newest first."""
+        raise typer.Exit(list_conversations(limit, as_json=as_json, tree=tree))
+
+    @app.command("show", rich_help_panel=PANEL)
+    def show_command(
+        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
+        as_json: bool = typer.Option(False, "--json", help="Print the metadata and the messages as JSON."),
+        run_ids: bool = typer.Option(False, "--run-ids", help="Show which run added each message."),
+    ) -> None:
+        """Show a conversation's transcript.
+
+        Markdown replies, tool calls and results, and markers for interrupted replies,
+        calls that never got a result, and failed tools.
+        """
+        raise typer.Exit(show(ref, as_json=as_json, run_ids=run_ids))
+
+    @app.command("delete", rich_help_panel=PANEL)
+    def delete_command(
+        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Delete a conversation (asks first)."""
+        raise typer.Exit(delete(ref, yes=yes, as_json=as_json))
+
+
+# --- list ------------------------------------------------------------------------------------
+
+
+def list_conversations(limit: int = 20, *, as_json: bool = False, tree: bool = False) -> int:
+    """List conversations, most recently updated first (``limit`` 0: all)."""
+    from golem_cli.cli import console
+    from golem_cli.cli.common import open_store
+
+    store = open_store()
+    listing = store.listing(None if (limit == 0 or tree) else limit)
+    rows = _tree_rows(listing, limit) if tree else [(0, info) for info in listing.conversations]
+    if as_json:
+        console.print_json([_info_json(info, depth if tree else None) for depth, info in rows])
+        return 0
+    from golem_cli.store.refs import short_id_length
+
+    width = short_id_length(listing.all_ids, (info.id for _, info in rows))
+    if console.styled():
+        _print_table(rows, width, tree)
+    else:
+        for depth, info in rows:
+            console.out(_plain_row(depth, info, width))
+    shown, total = len(rows), len(listing.all_ids)
+    if not tree and shown < total:
+        console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
+    if listing.foreign:
+        names = ", ".join(listing.foreign[:5]) + (" …" if len(listing.foreign) > 5 else "")
+        console.note(f"ignored {len(listing.foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
+    return 0
+
+
+def _tree_rows(listing: Listing, limit: int) -> list[tuple[int, ConversationInfo]]:
+    """Depth-first rows: roots (no parent, or a parent that is gone) newest first, each
+    followed by its forks in fork order."""
+    by_id = {info.id: info for info in listing.conversations}
+    children: dict[str, list[ConversationInfo]] = {}
+    roots = []
+    for info in listing.conversations:
+        parent = info.meta.parent
+        if parent and parent in by_id and parent != info.id:
+            children.setdefault(parent, []).append(info)
+        else:
+            roots.append(info)
+    if limit:
+        roots = roots[:limit]
+    rows: list[tuple[int, ConversationInfo]] = []
+    seen: set[str] = set()
+
+    def walk(info: ConversationInfo, depth: int) -> None:
+        if info.id in seen:  # a lineage cycle in hand-edited metadata
+            return
+        seen.add(info.id)
+        rows.append((depth, info))
+        for child in sorted(children.get(info.id, []), key=lambda c: (c.meta.fork_at, c.meta.created)):
+            walk(child, depth + 1)
+
+    for root in roots:
+        walk(root, 0)
+    return rows
+
+
+def _title(info: ConversationInfo) -> str:
+    if info.problem:
+        return f"[unreadable: {info.problem}]"
+    return info.meta.display_title or "(empty)"
+
+
+def _clip(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _plain_row(depth: int, info: ConversationInfo, width: int) -> str:
+    from golem_cli.cli.console import local_time
+
+    m = info.meta
+    lineage = f"{'  ' * depth}└ @{m.fork_at} " if depth else ""
+    count = "?" if info.problem else str(m.messages)
+    return f"{m.id[:width]}  {local_time(m.updated)}  {count:>5}  {_clip(m.model or '-', 24):<24}  {lineage}{_clip(_title(info), TITLE_WIDTH)}"
+
+
+def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from golem_cli.cli.console import local_time, rich_console
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    table.add_column("ID", style="cyan", no_wrap=True)
+    table.add_column("Updated", no_wrap=True)
+    table.add_column("Msgs", justify="right")
+    table.add_column("Model", style="dim", no_wrap=True, max_width=24)
+    table.add_column("Title", overflow="ellipsis", no_wrap=True)
+    for depth, info in rows:
+        m = info.meta
+        title = Text(f"{'  ' * (depth - 1)}└ @{m.fork_at} " if tree and depth else "", style="dim")
+        title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
+        table.add_row(m.id[:width], local_time(m.updated), "?" if info.problem else str(m.messages), m.model or "-", title)
+    rich_console().print(table)
+
+
+def _info_json(info: ConversationInfo, depth: int | None) -> dict[str, object]:
+    out = _meta_json(info.meta)
+    out["problem"] = info.problem or None
+    if depth is not None:
+        out["depth"] = depth
+    return out
+
+
+def _meta_json(m: ConversationMeta) -> dict[str, object]:
+    from golem_cli.cli.console import iso_time
+
+    return {
+        "id": m.id,
+        "title": m.display_title,
+        "model": m.model or None,
+        "messages": m.messages,
+        "created": iso_time(m.created),
+        "updated": iso_time(m.updated),
+        "parent": m.parent or None,
+        "forkAt": m.fork_at if m.parent else None,
+    }
+
+
+# --- show ------------------------------------------------------------------------------------
+
+
+def show(ref: str, *, as_json: bool = False, run_ids: bool = False) -> int:
+    """Print a conversation's transcript: replies, tool calls and results, and markers for
+    interrupted replies, calls that never got a result and failed tools."""
+    import sys
+
+    from golem_cli.cli import console, render
+    from golem_cli.cli.common import open_store
+
+    store = open_store()
+    cid = store.resolve(ref)
+    messages = store.load(cid)
+    meta = store.meta(cid)
+    if as_json:
+        import json
+
+        from golem_cli.core.codec import dump_history
+
+        head = json.dumps({"id": cid, "meta": _meta_json(meta)}, ensure_ascii=False)[:-1]
+        sys.stdout.flush()
+        sys.stdout.buffer.write(head.encode() + b', "messages": ' + dump_history(messages) + b"}\n")
+        return 0
+    if console.styled():
+        con = console.rich_console()
+        lines = render.header_lines(meta, cid, len(messages))
+        con.print(f"[bold]{_escape(lines[0])}[/]")
+        for line in lines[1:]:
+            con.print(f"[dim]{_escape(line)}[/]")
+        con.print()
+        render.print_rich(con, messages, run_ids=run_ids)
+        return 0
+    write = sys.stdout.write
+    for line in render.header_lines(meta, cid, len(messages)):
+        write(line + "\n")
+    write("\n")
+    for line in render.plain_lines(messages, run_ids=run_ids):
+        write(line + "\n")
+    return 0
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+# --- delete ----------------------------------------------------------------------------------
+
+
+def delete(ref: str, *, yes: bool = False, as_json: bool = False) -> int:
+    """Delete a conversation, asking first unless ``yes``."""
+    import sys
+
+    from golem_cli.cli import console
+    from golem_cli.cli.common import open_store
+    from golem_cli.cli.errors import InputError
+
+    store = open_store()
+    cid = store.resolve(ref)
+    info = store.info(cid)
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InputError(f"not deleting {cid} without confirmation: pass --yes (stdin is not a terminal)")
+        what = f"{_clip(_title(info), 50)!r}, {info.meta.messages} messages"
+        answer = input(f"Delete conversation {cid} ({what})? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            console.note("not deleted")
+            return 1
+    store.delete(cid)
+    if as_json:
+        console.print_json({"deleted": cid})
+    else:
+        console.out(f"deleted {cid}")
+    return 0

@@ -1,0 +1,100 @@
+"""The one place an exception becomes what the user sees: one line on stderr and an exit code.
+
+Exit codes: 0 success; 1 failure (a ``GolemError``, an OS error such as a full disk, a bug);
+2 bad input: a usage error, an unreadable history, or text that is not a conversation ID;
+130 interrupted (Ctrl-C). ``--debug`` (or ``GOLEM_DEBUG=1``) adds the traceback; without it
+there is never one.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import traceback
+
+from golem_cli.core.errors import GolemError
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+
+
+class InputError(GolemError):
+    """Input a command cannot use: a missing or unreadable file, conflicting options (exit 2)."""
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """The exit code for an exception that ended a command."""
+    from golem_cli.core.errors import HistoryFormatError
+    from golem_cli.store.errors import InvalidReference
+
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, (HistoryFormatError, InvalidReference, InputError)):
+        return EXIT_BAD_INPUT
+    return EXIT_FAILURE
+
+
+def describe(exc: BaseException) -> str:
+    """The one line for ``exc``, without the ``golem:`` prefix."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, GolemError):
+        text = str(exc)
+        return text[len("golem: ") :] if text.startswith("golem: ") else text
+    if isinstance(exc, OSError):
+        return _describe_os_error(exc)
+    return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def _describe_os_error(exc: OSError) -> str:
+    what = exc.strerror or str(exc) or type(exc).__name__
+    if exc.errno == errno.ENOSPC:
+        what = "the disk is full"
+    elif exc.errno in (errno.EACCES, errno.EPERM):
+        what = "permission denied"
+    names = [n for n in (exc.filename, exc.filename2) if n]
+    where = f" ({' -> '.join(os.fsdecode(n) for n in names)})" if names else ""
+    return f"{what}{where}"
+
+
+def report(exc: BaseException, *, debug: bool = False) -> int:
+    """Print ``exc`` as one line on stderr (plus the traceback in debug mode); return the
+    exit code."""
+    if debug:
+        traceback.print_exception(exc)
+    line = describe(exc).replace("\n", " ")
+    try:
+        sys.stderr.write(f"golem: {line}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    return exit_code_for(exc)
+
+
+def silence_broken_pipe() -> int:
+    """stdout was closed by the reader (``golem list | head``): stop quietly.
+
+    Python would otherwise complain while flushing stdout at exit.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return EXIT_FAILURE
+
+
+def debug_requested(args: list[str]) -> bool:
+    """``--debug`` anywhere before a ``--``, or ``GOLEM_DEBUG`` set to something true."""
+    if os.environ.get("GOLEM_DEBUG", "").lower() in ("1", "true", "yes"):
+        return True
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--debug":
+            return True
+    return False

@@ -1,0 +1,165 @@
+"""``golem normalize``: report (and on request fix) what would make a provider reject a
+history: calls without results, results without calls, cut-off arguments; with
+``--sanitize`` also system prompts and unsafe URL parts from untrusted histories."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    import typer
+
+    from golem_cli.cli.common import Source
+    from golem_cli.cli.findings import Finding
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+PANEL = "Conversations"
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    @app.command("normalize", rich_help_panel=PANEL)
+    def normalize_command(
+        source: str = typer.Argument(..., metavar="FILE|ID", help="A history file, or a stored conversation."),
+        output: Optional[Path] = typer.Option(
+            None, "-o", "--output", metavar="OUT", help="Write the repaired history to OUT.", dir_okay=False
+        ),
+        in_place: bool = typer.Option(False, "--in-place", help="Replace the input with the result (keeps a backup)."),
+        sanitize: bool = typer.Option(
+            False, "--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."
+        ),
+        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+        check: bool = typer.Option(False, "--check", help="Exit 1 when the history needs repair; write nothing."),
+    ) -> None:
+        """Check a history; repair it on request.
+
+        Reports each repair with message index, role and tool name.
+
+        Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
+        are needed; 2 when the input cannot be read (the error names the position). Cut-off
+        tool arguments are reported but never rewritten, so alone they need no repair.
+        """
+        raise typer.Exit(
+            normalize(source, output=output, in_place=in_place, sanitize=sanitize, as_json=as_json, check=check)
+        )
+
+
+def normalize(
+    source: str,
+    *,
+    output: Path | None = None,
+    in_place: bool = False,
+    sanitize: bool = False,
+    as_json: bool = False,
+    check: bool = False,
+) -> int:
+    """Run normalize (or sanitize) on a file or stored conversation; returns the exit code."""
+    from golem_cli.cli import common
+    from golem_cli.cli.errors import InputError
+
+    if output is not None and in_place:
+        raise InputError("use either -o OUT or --in-place, not both")
+    if check and (output is not None or in_place):
+        raise InputError("--check only reports; drop -o/--in-place")
+    store = common.open_store()
+    src = common.locate(source, store)
+    lock = store.lock(src.cid) if (in_place and src.cid) else None
+    try:
+        result = _run(src, sanitize)
+        written, backup = _write(src, store, result, output, in_place)
+    finally:
+        if lock is not None:
+            lock.release()
+    _print(src, sanitize, result, written, backup, as_json, in_place or output is not None or check)
+    return 1 if check and result.changed else 0
+
+
+@dataclass
+class _Result:
+    history: list[Message]
+    out: list[Message]
+    report: Any  # HistoryRepair or SanitizeReport: both have to_json()
+    findings: list[Finding]
+    changed: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        from golem_cli.cli.common import differs
+
+        self.changed = differs(self.history, self.out)
+
+
+def _run(src: Source, sanitize: bool) -> _Result:
+    from golem_cli.cli import common, findings
+
+    history = common.parse_history(common.read_bytes(src), src.label)
+    if sanitize:
+        from golem_cli.core.sanitize import sanitize_history
+
+        out, report = sanitize_history(history)
+        found = findings.sanitize_findings(history, out, report)
+    else:
+        from golem_cli.core.repair import normalize_history
+
+        out, report = normalize_history(history)
+        found = findings.repair_findings(history, out, report)
+    return _Result(history, out, report, found)
+
+
+def _write(
+    src: Source, store: Store, result: _Result, output: Path | None, in_place: bool
+) -> tuple[str | None, str | None]:
+    from golem_cli.cli import common
+    from golem_cli.core.codec import dump_history
+
+    if output is not None:
+        common.write_user_file(output, dump_history(result.out))
+        return str(output), None
+    if not in_place or not result.changed:
+        return None, None
+    if src.cid:
+        backup = store.backup(src.cid)
+        store.save(src.cid, result.out)
+        return str(src.path), str(backup)
+    backup = common.backup_file(src.path)
+    common.write_user_file(src.path, dump_history(result.out))
+    return str(src.path), str(backup)
+
+
+def _print(
+    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, asked: bool
+) -> None:
+    from golem_cli.cli import console, report
+
+    if as_json:
+        console.print_json(
+            {
+                "source": src.label,
+                "conversationId": src.cid or None,
+                "operation": "sanitize" if sanitize else "normalize",
+                "messagesIn": len(result.history),
+                "messagesOut": len(result.out),
+                "changed": result.changed,
+                "report": result.report.to_json(),
+                "findings": report.findings_json(result.findings),
+                "written": written,
+                "backup": backup,
+            }
+        )
+        return
+    console.out(f"{src.label}: {len(result.history)} messages in, {len(result.out)} out")
+    if result.findings:
+        report.print_findings(result.findings, styled=console.styled())
+    if not result.changed:
+        console.out("nothing to repair")
+    elif not result.findings:
+        console.out("empty user messages removed (sanitize does not report them)")
+    if written:
+        console.out(f"wrote {written}" + (f" (backup: {backup})" if backup else ""))
+    elif result.changed and not asked:
+        verb = "normalize --sanitize" if sanitize else "normalize"
+        ref = src.cid[:13] if src.cid else src.label
+        console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")

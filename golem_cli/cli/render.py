@@ -1,0 +1,229 @@
+"""Transcripts for people: rich on a terminal, plain text in a pipe, markdown for export.
+
+One walk over the messages (``blocks``) decides what is shown: each message becomes a header
+(role, plus the run ID on request) and items — text, thinking, tool calls, results, and the
+markers for a reply that was interrupted, a call that never got a result, and a tool that
+failed. The three renderers only decide how those items look. The REPL can reuse ``blocks``
+for ``/history``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from golem_cli.core.messages import (
+    ASSISTANT,
+    INTERRUPTED,
+    INTERRUPTED_REPLY_MARK,
+    TOOL,
+    USER,
+    Message,
+    Part,
+    is_interrupted_reply,
+)
+
+from golem_cli.core.args import args_are_object
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from golem_cli.store import ConversationMeta
+
+# item kinds
+TEXT, MARKDOWN, THINKING, CALL, RESULT, FAILED, INTERRUPTED_REPLY, NO_RESULT, PART = (
+    "text", "markdown", "thinking", "call", "result", "failed", "interrupted", "no_result", "part",
+)  # fmt: skip
+
+
+@dataclass
+class Item:
+    kind: str
+    text: str = ""
+    name: str = ""
+    call_id: str = ""
+    note: str = ""
+
+
+@dataclass
+class Block:
+    index: int
+    role: str
+    run_id: str
+    items: list[Item] = field(default_factory=list)
+
+
+def _part_text(p: Part) -> str:
+    if p.url:
+        return f"{p.kind}: {p.url}"
+    size = f"{len(p.data)} bytes" if p.data else "no data"
+    return f"{p.kind}: {p.media_type or 'unknown type'}, {size}"
+
+
+def format_args(args: str) -> str:
+    """Call arguments for reading: indented when they are a JSON object, else verbatim."""
+    if not args:
+        return "(no arguments)"
+    try:
+        value = json.loads(args)
+    except ValueError:
+        return args
+    return json.dumps(value, indent=2, ensure_ascii=False) if isinstance(value, dict) else args
+
+
+def blocks(messages: Sequence[Message]) -> Iterator[Block]:
+    """What a transcript shows, message by message."""
+    for i, m in enumerate(messages):
+        b = Block(i, m.role or "(no role)", m.run_id)
+        for t in m.thinking:
+            b.items.append(Item(THINKING, t.text or "[redacted thinking]"))
+        content = m.content
+        interrupted = is_interrupted_reply(m)
+        if interrupted:
+            content = content[: -len(INTERRUPTED_REPLY_MARK)].rstrip()
+        if m.role == TOOL:
+            if m.content == INTERRUPTED and not m.run_id:
+                b.items.append(Item(NO_RESULT, "interrupted before it ran; no result", m.tool_name, m.tool_call_id))
+            else:
+                kind = FAILED if m.failed else RESULT
+                b.items.append(Item(kind, content, m.tool_name, m.tool_call_id))
+        elif content:
+            b.items.append(Item(MARKDOWN if m.role == ASSISTANT else TEXT, content))
+        for p in m.parts:
+            b.items.append(Item(PART, _part_text(p)))
+        for c in m.tool_calls:
+            note = "" if args_are_object(c.args) else "arguments are not one JSON object (cut off?)"
+            b.items.append(Item(CALL, format_args(c.args), c.name, c.id, note))
+        if interrupted:
+            b.items.append(Item(INTERRUPTED_REPLY, "reply interrupted"))
+        yield b
+
+
+def header_lines(meta: ConversationMeta | None, cid: str, count: int) -> list[str]:
+    """Title, ID, model, size and lineage of a conversation, one fact per line."""
+    from golem_cli.cli.console import local_time
+
+    if meta is None:
+        return [cid]
+    lines = [meta.display_title or "(untitled)", f"id {cid}"]
+    facts = [f"{count} messages"]
+    if meta.model:
+        facts.append(f"model {meta.model}")
+    facts.append(f"updated {local_time(meta.updated)}")
+    lines.append(" · ".join(facts))
+    if meta.parent:
+        lines.append(f"forked from {meta.parent} at message {meta.fork_at}")
+    return lines
+
+
+_MARK = {CALL: "→ call", RESULT: "← result", FAILED: "✗ failed", NO_RESULT: "⚠ no result"}
+
+
+def _label(item: Item) -> str:
+    note = f" ({item.note})" if item.note else ""
+    return f"{_MARK[item.kind]} {item.name or '?'} [{item.call_id or 'no id'}]{note}"
+
+
+def plain_lines(messages: Sequence[Message], *, run_ids: bool) -> Iterator[str]:
+    """The transcript as plain text (pipes, files, NO_COLOR-agnostic)."""
+    for b in blocks(messages):
+        run = f"  run {b.run_id}" if run_ids and b.run_id else ""
+        yield f"--- [{b.index}] {b.role}{run}"
+        for item in b.items:
+            if item.kind in (TEXT, MARKDOWN):
+                yield item.text
+            elif item.kind == THINKING:
+                yield _indent("thinking: " + item.text)
+            elif item.kind == PART:
+                yield f"[{item.text}]"
+            elif item.kind == INTERRUPTED_REPLY:
+                yield "⚠ reply interrupted"
+            elif item.kind == NO_RESULT:
+                yield f"{_label(item)}: {item.text}"
+            else:
+                yield _label(item) + ":"
+                yield _indent(item.text)
+        yield ""
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines()) if text else prefix.rstrip()
+
+
+def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool) -> None:
+    """The transcript rendered for a terminal: markdown replies, coloured markers."""
+    from rich.markdown import Markdown
+    from rich.markup import escape
+    from rich.padding import Padding
+    from rich.text import Text
+
+    colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
+    for b in blocks(messages):
+        run = f" [dim]run {escape(b.run_id)}[/]" if run_ids and b.run_id else ""
+        console.print(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")
+        for item in b.items:
+            if item.kind == MARKDOWN:
+                console.print(Markdown(item.text) if _looks_like_markdown(item.text) else Text(item.text))
+            elif item.kind == TEXT:
+                console.print(Text(item.text))
+            elif item.kind == THINKING:
+                console.print(Padding(Text(item.text, style="dim italic"), (0, 0, 0, 2)))
+            elif item.kind == PART:
+                console.print(Text(f"[{item.text}]", style="cyan"))
+            elif item.kind == INTERRUPTED_REPLY:
+                console.print("[yellow]⚠ reply interrupted[/]")
+            else:
+                style = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}[item.kind]
+                console.print(Text(_label(item), style=style))
+                if item.kind == NO_RESULT:
+                    console.print(Padding(Text(item.text, style="yellow"), (0, 0, 0, 2)))
+                elif item.text:
+                    console.print(Padding(Text(item.text, style="dim" if item.kind == CALL else ""), (0, 0, 0, 2)))
+        console.print()
+
+
+def _looks_like_markdown(text: str) -> bool:
+    """Markdown rendering is costly; replies with no markup render as plain text."""
+    return any(ch in text for ch in "`*_#[|>") or "\n- " in text or "\n1. " in text or text.startswith("- ")
+
+
+def fence(text: str, info: str = "") -> str:
+    """``text`` in a code fence longer than any backtick run inside it."""
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text}\n{ticks}"
+
+
+def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None, cid: str) -> str:
+    """The conversation as a markdown document (``golem export --format markdown``)."""
+    title = (meta.display_title if meta else "") or "Conversation"
+    out = [f"# {title}", "", f"- Conversation: `{cid}`"]
+    if meta is not None and meta.model:
+        out.append(f"- Model: `{meta.model}`")
+    out.append(f"- Messages: {len(messages)}")
+    if meta is not None and meta.parent:
+        out.append(f"- Forked from `{meta.parent}` at message {meta.fork_at}")
+    for b in blocks(messages):
+        out += ([] if out[-1] == "" else [""]) + [f"## {b.index}. {b.role.capitalize()}" + (f" (run `{b.run_id}`)" if b.run_id else ""), ""]
+        for item in b.items:
+            if item.kind in (TEXT, MARKDOWN):
+                out += [item.text, ""]
+            elif item.kind == THINKING:
+                out += ["> " + line for line in ("*thinking:* " + item.text).splitlines()] + [""]
+            elif item.kind == PART:
+                out += [f"*Attachment: {item.text}*", ""]
+            elif item.kind == INTERRUPTED_REPLY:
+                out += ["**⚠ Reply interrupted.**", ""]
+            elif item.kind == NO_RESULT:
+                out += [f"**⚠ No result** for `{item.name}` (`{item.call_id}`): {item.text}.", ""]
+            else:
+                head = {CALL: "Tool call", RESULT: "Tool result", FAILED: "Tool failed"}[item.kind]
+                info = "json" if item.kind == CALL and item.text.startswith("{") else ""
+                note = f" *({item.note})*" if item.note else ""
+                out += [f"**{head}** `{item.name}` (`{item.call_id}`){note}:", "", fence(item.text, info), ""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,152 @@
+"""``golem export`` and ``golem import``: moving conversations in and out of the store.
+
+Export writes exactly what a Go golem program reads (``--format json``) or a markdown
+document for people. Import treats the file as untrusted: it is sanitized (system prompts
+and non-http(s) URL parts removed, pairing repaired) unless ``--trust`` is given, and the
+report says what was removed and where.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import typer
+
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+PANEL = "Conversations"
+
+
+class Format(str, enum.Enum):
+    json = "json"
+    markdown = "markdown"
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    @app.command("export", rich_help_panel=PANEL)
+    def export_command(
+        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
+        fmt: Format = typer.Option(
+            Format.json, "--format", "-f", help="json: the Go-readable message array; markdown: a document."
+        ),
+        output: Optional[Path] = typer.Option(
+            None, "-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
+        ),
+    ) -> None:
+        """Export a conversation as JSON or markdown.
+
+        JSON is exactly what a Go golem program unmarshals as []model.Message.
+        """
+        raise typer.Exit(export(ref, fmt=fmt, output=output))
+
+    @app.command("import", rich_help_panel=PANEL)
+    def import_command(
+        file: Path = typer.Argument(..., metavar="FILE", help="A JSON array of golem messages."),
+        trust: bool = typer.Option(False, "--trust", help="Store the history as it is, without sanitizing."),
+        title: Optional[str] = typer.Option(None, "--title", help="A title for the imported conversation."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result and the report as JSON."),
+    ) -> None:
+        """Import a history file as a new conversation.
+
+        The history is sanitized unless --trust.
+
+        Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
+        calls with results; the report names each change. The conversation keeps the file's
+        own ID (its name, or its messages' conversation ID) when free, else gets a new one.
+        """
+        raise typer.Exit(import_history(file, trust=trust, title=title, as_json=as_json))
+
+
+def export(ref: str, *, fmt: Format = Format.json, output: Path | None = None) -> int:
+    """Write a stored conversation to ``output`` (or stdout); returns the exit code."""
+    import sys
+
+    from golem_cli.cli import common, console
+
+    store = common.open_store()
+    cid = store.resolve(ref)
+    messages = store.load(cid)
+    if fmt is Format.json:
+        from golem_cli.core.codec import dump_history
+
+        data = dump_history(messages)
+    else:
+        from golem_cli.cli.render import markdown_document
+
+        data = markdown_document(messages, store.meta(cid), cid).encode()
+    if output is not None:
+        common.write_user_file(output, data)
+        console.note(f"exported {len(messages)} messages of {cid} to {output}")
+        return 0
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    if fmt is Format.json and sys.stdout.isatty():
+        sys.stdout.buffer.write(b"\n")
+    return 0
+
+
+def import_history(file: Path, *, trust: bool = False, title: str | None = None, as_json: bool = False) -> int:
+    """Store a history file as a new conversation, sanitized unless ``trust``."""
+    from golem_cli.cli import common, console, findings, report
+
+    store = common.open_store()
+    source = common.Source(str(file), file)
+    history = common.parse_history(common.read_bytes(source), source.label)
+    found: list[findings.Finding] = []
+    rep = None
+    out = history
+    if not trust:
+        from golem_cli.core.sanitize import sanitize_history
+
+        out, rep = sanitize_history(history)
+        found = findings.sanitize_findings(history, out, rep)
+    own, why = _own_id(file, history, store)
+    cid = store.create(out, cid=own, title=title or "")
+    if as_json:
+        console.print_json(
+            {
+                "id": cid,
+                "source": str(file),
+                "trusted": trust,
+                "messagesIn": len(history),
+                "messagesOut": len(out),
+                "changed": common.differs(history, out),
+                "report": rep.to_json() if rep is not None else None,
+                "findings": report.findings_json(found),
+            }
+        )
+        return 0
+    if found:
+        console.out(f"{file}: sanitized, {len(found)} finding(s):")
+        report.print_findings(found, styled=console.styled())
+    elif not trust:
+        console.out(f"{file}: nothing to sanitize")
+    if why:
+        console.note(why)
+    console.out(f"imported {len(out)} messages as {cid}")
+    return 0
+
+
+def _own_id(file: Path, history: list[Message], store: Store) -> tuple[str | None, str]:
+    """The file's own conversation ID when it is free: the file name (a copy of a stored
+    conversation), else the conversation ID stamped on its last messages."""
+    from golem_cli.store import is_conversation_id
+
+    candidates = []
+    if file.name.endswith(".json") and is_conversation_id(file.name[:-5]):
+        candidates.append(file.name[:-5])
+    stamped = next((m.conversation_id for m in reversed(history) if m.conversation_id), "")
+    if stamped and is_conversation_id(stamped.lower()):
+        candidates.append(stamped.lower())
+    for cid in candidates:
+        if not store.exists(cid):
+            return cid, ""
+    if candidates:
+        return None, f"conversation {candidates[0]} is already stored; imported under a new ID"
+    return None, ""

@@ -1,0 +1,67 @@
+"""What can go wrong in the conversation store, each error saying what the user can do.
+
+All are ``GolemError``s, so the CLI turns them into one line and an exit code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from golem_cli.core.errors import GolemError, HistoryFormatError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from golem_cli.store.locks import LockHolder
+
+
+class StoreError(GolemError):
+    """Root of the store's errors."""
+
+
+class InvalidReference(StoreError, ValueError):
+    """Text that cannot be a conversation ID or prefix (``../x``, ``/etc``, ``ab``).
+
+    Raised before the file system is touched.
+    """
+
+
+class ConversationNotFound(StoreError, LookupError):
+    """No stored conversation matches the reference."""
+
+
+class AmbiguousReference(StoreError, LookupError):
+    """A prefix matches several conversations; ``candidates`` lists their IDs."""
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+class ConversationExists(StoreError):
+    """A conversation with that ID is already stored."""
+
+
+class ConversationLocked(StoreError):
+    """Another golem process holds the conversation open for writing.
+
+    ``holder`` says who (pid, host, since when), when the lock file tells.
+    """
+
+    def __init__(self, message: str, cid: str, holder: LockHolder | None) -> None:
+        super().__init__(message)
+        self.cid = cid
+        self.holder = holder
+
+
+class CorruptConversation(StoreError, HistoryFormatError):
+    """A stored conversation file is not a readable golem history."""
+
+    def __init__(self, cid: str, path: Path, problem: str) -> None:
+        super().__init__(
+            f"conversation {cid} cannot be read: {problem} "
+            f"(file {path}; see the details with `golem normalize {path}`)"
+        )
+        self.cid = cid
+        self.path = path
+        self.problem = problem

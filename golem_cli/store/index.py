@@ -1,0 +1,192 @@
+"""The listing index: a cache that makes ``golem list`` fast with thousands of conversations.
+
+``index.json`` holds, per conversation, its metadata and the ``stat`` signature (mtime, size,
+inode) of the messages file and of the sidecar it was built from, plus the modification time
+of the conversations directory when it was built. Every save replaces files by rename, which
+changes the directory's mtime, so one ``stat`` of the directory tells whether anything was
+added, replaced or removed since. When it did, a refresh stats each file and re-reads only the
+conversations whose signature changed. The index is never the truth: delete it and the next
+listing rebuilds it from the conversation files (and their sidecars).
+
+Racy timestamps: a change made within the file system's timestamp granularity of the moment
+the index was built could leave the directory mtime unchanged. An index built less than
+``RACY_SECONDS`` after the directory's last change is therefore marked racy and re-checked.
+Files edited in place by other programs do not change the directory; the rows a listing shows
+are re-checked individually (``Store.list``), so they are never shown stale.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import msgspec
+
+from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files, write_atomic
+from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta
+from golem_cli.store.refs import is_conversation_id
+
+INDEX_VERSION = 1
+RACY_SECONDS = 2.0
+MESSAGES_SUFFIX = ".json"
+META_SUFFIX = ".meta.json"
+MAX_SIDECAR_BYTES = 1 << 20
+
+Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
+
+
+class Entry(msgspec.Struct, array_like=True):
+    """One conversation in the index. ``problem`` is non-empty when the messages file could
+    not be read (``golem list`` marks the row and goes on)."""
+
+    meta: ConversationMeta
+    messages_sig: Signature
+    sidecar_sig: Signature | None = None
+    problem: str = ""
+
+
+class IndexFile(msgspec.Struct):
+    version: int
+    dir_mtime_ns: int
+    racy: bool
+    entries: list[Entry]
+    foreign: list[str] = []
+
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(IndexFile)
+
+
+def signature(st: os.stat_result) -> Signature:
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def read_index(path: Path) -> IndexFile | None:
+    try:
+        index = _decoder.decode(path.read_bytes())
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return index if index.version == INDEX_VERSION else None
+
+
+def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig: Signature | None) -> Entry:
+    """Index entry for one conversation: from its sidecar when the sidecar describes the
+    current messages file, otherwise derived from the messages (the sidecar's title and model
+    are kept)."""
+    sidecar = None
+    if sidecar_sig is not None and sidecar_sig[1] <= MAX_SIDECAR_BYTES:
+        try:
+            sidecar = decode_meta((directory / f"{cid}{META_SUFFIX}").read_bytes())
+        except OSError:
+            sidecar = None
+        if sidecar is not None and sidecar.id != cid:
+            sidecar = None
+    mtime = messages_sig[0] / 1e9
+    if sidecar is not None and sidecar.size == messages_sig[1]:
+        return Entry(sidecar, messages_sig, sidecar_sig)
+    from golem_cli.core.codec import load_history
+    from golem_cli.core.errors import HistoryFormatError
+
+    try:
+        data = (directory / f"{cid}{MESSAGES_SUFFIX}").read_bytes()
+        messages = load_history(data)
+    except (OSError, HistoryFormatError) as e:
+        problem = getattr(e, "strerror", None) or str(e)
+        meta = sidecar or ConversationMeta(id=cid, updated=mtime)
+        return Entry(msgspec.structs.replace(meta, updated=mtime), messages_sig, sidecar_sig, problem)
+    meta = derive_meta(cid, messages, size=len(data), mtime=mtime)
+    if sidecar is not None:
+        meta = msgspec.structs.replace(
+            meta, title=sidecar.title, model=sidecar.model, created=sidecar.created or meta.created
+        )
+        if sidecar.parent:
+            meta = msgspec.structs.replace(meta, parent=sidecar.parent, fork_at=sidecar.fork_at)
+    return Entry(meta, messages_sig, sidecar_sig)
+
+
+def scan(directory: Path) -> tuple[dict[str, Signature], dict[str, Signature], list[str], list[str]]:
+    """Stat every file of the conversations directory: (messages, sidecars, foreign, temp)."""
+    messages: dict[str, Signature] = {}
+    sidecars: dict[str, Signature] = {}
+    foreign: list[str] = []
+    temps: list[str] = []
+    try:
+        it = os.scandir(directory)
+    except FileNotFoundError:
+        return messages, sidecars, foreign, temps
+    with it:
+        for item in it:
+            name = item.name
+            if is_temp_file(name):
+                temps.append(name)
+                continue
+            if name.endswith(META_SUFFIX):
+                cid, table = name[: -len(META_SUFFIX)], sidecars
+            elif name.endswith(MESSAGES_SUFFIX):
+                cid, table = name[: -len(MESSAGES_SUFFIX)], messages
+            else:
+                cid, table = "", None
+            if table is None or not is_conversation_id(cid):
+                foreign.append(name)
+                continue
+            try:
+                if not item.is_file(follow_symlinks=False):
+                    foreign.append(name)
+                    continue
+                table[cid] = signature(item.stat(follow_symlinks=False))
+            except OSError:
+                continue  # removed while we looked
+    return messages, sidecars, foreign, temps
+
+
+def load_entries(directory: Path, index_path: Path) -> tuple[list[Entry], list[str]]:
+    """All conversations (entries sorted by ID) and the names of foreign files, using the
+    cached index when it is fresh and refreshing (and rewriting) it when it is not."""
+    try:
+        dir_mtime_ns = os.stat(directory).st_mtime_ns
+    except FileNotFoundError:
+        return [], []
+    cached = read_index(index_path)
+    if cached is not None and not cached.racy and cached.dir_mtime_ns == dir_mtime_ns:
+        return cached.entries, cached.foreign
+    checked_at = time.time_ns()
+    messages, sidecars, foreign, temps = scan(directory)
+    old = {e.meta.id: e for e in cached.entries} if cached is not None else {}
+    entries = []
+    for cid in sorted(messages):
+        msig, ssig = messages[cid], sidecars.get(cid)
+        prev = old.get(cid)
+        if prev is not None and prev.messages_sig == msig and prev.sidecar_sig == ssig:
+            entries.append(prev)
+        else:
+            entries.append(build_entry(directory, cid, msig, ssig))
+    orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
+    if orphans:  # only an interrupted delete leaves a sidecar without its messages
+        remove_files(directory, orphans)
+    if temps:
+        remove_stale_temp_files(directory, temps)
+    racy = checked_at - dir_mtime_ns < RACY_SECONDS * 1e9
+    index = IndexFile(INDEX_VERSION, dir_mtime_ns, racy, entries, sorted(foreign))
+    try:
+        write_atomic(index_path, _encoder.encode(index), durable=False)
+    except OSError:
+        pass  # a read-only store still lists; the next writable run caches
+    return entries, index.foreign
+
+
+def recheck(directory: Path, entry: Entry) -> Entry | None:
+    """The entry for a row about to be shown, re-read if its files changed behind the
+    index's back; None when the conversation is gone."""
+    cid = entry.meta.id
+    try:
+        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
+    except FileNotFoundError:
+        return None
+    try:
+        ssig: Signature | None = signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
+    except FileNotFoundError:
+        ssig = None
+    if msig == entry.messages_sig and ssig == entry.sidecar_sig:
+        return entry
+    return build_entry(directory, cid, msig, ssig)

@@ -1,0 +1,339 @@
+"""The conversation store: one JSON file per conversation, named by its ID.
+
+Layout under the data directory (``GOLEM_HOME`` or the platform's user data directory)::
+
+    conversations/<id>.json        the messages: exactly dump_history(messages), Go-readable
+    conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
+    locks/<id>.lock                present while a process holds the conversation open
+    backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
+    index.json                     the listing cache (see index.py); safe to delete
+
+Every write is atomic (atomic.py) and happens under the conversation's lock (locks.py): a
+process that holds the lock (the REPL, for the whole session) writes freely; any other
+process's write is refused with ``ConversationLocked`` naming the holder. Reads need no lock:
+a rename never exposes a half-written file.
+
+Typical use by a chat session::
+
+    store = Store()
+    cid = store.create(model="openai:gpt-4o-mini", hold=True)   # new ID, locked for us
+    history = store.load(cid)
+    ...
+    store.save(cid, history)            # after every turn
+    store.release(cid)                  # or use ``with store.lock(cid):``
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from golem_cli.store import index as _index
+from golem_cli.store.atomic import ensure_private_dir, fsync_dir, write_atomic
+from golem_cli.store.errors import (
+    ConversationExists,
+    ConversationLocked,
+    ConversationNotFound,
+    CorruptConversation,
+    InvalidReference,
+    StoreError,
+)
+from golem_cli.store.locks import FileLock, LockBusy, LockHolder, acquire, held_lock, read_holder
+from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, refresh_meta
+from golem_cli.store.refs import ID_LENGTH, LAST, is_conversation_id, match_prefix, parse_reference
+
+if TYPE_CHECKING:
+    from golem_cli.core.messages import Message
+
+
+@dataclass(frozen=True)
+class ConversationInfo:
+    """A conversation as listed: its metadata, and ``problem`` when its file is unreadable."""
+
+    meta: ConversationMeta
+    problem: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+
+@dataclass(frozen=True)
+class Listing:
+    """``Store.listing()``: conversations newest first, every stored ID (sorted, for short
+    IDs), and the names of files in the conversations directory that are not conversations."""
+
+    conversations: list[ConversationInfo]
+    all_ids: list[str]
+    foreign: list[str]
+
+
+class Store:
+    """The conversations under ``root`` (default: golem's data directory)."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        if root is None:
+            from golem_cli.config.paths import data_dir
+
+            root = data_dir()
+        self.root = Path(root)
+        self.conversations_dir = self.root / "conversations"
+        self.locks_dir = self.root / "locks"
+        self.backups_dir = self.root / "backups"
+        self.index_path = self.root / "index.json"
+
+    # --- names -----------------------------------------------------------------------------
+
+    def messages_path(self, cid: str) -> Path:
+        """The messages file of a conversation (the ID is checked: no path escapes)."""
+        return self.conversations_dir / f"{_checked(cid)}{_index.MESSAGES_SUFFIX}"
+
+    def meta_path(self, cid: str) -> Path:
+        return self.conversations_dir / f"{_checked(cid)}{_index.META_SUFFIX}"
+
+    def lock_path(self, cid: str) -> Path:
+        return self.locks_dir / f"{_checked(cid)}.lock"
+
+    def exists(self, cid: str) -> bool:
+        return self.messages_path(cid).is_file()
+
+    def resolve(self, ref: str) -> str:
+        """The full ID for what a user typed: an ID, a unique prefix (4+ characters) or
+        ``last`` (most recently updated). Text that cannot be an ID is refused before the file
+        system is touched (``InvalidReference``); otherwise ``ConversationNotFound`` or
+        ``AmbiguousReference`` (which lists the candidates)."""
+        text = parse_reference(ref)
+        if text == LAST:
+            newest = self.list(limit=1)
+            if not newest:
+                raise ConversationNotFound("there are no conversations yet (start one with `golem chat`)")
+            return newest[0].id
+        if len(text) == ID_LENGTH and self.exists(text):
+            return text
+        return match_prefix(text, self._ids())
+
+    def _ids(self) -> list[str]:
+        try:
+            names = os.listdir(self.conversations_dir)
+        except FileNotFoundError:
+            return []
+        n = len(_index.MESSAGES_SUFFIX)
+        return [
+            name[:-n]
+            for name in names
+            if name.endswith(_index.MESSAGES_SUFFIX)
+            and not name.endswith(_index.META_SUFFIX)
+            and is_conversation_id(name[:-n])
+        ]
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def load(self, cid: str) -> list[Message]:
+        """The conversation's messages. ``CorruptConversation`` if the file is not a history."""
+        from golem_cli.core.codec import load_history
+        from golem_cli.core.errors import HistoryFormatError
+
+        path = self.messages_path(cid)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        try:
+            return load_history(data)
+        except HistoryFormatError as e:
+            raise CorruptConversation(cid, path, str(e)) from None
+
+    def info(self, cid: str) -> ConversationInfo:
+        """Metadata of one conversation (from its sidecar, or derived from its messages)."""
+        path = self.messages_path(cid)
+        try:
+            msig = _index.signature(os.stat(path))
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        try:
+            ssig = _index.signature(os.stat(self.meta_path(cid)))
+        except FileNotFoundError:
+            ssig = None
+        entry = _index.build_entry(self.conversations_dir, cid, msig, ssig)
+        return ConversationInfo(entry.meta, entry.problem)
+
+    def meta(self, cid: str) -> ConversationMeta:
+        return self.info(cid).meta
+
+    def list(self, limit: int | None = None) -> list[ConversationInfo]:
+        """Conversations, most recently updated first."""
+        return self.listing(limit).conversations
+
+    def listing(self, limit: int | None = None) -> Listing:
+        """``list`` plus what ``golem list`` needs around it. Fast for large stores: see
+        index.py; only the rows returned are re-checked against their files."""
+        entries, foreign = _index.load_entries(self.conversations_dir, self.index_path)
+        all_ids = [e.meta.id for e in entries]  # the index keeps entries sorted by ID
+        if limit is None:
+            chosen = sorted(entries, key=_newest_first)
+        else:
+            chosen = heapq.nsmallest(max(limit, 0), entries, key=_newest_first)
+        rows = []
+        for entry in chosen:
+            fresh = _index.recheck(self.conversations_dir, entry)
+            if fresh is not None:
+                rows.append(ConversationInfo(fresh.meta, fresh.problem))
+        return Listing(rows, all_ids, foreign)
+
+    # --- locking ---------------------------------------------------------------------------
+
+    def lock(self, cid: str) -> FileLock:
+        """Hold the conversation for writing (re-entrant; use as a context manager or call
+        ``release``). Raises ``ConversationLocked`` naming the holder, who is alive: a lock
+        left by a dead process is taken over (``FileLock.took_over`` names it)."""
+        path = self.lock_path(cid)
+        ensure_private_dir(self.root)
+        ensure_private_dir(self.locks_dir)
+        try:
+            return acquire(path)
+        except LockBusy as busy:
+            raise ConversationLocked(_locked_message(cid, busy.holder), cid, busy.holder) from None
+
+    def release(self, cid: str) -> None:
+        """Release this process's hold on a conversation (no-op if it holds none)."""
+        lock = held_lock(self.lock_path(cid))
+        if lock is not None:
+            lock.release()
+
+    def holder(self, cid: str) -> LockHolder | None:
+        """Who last recorded holding the lock (it may have died; ``lock`` will tell)."""
+        return read_holder(self.lock_path(cid))
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def create(
+        self,
+        messages: Sequence[Message] = (),
+        *,
+        cid: str | None = None,
+        title: str = "",
+        model: str = "",
+        parent: str = "",
+        fork_at: int = -1,
+        hold: bool = False,
+    ) -> str:
+        """Store a new conversation (a fresh UUIDv7 unless ``cid`` is given) and return its
+        ID. With ``hold=True`` the lock stays held for the caller (``release`` frees it)."""
+        if cid is None:
+            from golem_cli.core.ids import new_id
+
+            cid = new_id()
+        lock = self.lock(cid)
+        try:
+            if self.exists(cid):
+                raise ConversationExists(f"conversation {cid} already exists")
+            meta = ConversationMeta(
+                id=cid, title=title, model=model, created=time.time(), parent=parent, fork_at=fork_at
+            )
+            self._write(cid, messages, meta)
+        except BaseException:
+            lock.release()
+            raise
+        if not hold:
+            lock.release()
+        return cid
+
+    def save(self, cid: str, messages: Sequence[Message]) -> ConversationMeta:
+        """Replace the conversation's messages atomically and update its metadata."""
+        with self.lock(cid):
+            return self._write(cid, messages, self._sidecar(cid))
+
+    def _write(self, cid: str, messages: Sequence[Message], old: ConversationMeta | None) -> ConversationMeta:
+        from golem_cli.core.codec import dump_history
+
+        messages = list(messages)
+        data = dump_history(messages)
+        ensure_private_dir(self.root)
+        ensure_private_dir(self.conversations_dir)
+        write_atomic(self.messages_path(cid), data)
+        meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
+        write_atomic(self.meta_path(cid), encode_meta(meta))
+        return meta
+
+    def _sidecar(self, cid: str) -> ConversationMeta | None:
+        try:
+            meta = decode_meta(self.meta_path(cid).read_bytes())
+        except OSError:
+            return None
+        return meta if meta is not None and meta.id == cid else None
+
+    def update_meta(self, cid: str, *, title: str | None = None, model: str | None = None) -> ConversationMeta:
+        """Set the title and/or the model (what the messages cannot tell)."""
+        with self.lock(cid):
+            meta = self.meta(cid)
+            changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None}
+            meta = msgspec.structs.replace(meta, **changes)
+            write_atomic(self.meta_path(cid), encode_meta(meta))
+            return meta
+
+    def set_title(self, cid: str, title: str) -> ConversationMeta:
+        return self.update_meta(cid, title=title)
+
+    def set_model(self, cid: str, model: str) -> ConversationMeta:
+        return self.update_meta(cid, model=model)
+
+    def fork(self, cid: str, at: int | None = None, *, hold: bool = False) -> str:
+        """Copy the first ``at`` messages (all by default) into a new conversation whose
+        metadata records the parent and the fork point; returns the new ID."""
+        messages = self.load(cid)
+        at = len(messages) if at is None else at
+        if not 0 <= at <= len(messages):
+            raise StoreError(f"conversation {cid} has {len(messages)} messages; fork at 0 to {len(messages)}")
+        parent = self.meta(cid)
+        return self.create(messages[:at], model=parent.model, parent=cid, fork_at=at, hold=hold)
+
+    def delete(self, cid: str) -> None:
+        """Remove a conversation (refused while another process holds it)."""
+        with self.lock(cid):
+            try:
+                self.messages_path(cid).unlink()
+            except FileNotFoundError:
+                raise ConversationNotFound(f"no conversation {cid}") from None
+            try:
+                self.meta_path(cid).unlink()
+            except FileNotFoundError:
+                pass
+            fsync_dir(self.conversations_dir)
+
+    def backup(self, cid: str) -> Path:
+        """Copy the current messages file to ``backups/`` and return the copy's path."""
+        data = self.messages_path(cid).read_bytes()
+        ensure_private_dir(self.backups_dir)
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        path = self.backups_dir / f"{cid}.{stamp}.{os.urandom(2).hex()}.json"
+        write_atomic(path, data)
+        return path
+
+
+def _checked(cid: str) -> str:
+    if not is_conversation_id(cid):
+        raise InvalidReference(f"not a conversation ID: {cid!r}")
+    return cid
+
+
+def _newest_first(entry: _index.Entry) -> tuple[float, str]:
+    return (-entry.meta.updated, entry.meta.id)
+
+
+def _locked_message(cid: str, holder: LockHolder | None) -> str:
+    who = holder.describe() if holder else "holder unknown"
+    return (
+        f"conversation {cid} is open in another golem process ({who}); "
+        f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
+    )
