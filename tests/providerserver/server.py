@@ -138,12 +138,18 @@ class ProviderServer:
 
         async def shutdown() -> None:
             server.close()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await server.wait_closed()
 
         asyncio.run_coroutine_threadsafe(shutdown(), loop).result(5)
         loop.call_soon_threadsafe(loop.stop)
         if self._thread is not None:
             self._thread.join(5)
+        loop.close()
+        self._loop = self._server = None
 
     # --- one connection --------------------------------------------------------------------
 
@@ -195,6 +201,12 @@ class ProviderServer:
         reply = scenario.reply or render.Reply(text="echo: " + _last_user_text(data))
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)
+            if scenario.drop == "after_first_byte":  # a Content-Length the body never reaches
+                await self._head(writer, 200, {"content-type": "application/json", "content-length": str(len(rendered))})
+                writer.write(rendered[: len(rendered) // 2])
+                await writer.drain()
+                writer.transport.abort()
+                return False
             return await self._json(writer, 200, rendered, scenario.headers)
         if protocol == "openai":
             include_usage = bool((data.get("stream_options") or {}).get("include_usage"))

@@ -1,0 +1,178 @@
+"""Every fault the server can inject, against both adapters: retries, errors, cut streams."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import replace
+
+import pytest
+
+from golem_cli.core.errors import ModelError
+from golem_cli.providers._http import HINT_CONTEXT
+from tests.providers.helpers import FAST, complete, make_model, stream
+from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
+
+KINDS = ["openai", "anthropic"]
+LONG_TEXT = "A reply long enough to be cut somewhere in the middle of a word, surely. " * 3
+CALL = ToolCallSpec("call_1", "roll_dice", '{"sides": 20, "label": "a long enough label to cut"}')
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("streaming", [True, False])
+def test_429_with_retry_after_is_honoured_then_succeeds(server: ProviderServer, kind: str, streaming: bool) -> None:
+    server.enqueue(Scenario(status=429, headers={"retry-after-ms": "120"}))
+    model = make_model(kind, server)
+    result = stream(model).done.response if streaming else complete(model)
+    assert result.message.content == "echo: hello there"
+    first, second = server.requests
+    assert second.at - first.at >= 0.12
+
+
+def test_retry_after_in_seconds(server: ProviderServer) -> None:
+    server.enqueue(Scenario(status=429, retry_after="1"))
+    assert complete(make_model("openai", server)).message.content == "echo: hello there"
+    assert server.requests[1].at - server.requests[0].at >= 1.0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retry_after_longer_than_we_wait_fails_at_once(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(status=429, retry_after="3600", message="slow down"))
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and error.status == 429 and error.retry_after == 3600
+    assert "slow down" in str(error) and "3600 s" in error.hint
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("status", [500, 503, 529])
+def test_server_errors_are_retried(server: ProviderServer, kind: str, status: int) -> None:
+    server.enqueue(Scenario(status=status), Scenario(status=status))
+    assert complete(make_model(kind, server)).message.content == "echo: hello there"
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_retries_give_up_after_max_retries(server: ProviderServer, kind: str) -> None:
+    server.enqueue(*[Scenario(status=500, message="upstream exploded")] * 10)
+    error = stream(make_model(kind, server, settings=replace(FAST, max_retries=2))).error
+    assert error is not None and error.status == 500 and error.retryable
+    assert "upstream exploded" in str(error) and "(after 3 attempts)" in str(error) and "server error" in error.hint
+    assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("status", "hint"), [(401, "check the API key"), (404, "check the model name"), (400, "rejected")])
+def test_client_errors_are_not_retried(server: ProviderServer, kind: str, status: int, hint: str) -> None:
+    server.enqueue(Scenario(status=status, message=f"simulated {status}"))
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and error.status == status and not error.retryable
+    assert f"HTTP {status}" in str(error) and f"simulated {status}" in str(error) and hint in error.hint
+    assert "\n" not in str(error) and len(server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_wrong_key_names_where_the_key_comes_from_and_never_shows_it(server: ProviderServer, kind: str) -> None:
+    secret = "sk-live-0123456789abcdef"
+    server.enqueue(Scenario(status=401, message=f"Incorrect API key provided: {secret}."))
+    error = complete(make_model(kind, server, key=secret))
+    assert secret not in str(error) and secret not in error.hint and "[key]" in str(error)
+    assert ("OPENAI_API_KEY" if kind == "openai" else "ANTHROPIC_API_KEY") in error.hint
+    real = complete(make_model(kind, server, key="sk-wrong-key"))  # the server's own auth check
+    assert real.status == 401 and "sk-wrong-key" not in str(real)
+
+
+@pytest.mark.parametrize(
+    ("kind", "message", "code"),
+    [
+        ("openai", "This model's maximum context length is 128000 tokens. However, your messages resulted in 130001 tokens.", "context_length_exceeded"),
+        ("anthropic", "prompt is too long: 210000 tokens > 200000 maximum", None),
+    ],
+)
+def test_context_length_errors_say_the_history_is_too_long(server: ProviderServer, kind: str, message: str, code: str | None) -> None:
+    server.enqueue(Scenario(status=400, message=message, code=code))
+    error = complete(make_model(kind, server))
+    assert error.hint == HINT_CONTEXT and message in str(error)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("streaming", [True, False])
+def test_connection_dropped_before_the_reply_is_retried(server: ProviderServer, kind: str, streaming: bool) -> None:
+    server.enqueue(Scenario(drop="before_reply"), Scenario(drop="before_reply"))
+    model = make_model(kind, server)
+    result = stream(model).done.response if streaming else complete(model)
+    assert result.message.content == "echo: hello there" and len(server.requests) == 3
+
+
+def test_nothing_listening_is_retried_then_explained() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again below: nothing listens there
+    from golem_cli.providers.openai import OpenAIModel
+
+    error = complete(OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", settings=replace(FAST, max_retries=2)))
+    assert isinstance(error, ModelError) and error.retryable
+    assert f"127.0.0.1:{port}" in str(error) and "(after 3 attempts)" in str(error) and "base URL" in error.hint
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_drop_after_the_first_byte_is_not_retried(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(drop="after_first_byte"))
+    out = stream(make_model(kind, server))
+    assert out.error is not None and "cut off" in str(out.error) and "kept" in str(out.error)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_non_streaming_reply_cut_mid_body(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), drop="after_first_byte"))
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and "cut off" in str(error) and "kept" not in str(error)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stream_cut_inside_tool_arguments_keeps_the_half_call(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text="Rolling.", tool_calls=[CALL]), cut_in_tool_args=True))
+    out = stream(make_model(kind, server))
+    assert out.error is not None and "cut off" in str(out.error) and "kept" in str(out.error)
+    [call] = out.accumulator.tool_calls()
+    assert (call.id, call.name) == (CALL.id, CALL.name)
+    assert 0 < len(call.args) < len(CALL.args) and CALL.args.startswith(call.args)
+    assert out.accumulator.text == "Rolling." and out.accumulator.done is None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stream_cut_mid_text_keeps_the_prefix(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), cut_after_frames=6))
+    out = stream(make_model(kind, server))
+    assert out.error is not None
+    assert 0 < len(out.accumulator.text) < len(LONG_TEXT) and LONG_TEXT.startswith(out.accumulator.text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_malformed_sse_lines_are_ignored(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT, tool_calls=[CALL]), malformed="lines"))
+    response = stream(make_model(kind, server)).done.response
+    assert response.message.content == LONG_TEXT and response.message.tool_calls[0].args == CALL.args
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_data_that_is_not_json_ends_the_reply_and_keeps_what_arrived(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), malformed="json"))
+    out = stream(make_model(kind, server))
+    assert out.error is not None and "not JSON" in str(out.error) and "kept" in str(out.error)
+    assert LONG_TEXT.startswith(out.accumulator.text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_slow_stream_within_the_timeout_completes(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text="slow but fine"), delay=0.03))
+    assert stream(make_model(kind, server, settings=replace(FAST, timeout=2.0))).done.response.message.content == "slow but fine"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_stalled_stream_hits_the_read_timeout_and_keeps_what_arrived(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), delay=0.6))
+    out = stream(make_model(kind, server, settings=replace(FAST, timeout=0.25)))
+    assert out.error is not None and "no data for 0.25 s" in str(out.error)
+    assert len(server.requests) == 1 and out.accumulator.done is None
