@@ -25,9 +25,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from golem_cli.core._run import (
+from golem_cli.core._evidence import (
     Callback,
-    Loop,
     RunCanceledError,
     RunPartial,
     RunState,
@@ -35,8 +34,8 @@ from golem_cli.core._run import (
     ToolCallFinished,
     ToolCallStarted,
     UsageLimitError,
-    default_backoff,
 )
+from golem_cli.core._run import Loop, default_backoff
 from golem_cli.core.errors import GolemError, HistoryProcessorError
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part

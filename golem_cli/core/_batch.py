@@ -1,0 +1,158 @@
+"""One tool batch: the calls of one assistant turn, executed and recorded (Go ``runToolCalls``).
+
+Calls run in groups: consecutive non-sequential tools together (in parallel), a sequential
+tool alone, as a barrier. Results are recorded in call order whatever the finishing order.
+Go's rules for what a batch leaves behind (spec §7, §8):
+
+* success: a tool message with the text and parts (parts are validated first);
+* ``ToolFailed``: a ``failed`` tool message, content = reason;
+* ``ModelRetry`` within the tool's budget: the rejection text as the result;
+* ``ToolCanceled``: results recorded before the stopping call stay; every call without a
+  result (the stopping call, its parallel siblings even if they ran, later groups, which
+  never start) is closed with ``INTERRUPTED``; the run ends at the ``canceled`` stage;
+* anything else (or an undeclared tool, checked before anything runs): the run fails at the
+  ``tool`` stage and the batch contributes no result at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from golem_cli.core._evidence import (
+    Callback,
+    RunCanceledError,
+    RunState,
+    ToolCallError,
+    ToolCallFinished,
+    ToolCallStarted,
+    call_back,
+)
+from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
+from golem_cli.core.tools import ModelRetry, Tool, ToolCanceled, ToolContext, ToolFailed, ToolResult
+from golem_cli.core.validate import part_error
+
+if TYPE_CHECKING:
+    from golem_cli.core.agent import Agent
+
+Outcome = ToolResult | BaseException | None  # None: the call never started
+
+
+async def run_batch(agent: Agent, state: RunState, calls: Sequence[ToolCall], on_event: Callback | None) -> None:
+    """Execute ``calls`` and append their stamped results to ``state.messages``, or raise the
+    batch's ``RunError`` (stages ``tool`` and ``canceled``; ``tool`` with ``interrupted`` on
+    Ctrl-C or cancellation, the evidence then ending at the requesting turn)."""
+    registry = {t.name: t for t in agent.tools}
+    declared: list[Tool] = []
+    for call in calls:
+        found = registry.get(call.name)
+        if found is None:
+            raise state.fail("tool", ToolCallError(call.name, call.id, "tool was not declared for this run"))
+        declared.append(found)
+    outcomes: list[Outcome] = [None] * len(calls)
+
+    async def execute(i: int) -> None:
+        call = calls[i]
+        state.tool_calls += 1
+        context = ToolContext(call.id, call.name, call.args, state.run_id, state.conversation_id)
+        try:
+            outcomes[i] = await declared[i].execute(call.args, context)
+        except KeyboardInterrupt as exc:  # a BaseException escaping a child task would
+            outcomes[i] = exc  # bypass the run and stop the event loop itself
+        except Exception as exc:
+            outcomes[i] = exc
+
+    try:
+        for group in _groups(declared, agent.parallel_tool_calls):
+            for i in group:
+                await call_back(on_event, ToolCallStarted(calls[i]))
+            if len(group) == 1:
+                await execute(group[0])
+            else:
+                await asyncio.gather(*(execute(i) for i in group))
+            for i in group:
+                if isinstance(outcomes[i], KeyboardInterrupt):
+                    raise outcomes[i]  # type: ignore[misc]
+            if any(isinstance(outcomes[i], ToolCanceled) for i in group):
+                break  # the stop ends the batch: later groups never start
+    except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+        stopped = next(
+            (c for c, o in zip(calls, outcomes) if o is None or isinstance(o, KeyboardInterrupt)), calls[-1]
+        )
+        raise state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True) from exc
+
+    results = _record(agent, state, calls, declared, outcomes)
+    state.messages.extend(results)
+    for call in calls:
+        result = next((m for m in results if m.tool_call_id == call.id), None)
+        if result is not None:
+            await call_back(on_event, ToolCallFinished(call, result))
+
+
+def _groups(declared: Sequence[Tool], parallel: bool) -> list[list[int]]:
+    """Indices of the calls that run together, in call order."""
+    if not parallel:
+        return [[i] for i in range(len(declared))]
+    groups: list[list[int]] = []
+    for i, t in enumerate(declared):
+        if t.sequential or not groups or declared[groups[-1][0]].sequential:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+    return groups
+
+
+def _retry_limit(agent: Agent, tool: Tool) -> int:
+    return agent.tool_retries if tool.max_retries is None else tool.max_retries
+
+
+def _record(
+    agent: Agent, state: RunState, calls: Sequence[ToolCall], declared: Sequence[Tool], outcomes: Sequence[Outcome]
+) -> list[Message]:
+    """Result messages in call order (stamped), or raise the batch's failure."""
+    messages: list[Message] = []
+    canceled: RunCanceledError | None = None
+    for call, tool, outcome in zip(calls, declared, outcomes):
+        if outcome is None:
+            continue
+        if isinstance(outcome, ToolResult):
+            for j, part in enumerate(outcome.parts):
+                if (err := part_error(part)) is not None:
+                    problem = f"tool produced an invalid part {j}: {err}"
+                    raise state.fail("tool", ToolCallError(call.name, call.id, problem))
+            messages.append(
+                Message(
+                    role=TOOL, content=outcome.text, parts=list(outcome.parts), tool_call_id=call.id, tool_name=call.name
+                )
+            )
+        elif isinstance(outcome, ToolCanceled):
+            canceled = RunCanceledError(call.name, call.id, outcome.reason)
+            break
+        elif isinstance(outcome, ToolFailed):
+            messages.append(
+                Message(role=TOOL, content=outcome.reason, tool_call_id=call.id, tool_name=call.name, failed=True)
+            )
+        elif isinstance(outcome, ModelRetry) and state.feedbacks.get(tool.name, 0) < _retry_limit(agent, tool):
+            state.feedbacks[tool.name] = state.feedbacks.get(tool.name, 0) + 1
+            rejection = f"Your tool call was rejected: {outcome.reason}. Correct the arguments and call the tool again."
+            messages.append(Message(role=TOOL, content=rejection, tool_call_id=call.id, tool_name=call.name))
+        else:
+            used = state.feedbacks.get(tool.name, 0)
+            error: BaseException | str = outcome
+            if isinstance(outcome, asyncio.TimeoutError):
+                error = f"tool timed out after {tool.timeout}s"
+            if used > 0:
+                error = f"tool failed after {used + 1} attempts: {error}"
+            raise state.fail("tool", ToolCallError(call.name, call.id, error)) from outcome
+    if canceled is not None:
+        # Close every call still without a result with the repair text, so the transcript
+        # resumes without repair.
+        answered = {m.tool_call_id for m in messages}
+        for call in calls:
+            if call.id not in answered:
+                answered.add(call.id)
+                messages.append(Message(role=TOOL, content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name))
+        state.messages.extend(state.stamp(m) for m in messages)
+        raise state.fail("canceled", canceled)
+    return [state.stamp(m) for m in messages]
