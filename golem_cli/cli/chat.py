@@ -1,0 +1,238 @@
+"""``golem chat``, ``golem resume``, ``golem fork`` and ``golem ask``: talking to a model.
+
+The commands choose a model, open a ``ChatSession`` (which holds the conversation's lock) and
+hand it to the REPL, or run a single turn for ``ask``. Failures that end a command go
+through ``errors.report``; failures inside the REPL are printed and the chat goes on.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import typer
+
+PANEL = "Chat"
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    model_opt = typer.Option(None, "--model", "-m", help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")
+    trim_opt = typer.Option(None, "--max-messages", min=1, help="Send at most the newest N messages per run (default 20).")
+    plain_opt = typer.Option(False, "--no-markdown", help="Print replies as plain text.")
+
+    @app.command("chat", rich_help_panel=PANEL)
+    def chat_command(
+        model: str = model_opt,
+        system: str = typer.Option("", "--system", "-s", help="System prompt for this conversation."),
+        max_messages: int = trim_opt,
+        no_markdown: bool = plain_opt,
+    ) -> None:
+        """Start a new conversation."""
+        raise typer.Exit(chat(model, system, max_messages, not no_markdown))
+
+    @app.command("resume", rich_help_panel=PANEL)
+    def resume_command(
+        ref: str = typer.Argument(None, metavar="[ID]", help="Conversation ID, unique prefix, or `last`."),
+        model: str = model_opt,
+        max_messages: int = trim_opt,
+        no_markdown: bool = plain_opt,
+    ) -> None:
+        """Continue a stored conversation (repairing it first if needed)."""
+        raise typer.Exit(resume(ref, model, max_messages, not no_markdown))
+
+    @app.command("fork", rich_help_panel=PANEL)
+    def fork_command(
+        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
+        at: int = typer.Option(None, "--at", min=0, help="Copy only the first N messages."),
+        no_chat: bool = typer.Option(False, "--no-chat", help="Only create the fork and print its ID."),
+        model: str = model_opt,
+        max_messages: int = trim_opt,
+        no_markdown: bool = plain_opt,
+    ) -> None:
+        """Copy a conversation under a new ID (lineage recorded) and continue there."""
+        raise typer.Exit(fork(ref, at, no_chat, model, max_messages, not no_markdown))
+
+    @app.command("ask", rich_help_panel=PANEL)
+    def ask_command(
+        prompt: str = typer.Argument(None, help="The prompt; read from stdin when omitted or `-`."),
+        continue_last: bool = typer.Option(False, "--continue", "-c", help="Continue the most recent conversation."),
+        cid: str = typer.Option(None, "--cid", help="Continue this conversation."),
+        model: str = model_opt,
+        system: str = typer.Option(None, "--system", "-s", help="System prompt (new conversations)."),
+        as_json: bool = typer.Option(False, "--json", help="Print reply, IDs and usage as one JSON object."),
+        no_stream: bool = typer.Option(False, "--no-stream", help="Print the reply only once it is complete."),
+        max_messages: int = trim_opt,
+    ) -> None:
+        """Run one turn without the REPL and print only the reply (for scripts)."""
+        raise typer.Exit(ask(prompt, continue_last, cid, model, system, as_json, no_stream, max_messages))
+
+
+# --- implementations -----------------------------------------------------------------------
+
+
+def _store():  # noqa: ANN202
+    from golem_cli.store import Store
+
+    return Store()
+
+
+def _note(text: str) -> None:
+    if text:
+        sys.stderr.write(text + "\n")
+
+
+def chat(model: str | None, system: str, max_messages: int | None, markdown: bool) -> int:
+    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.repl import run_repl
+    from golem_cli.session import ChatSession
+
+    choice = choose_model(model)
+    session = ChatSession.start(_store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings))
+    return run_repl(session, markdown=markdown, note=choice.note)
+
+
+def _pick(store) -> str:  # noqa: ANN001
+    """Ask which conversation to resume (stdin is a terminal)."""
+    from golem_cli.cli.console import local_time
+    from golem_cli.cli.errors import InputError
+
+    rows = store.list(limit=10)
+    if not rows:
+        raise InputError("there are no conversations yet; start one with `golem chat`")
+    for i, row in enumerate(rows, 1):
+        meta = row.meta
+        sys.stdout.write(f"{i:>2}. {meta.id[:13]}  {local_time(meta.updated)}  {meta.display_title()[:60]}\n")
+    answer = input("Resume which (number or ID)? ").strip()
+    if answer.isdigit() and 1 <= int(answer) <= len(rows):
+        return rows[int(answer) - 1].meta.id
+    return store.resolve(answer)
+
+
+def resume(ref: str | None, model: str | None, max_messages: int | None, markdown: bool) -> int:
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.repl import run_repl
+    from golem_cli.cli.slash import report_lines
+    from golem_cli.session import ChatSession
+
+    store = _store()
+    if ref is None:
+        if not sys.stdin.isatty():
+            raise InputError("give the conversation to resume: golem resume ID (or `last`)")
+        cid = _pick(store)
+    else:
+        cid = store.resolve(ref)
+    choice = choose_model(model, stored=store.meta(cid).model)
+    session, before, repair = ChatSession.resume(
+        store, cid, choice.model, max_messages=trim(max_messages, choice.settings)
+    )
+    return run_repl(session, markdown=markdown, note=choice.note, report_lines=report_lines(before, session.history, repair))
+
+
+def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, markdown: bool) -> int:
+    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.repl import run_repl
+    from golem_cli.cli.slash import report_lines
+    from golem_cli.core.repair import normalize_history
+
+    store = _store()
+    parent = store.resolve(ref)
+    new = store.fork(parent, at)
+    if no_chat:
+        before = store.load(new)
+        after, repair = normalize_history(before)
+        if repair.changed:
+            store.save(new, after)
+        for line in report_lines(before, after, repair):
+            _note(line)
+        sys.stdout.write(new + "\n")
+        return 0
+    from golem_cli.session import ChatSession
+
+    choice = choose_model(model, stored=store.meta(new).model)
+    session, before, repair = ChatSession.resume(store, new, choice.model, max_messages=trim(max_messages, choice.settings))
+    lines = [f"Forked {parent[:13]} into {new}.", *report_lines(before, session.history, repair)]
+    return run_repl(session, markdown=markdown, note=choice.note, report_lines=lines)
+
+
+def _prompt_text(prompt: str | None) -> str:
+    from golem_cli.cli.errors import InputError
+
+    piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if prompt in (None, "-"):
+        if not piped.strip():
+            raise InputError("no prompt: pass it as an argument or on stdin")
+        return piped.rstrip("\n")
+    return f"{prompt}\n\n{piped.rstrip()}" if piped.strip() else prompt
+
+
+def ask(
+    prompt: str | None,
+    continue_last: bool,
+    cid: str | None,
+    model: str | None,
+    system: str | None,
+    as_json: bool,
+    no_stream: bool,
+    max_messages: int | None,
+) -> int:
+    import asyncio
+
+    from golem_cli.cli.errors import InputError, report
+    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.session import ChatSession
+
+    if continue_last and cid:
+        raise InputError("use either --continue or --cid, not both")
+    text = _prompt_text(prompt)
+    store = _store()
+    ref = cid or ("last" if continue_last else None)
+    if ref is not None:
+        existing = store.resolve(ref)
+        choice = choose_model(model, stored=store.meta(existing).model)
+        session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
+                                           max_messages=trim(max_messages, choice.settings))  # fmt: skip
+    else:
+        choice = choose_model(model)
+        session = ChatSession.start(store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings))
+    _note(choice.note)
+    stream = not (no_stream or as_json)
+
+    def on_delta(delta: str) -> None:
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+
+    async def one_turn():  # noqa: ANN202
+        try:
+            return await session.turn(text, on_delta=on_delta if stream else None)
+        finally:
+            aclose = getattr(session.model, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+    try:
+        outcome = asyncio.run(one_turn())
+    finally:
+        session.close()
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({
+            "reply": outcome.reply, "run_id": outcome.run_id, "conversation_id": outcome.conversation_id,
+            "model": session.model.name, "usage": outcome.usage.to_json(), "interrupted": outcome.interrupted,
+            "error": None if outcome.error is None else str(outcome.error),
+        }, ensure_ascii=False) + "\n")  # fmt: skip
+    elif stream:
+        if outcome.reply and not outcome.reply.endswith("\n"):
+            sys.stdout.write("\n")
+    else:
+        sys.stdout.write(outcome.reply + "\n")
+    if outcome.interrupted:
+        _note(f"golem: interrupted; the partial reply is saved in conversation {outcome.conversation_id}")
+        return 130
+    if outcome.error is not None:
+        return report(outcome.error)
+    return 0

@@ -1,0 +1,179 @@
+"""The interactive chat loop: read a prompt, stream the reply, save, repeat.
+
+Everything runs in one event loop so the provider's connection pool survives between turns.
+Ctrl-C while a reply streams cancels only that turn (a SIGINT handler cancels the turn's task;
+the session saves the partial reply); Ctrl-C at the prompt clears the line; Ctrl-D exits and
+prints the command that resumes the conversation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import TYPE_CHECKING
+
+from golem_cli.cli import slash
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from golem_cli.session import ChatSession, TurnOutcome
+
+NEWLINE_KEY = "Alt+Enter"
+
+
+class Repl:
+    def __init__(self, session: ChatSession, console: Console, *, markdown: bool, plain_input: bool) -> None:
+        self.session = session
+        self.console = console
+        self.markdown = markdown
+        self.plain_input = plain_input
+        self.last_prompt = ""
+
+    # --- input -----------------------------------------------------------------------------
+
+    def _prompt_session(self):  # noqa: ANN202 - prompt_toolkit types stay out of import time
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import WordCompleter
+        from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.key_binding import KeyBindings
+
+        from golem_cli.config.paths import input_history_file
+        from golem_cli.store.atomic import ensure_private_dir
+
+        path = input_history_file()
+        ensure_private_dir(path.parent)
+        keys = KeyBindings()
+
+        @keys.add("escape", "enter")
+        def _newline(event) -> None:  # noqa: ANN001
+            event.current_buffer.insert_text("\n")
+
+        completer = WordCompleter(slash.NAMES, sentence=True, match_middle=False)
+        return PromptSession(
+            history=FileHistory(str(path)),
+            completer=completer,
+            complete_while_typing=True,
+            key_bindings=keys,
+            enable_history_search=False,  # Ctrl-R searches the history
+        )
+
+    async def _read(self, prompt_session) -> str | None:  # noqa: ANN001
+        """The next prompt; None at end of input (Ctrl-D). Ctrl-C clears the line."""
+        if prompt_session is None:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            return None if line == "" else line.rstrip("\n")
+        from prompt_toolkit.formatted_text import HTML
+
+        while True:
+            try:
+                return await prompt_session.prompt_async(HTML("<b>you&gt;</b> "), multiline=False)
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                return None
+
+    # --- the loop --------------------------------------------------------------------------
+
+    def banner(self, note: str = "") -> None:
+        from golem_cli import __version__
+
+        s = self.session
+        self.console.print(
+            f"[bold]golem {__version__}[/bold] · model [cyan]{s.model.name}[/cyan] · "
+            f"conversation [cyan]{s.conversation_id}[/cyan]"
+        )
+        self.console.print(
+            f"[dim]/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits[/dim]"
+        )
+        if note:
+            self.console.print(f"[yellow]{note}[/yellow]")
+
+    async def run(self) -> int:
+        prompt_session = None if self.plain_input else self._prompt_session()
+        while True:
+            text = await self._read(prompt_session)
+            if text is None:
+                self.goodbye()
+                return 0
+            if not text.strip():
+                continue
+            if text.startswith("/"):
+                if await slash.dispatch(self, text) == slash.EXIT:
+                    self.goodbye()
+                    return 0
+                continue
+            await self.ask(text)
+
+    async def ask(self, text: str) -> TurnOutcome:
+        """One turn with the reply streamed, Ctrl-C cancelling just this turn."""
+        from golem_cli.cli.streaming import ReplyRenderer
+
+        self.last_prompt = text
+        renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
+        task = asyncio.ensure_future(self.session.turn(text, on_delta=renderer.feed))
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, task.cancel)
+            installed = True
+        except (NotImplementedError, RuntimeError):
+            installed = False
+        try:
+            outcome = await task
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGINT)
+            renderer.finish()
+        self.footer(outcome)
+        return outcome
+
+    # --- output ----------------------------------------------------------------------------
+
+    def footer(self, outcome: TurnOutcome) -> None:
+        from golem_cli.cli.errors import describe
+
+        if outcome.interrupted:
+            self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
+        elif outcome.error is not None:
+            self.console.print(f"[red]error:[/red] {describe(outcome.error)}", markup=True, highlight=False)
+            self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
+        u = outcome.usage
+        tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
+        self.console.print(
+            f"[dim]run {outcome.run_id} · conversation {outcome.conversation_id} · "
+            f"{outcome.stored} stored, {outcome.sent} sent{tokens}[/dim]"
+        )
+
+    def goodbye(self) -> None:
+        cid = self.session.conversation_id
+        self.console.print(f"[dim]Saved. Resume with:[/dim] golem resume {cid[:13]}")
+
+
+def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lines: list[str] | None = None) -> int:
+    """Run the REPL until the user leaves; always releases the conversation's lock."""
+    from golem_cli.cli.console import rich_console
+
+    console = rich_console()
+    plain_input = not sys.stdin.isatty()
+    markdown = markdown and console.is_terminal
+    repl = Repl(session, console, markdown=markdown, plain_input=plain_input)
+    try:
+        repl.banner(note)
+        for line in report_lines or []:
+            console.print(line, markup=False, highlight=False)
+        return asyncio.run(_main(repl))
+    except KeyboardInterrupt:
+        repl.goodbye()
+        return 130
+    finally:
+        session.close()
+
+
+async def _main(repl: Repl) -> int:
+    try:
+        return await repl.run()
+    finally:
+        aclose = getattr(repl.session.model, "aclose", None)
+        if aclose is not None:
+            await aclose()

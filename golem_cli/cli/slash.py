@@ -1,0 +1,149 @@
+"""The REPL's slash commands: each a short function over the session, listed in ``COMMANDS``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from golem_cli.cli.repl import Repl
+
+EXIT = "exit"
+Handler = Callable[["Repl", str], Awaitable[str | None]]
+
+
+def report_lines(before, after, repair) -> list[str]:  # noqa: ANN001
+    """The repair report as lines for people: what changed, where, and which tool."""
+    from golem_cli.cli.findings import repair_findings
+    from golem_cli.cli.report import lines
+
+    found = repair_findings(before, after, repair)
+    if not found:
+        return []
+    return ["Repaired this conversation before continuing:", *lines(found)]
+
+
+async def _help(repl: Repl, arg: str) -> None:
+    width = max(len(usage) for usage, _ in COMMANDS.values())
+    for usage, text in COMMANDS.values():
+        repl.console.print(f"  [bold]{usage:<{width}}[/bold]  {text}", highlight=False)
+
+
+async def _ids(repl: Repl, arg: str) -> None:
+    s = repl.session
+    repl.console.print(f"conversation {s.conversation_id}", highlight=False)
+    repl.console.print(f"last run     {s.last_run_id or '(none yet)'}", highlight=False)
+    repl.console.print(f"file         {s.store.messages_path(s.conversation_id)}", highlight=False)
+
+
+async def _fork(repl: Repl, arg: str) -> None:
+    old = repl.session.conversation_id
+    new = repl.session.fork()
+    repl.console.print(f"Forked {old[:13]} into [cyan]{new}[/cyan]; continuing in the fork.")
+
+
+async def _model(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.console.print(f"model {repl.session.model.name}", highlight=False)
+        return
+    from golem_cli.cli.errors import describe
+    from golem_cli.cli.models import choose_model
+    from golem_cli.core.errors import GolemError
+
+    try:
+        choice = choose_model(arg)
+    except GolemError as e:
+        repl.console.print(f"[red]error:[/red] {describe(e)}", highlight=False)
+        return
+    old = repl.session.model
+    repl.session.set_model(choice.model)
+    aclose = getattr(old, "aclose", None)
+    if aclose is not None:
+        await aclose()
+    repl.console.print(f"Model is now [cyan]{choice.model.name}[/cyan].")
+
+
+async def _system(repl: Repl, arg: str) -> None:
+    repl.session.set_system(arg)
+    repl.console.print("System prompt set." if arg else "System prompt cleared.")
+
+
+async def _trim(repl: Repl, arg: str) -> None:
+    try:
+        n = int(arg)
+        if n < 1:
+            raise ValueError
+    except ValueError:
+        repl.console.print(f"Usage: /trim N (N >= 1); now {repl.session.max_messages}.")
+        return
+    repl.session.max_messages = n
+    repl.console.print(f"Each run now sends at most the newest {n} messages; the file keeps them all.")
+
+
+async def _history(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.render import print_rich
+
+    print_rich(repl.console, repl.session.history, run_ids=arg == "--run-ids")
+
+
+async def _normalize(repl: Repl, arg: str) -> None:
+    before, repair = repl.session.normalize()
+    found = report_lines(before, repl.session.history, repair)
+    if not found and not repair.truncated:
+        repl.console.print("Nothing to repair.")
+    for line in found:
+        repl.console.print(line, markup=False, highlight=False)
+    if repair.truncated and not found:
+        repl.console.print(f"Calls with cut-off arguments (kept verbatim): {', '.join(repair.truncated)}")
+
+
+async def _retry(repl: Repl, arg: str) -> None:
+    rewound = repl.session.rewind_for_retry()
+    if rewound is None:
+        repl.console.print("Nothing to retry yet.")
+        return
+    prompt, kept = rewound
+    repl.console.print(f"[dim]The previous attempt is kept in conversation {kept[:13]}.[/dim]")
+    await repl.ask(prompt)
+
+
+async def _title(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.console.print("Usage: /title TEXT")
+        return
+    repl.session.store.set_title(repl.session.conversation_id, arg)
+    repl.console.print(f"Title set: {arg}", highlight=False)
+
+
+async def _exit(repl: Repl, arg: str) -> str:
+    return EXIT
+
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "/help": ("/help", "this list"),
+    "/ids": ("/ids", "conversation ID, last run ID and the file"),
+    "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
+    "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
+    "/system": ("/system [TEXT]", "set the system prompt (empty clears it)"),
+    "/trim": ("/trim N", "send at most the newest N messages per run"),
+    "/history": ("/history [--run-ids]", "show the conversation so far"),
+    "/normalize": ("/normalize", "repair this conversation and report what changed"),
+    "/retry": ("/retry", "ask the last prompt again (the old reply is kept in a fork)"),
+    "/title": ("/title TEXT", "name this conversation"),
+    "/exit": ("/exit", "leave (Ctrl-D works too)"),
+}
+HANDLERS: dict[str, Handler] = {
+    "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
+    "/trim": _trim, "/history": _history, "/normalize": _normalize, "/retry": _retry,
+    "/title": _title, "/exit": _exit, "/quit": _exit,
+}  # fmt: skip
+NAMES = list(COMMANDS)
+
+
+async def dispatch(repl: Repl, line: str) -> str | None:
+    name, _, arg = line.strip().partition(" ")
+    handler = HANDLERS.get(name)
+    if handler is None:
+        repl.console.print(f"Unknown command {name}; /help lists them.", highlight=False, markup=False)
+        return None
+    return await handler(repl, arg.strip())

@@ -1,0 +1,221 @@
+"""One chat turn over the core, the store and a model: load, run, save. Prints nothing.
+
+The stored file always holds the whole conversation; ``trim_history`` bounds only what a run
+sends. The user's prompt is written to the file before the model is asked, so a process
+killed mid-answer loses nothing the user typed. When a run fails or is interrupted, whatever
+it produced (a partial reply marked as interrupted, a half-received tool call, completed tool
+turns) is appended and saved too; the next run's repair closes what was left open.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from golem_cli.core.agent import Agent
+from golem_cli.core.errors import GolemError, RunError
+from golem_cli.core.ids import new_id
+from golem_cli.core.messages import SYSTEM, USER, Message
+from golem_cli.core.model import Model
+from golem_cli.core.processors import trim_history
+from golem_cli.core.repair import HistoryRepair, normalize_history
+from golem_cli.core.usage import Usage
+from golem_cli.store import Store
+
+
+@dataclass
+class TurnOutcome:
+    """What a turn did, for the footer and for scripts."""
+
+    prompt: str
+    reply: str
+    run_id: str
+    conversation_id: str
+    usage: Usage
+    stored: int
+    sent: int
+    interrupted: bool = False
+    error: GolemError | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not self.interrupted
+
+
+def system_prompt_of(history: list[Message]) -> str:
+    """The instructions a stored conversation was last run with (its leading system message)."""
+    for m in history:
+        if m.role == SYSTEM:
+            return m.content
+    return ""
+
+
+def with_system_prompt(history: list[Message], text: str) -> list[Message]:
+    """``history`` with its system messages replaced by one holding ``text`` (none if empty)."""
+    rest = [m for m in history if m.role != SYSTEM]
+    return ([Message(role=SYSTEM, content=text)] if text else []) + rest
+
+
+class ChatSession:
+    """A conversation this process holds open (its lock is held) with the settings for a turn."""
+
+    def __init__(
+        self,
+        store: Store,
+        conversation_id: str,
+        model: Model,
+        *,
+        history: list[Message] | None = None,
+        system: str | None = None,
+        max_messages: int = 20,
+    ) -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self.model = model
+        self.history = list(history if history is not None else store.load(conversation_id))
+        self.system = system_prompt_of(self.history) if system is None else system
+        self.max_messages = max_messages
+        self.last_run_id = ""
+        if system is not None and system != system_prompt_of(self.history):
+            self.history = with_system_prompt(self.history, system)
+            self.save()
+
+    # --- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, store: Store, model: Model, *, system: str = "", max_messages: int = 20) -> ChatSession:
+        """A new conversation, held for this process."""
+        history = with_system_prompt([], system)
+        cid = store.create(history, model=model.name, hold=True)
+        return cls(store, cid, model, history=history, max_messages=max_messages)
+
+    @classmethod
+    def resume(
+        cls, store: Store, conversation_id: str, model: Model, *, system: str | None = None, max_messages: int = 20
+    ) -> tuple[ChatSession, list[Message], HistoryRepair]:
+        """Hold a stored conversation, normalize it (saving the repair) and continue it.
+
+        Returns the session, the history as it was on disk, and the repair report."""
+        store.lock(conversation_id)
+        try:
+            before = store.load(conversation_id)
+            repaired, report = normalize_history(before)
+            if report.changed:
+                store.save(conversation_id, repaired)
+            store.set_model(conversation_id, model.name)
+        except BaseException:
+            store.release(conversation_id)
+            raise
+        session = cls(store, conversation_id, model, history=repaired, system=system, max_messages=max_messages)
+        return session, before, report
+
+    def close(self) -> None:
+        self.store.release(self.conversation_id)
+
+    # --- a turn ----------------------------------------------------------------------------
+
+    def agent(self) -> Agent:
+        return Agent(self.model, instructions=self.system, history_processor=trim_history(self.max_messages))
+
+    async def turn(self, prompt: str, *, on_delta: Callable[[str], object] | None = None) -> TurnOutcome:
+        """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
+        cancellation) and failures end in a saved file and an outcome, not an exception."""
+        run_id = new_id()
+        self.last_run_id = run_id
+        asked = Message(role=USER, content=prompt, run_id=run_id, conversation_id=self.conversation_id)
+        self.save(self.history + [asked])  # the prompt is safe before the model is asked
+        try:
+            result = await self.agent().run_stream_with_history(
+                self.history, prompt, on_delta=on_delta, run_id=run_id, conversation_id=self.conversation_id
+            )
+        except RunError as e:
+            _uncancel()
+            added = _added_by_run(e.partial.messages if e.partial else [], run_id) or [asked]
+            self.history = self.history + added
+            self.save()
+            usage = e.partial.usage if e.partial else Usage()
+            return TurnOutcome(
+                prompt, _reply_text(added), run_id, self.conversation_id, usage, len(self.history), 0,
+                interrupted=e.interrupted, error=None if e.interrupted else e,
+            )  # fmt: skip
+        except GolemError as e:  # processor or validation errors: nothing was sent
+            self.history = self.history + [asked]
+            self.save()
+            return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=e)
+        self.history = self.history + result.new_messages
+        self.save()
+        return TurnOutcome(
+            prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
+            len(self.history), result.sent_messages,
+        )  # fmt: skip
+
+    # --- changes between turns -------------------------------------------------------------
+
+    def save(self, history: list[Message] | None = None) -> None:
+        self.store.save(self.conversation_id, self.history if history is None else history)
+
+    def set_system(self, text: str) -> None:
+        self.system = text
+        self.history = with_system_prompt(self.history, text)
+        self.save()
+
+    def set_model(self, model: Model) -> None:
+        self.model = model
+        self.store.set_model(self.conversation_id, model.name)
+
+    def normalize(self) -> tuple[list[Message], HistoryRepair]:
+        """Repair this conversation now; returns the history before and the report."""
+        before = self.history
+        self.history, report = normalize_history(before)
+        if report.changed:
+            self.save()
+        return before, report
+
+    def fork(self, at: int | None = None) -> str:
+        """Continue in a copy (lineage recorded); this process now holds the copy instead."""
+        new_cid = self.store.fork(self.conversation_id, at, hold=True)
+        self.store.release(self.conversation_id)
+        self.conversation_id = new_cid
+        self.history = self.store.load(new_cid)
+        return new_cid
+
+    def last_prompt_index(self) -> int | None:
+        """Where the newest user prompt sits, for ``/retry``."""
+        for i in range(len(self.history) - 1, -1, -1):
+            if self.history[i].role == USER and self.history[i].run_id:
+                return i
+        return None
+
+    def rewind_for_retry(self) -> tuple[str, str] | None:
+        """Set the newest turn aside for a retry: it is kept in a fork (nothing is lost), and
+        this conversation goes back to just before that prompt. Returns (prompt, fork ID)."""
+        index = self.last_prompt_index()
+        if index is None:
+            return None
+        prompt = self.history[index].content
+        kept = self.store.fork(self.conversation_id)  # the whole conversation, old reply included
+        self.history = self.history[:index]
+        self.save()
+        return prompt, kept
+
+
+def _added_by_run(messages: list[Message], run_id: str) -> list[Message]:
+    """The messages a run appended: its stamped prompt and everything after it."""
+    for i, m in enumerate(messages):
+        if m.role == USER and m.run_id == run_id:
+            return list(messages[i:])
+    return []
+
+
+def _reply_text(added: list[Message]) -> str:
+    return "\n\n".join(m.content for m in added if m.role == "assistant" and m.content)
+
+
+def _uncancel() -> None:
+    """The run turned a cancellation into ``RunError``; clear the task's cancel request so
+    the rest of this task (saving, the next prompt) runs normally."""
+    task = asyncio.current_task()
+    if task is not None:
+        while task.cancelling():
+            task.uncancel()
