@@ -6,8 +6,19 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from golem_cli.core.agent import Agent, RunCanceledError, RunPartial, ToolCallError, UsageLimitError, UsageLimits
+from golem_cli.core.agent import (
+    Agent,
+    RunCanceledError,
+    RunPartial,
+    ToolCallError,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageLimitError,
+    UsageLimits,
+)
 from golem_cli.core.errors import ModelError, PartialResult, RunError
 from golem_cli.core.messages import (
     INTERRUPTED,
@@ -19,6 +30,7 @@ from golem_cli.core.messages import (
     is_interrupted_reply,
     mark_interrupted,
 )
+from golem_cli.core.model import StreamDone, TextDelta, ToolCallDelta
 from golem_cli.core.offline import ScriptedModel, Step, call, fail, reply
 from golem_cli.core.repair import repair_history
 from golem_cli.core.tokens import CallableCounter
@@ -458,8 +470,6 @@ def test_stream_ending_without_a_final_response_is_a_model_error():
             raise NotImplementedError
 
         async def stream(self, request):
-            from golem_cli.core.model import TextDelta
-
             yield TextDelta("half an ans")
 
     err = run_error(Agent(Truncating()).run_stream("go"))  # type: ignore[arg-type]
@@ -500,3 +510,56 @@ def test_a_real_sigint_under_asyncio_run_becomes_an_interrupted_run_error():
     assert err.interrupted and err.stage == "model"
     assert err.partial.messages[-1].content == mark_interrupted("".join(got))
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    text=st.text(max_size=30),
+    args=st.sampled_from(['{"text": "hello"}', '{"text": "a\\u00e9 <b>"}', "{}", '{"a": [1, 2, {"b": null}]}']),
+    chunk=st.integers(1, 7),
+    cut_at=st.integers(0, 40),
+    second_turn=st.booleans(),
+    how=st.sampled_from(["drop", "ctrl-c"]),
+)
+def test_any_cut_point_leaves_a_resumable_partial(text, args, chunk, cut_at, second_turn, how):
+    """Wherever a stream dies (dropped after N deltas, or Ctrl-C raised from on_event at the
+    N-th delta), the partial keeps exactly what arrived and the next run sends a valid
+    request. With ``second_turn`` the cut hits the turn after a completed tool round."""
+    step = Step(text=text, tool_calls=[ToolCall(id="k1", name="echo", args=args)], chunk=chunk)
+    events = step.events()
+    seen = {"done": 0, "deltas": 0}
+
+    def on_event(event: object) -> None:
+        if isinstance(event, StreamDone):
+            seen["done"] += 1
+        elif not isinstance(event, ToolCallStarted | ToolCallFinished) and seen["done"] == int(second_turn):
+            seen["deltas"] += 1
+            if how == "ctrl-c" and seen["deltas"] == cut_at:
+                raise KeyboardInterrupt
+
+    cut_step = Step(text=text, tool_calls=step.tool_calls, chunk=chunk, cut_after=cut_at) if how == "drop" else step
+    model = ScriptedModel([*([call("echo", id="first")] if second_turn else []), cut_step, reply("end")])
+    try:
+        run(Agent(model, tools=[echo]).run_stream("go", on_event=on_event))
+    except RunError as err:
+        partial = err.partial
+        assert err.interrupted == (how == "ctrl-c")
+    else:
+        assert how == "ctrl-c" and (cut_at == 0 or cut_at > len(events))  # no cut happened
+        return
+    delivered = events[:cut_at]
+    if not delivered and not second_turn:
+        assert partial is None  # a drop before anything arrived: Go's nil rule
+        return
+    last = partial.messages[-1]
+    if delivered:
+        assert last.role == "assistant"
+        assert last.content == mark_interrupted("".join(e.text for e in delivered if isinstance(e, TextDelta)))
+        if any(isinstance(e, ToolCallDelta) for e in delivered):
+            cut_args = "".join(e.args for e in delivered if isinstance(e, ToolCallDelta))
+            assert last.tool_calls == [ToolCall(id="k1", name="echo", args=cut_args)]
+        else:
+            assert last.tool_calls == []
+    else:
+        assert (last.role, last.tool_call_id) == ("tool", "first")
+    resume_ok(partial, tools=[echo])
