@@ -1,0 +1,111 @@
+"""Model names, configuration and environment to adapters; what a user is told when it fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from golem_cli.core.errors import ModelError
+from golem_cli.providers import SETUP_HINT, default_model, resolve
+from golem_cli.providers.anthropic import AnthropicModel
+from golem_cli.providers.openai import OpenAIModel
+
+
+def url(model: object) -> str:
+    return model._http.endpoint.url  # type: ignore[attr-defined]
+
+
+def test_openai_from_the_environment() -> None:
+    model = resolve("openai:gpt-4o-mini", env={"OPENAI_API_KEY": "sk-1"})
+    assert isinstance(model, OpenAIModel) and model.name == "openai:gpt-4o-mini" and model.model == "gpt-4o-mini"
+    assert url(model) == "https://api.openai.com/v1/chat/completions"
+    assert model._http._headers["authorization"] == "Bearer sk-1"
+    model = resolve("openai:gpt-4o", env={"OPENAI_API_KEY": "sk-1", "OPENAI_BASE_URL": "https://proxy.example/v1/"})
+    assert url(model) == "https://proxy.example/v1/chat/completions"
+
+
+def test_anthropic_from_the_environment() -> None:
+    model = resolve("anthropic:claude-sonnet-4-5", env={"ANTHROPIC_API_KEY": "sk-a", "ANTHROPIC_BASE_URL": "http://localhost:9/"})
+    assert isinstance(model, AnthropicModel) and url(model) == "http://localhost:9/v1/messages"
+    assert model._http._headers["x-api-key"] == "sk-a" and model._http._headers["anthropic-version"] == "2023-06-01"
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [
+        ("", "http://127.0.0.1:11434/v1/chat/completions"),
+        ("0.0.0.0", "http://127.0.0.1:11434/v1/chat/completions"),
+        ("gpu-box:8080", "http://gpu-box:8080/v1/chat/completions"),
+        ("https://ollama.example", "https://ollama.example:443/v1/chat/completions"),
+    ],
+)
+def test_ollama_needs_no_key_and_reads_ollama_host(host: str, expected: str) -> None:
+    model = resolve("ollama:llama3.2:3b", env={"OLLAMA_HOST": host} if host else {})
+    assert isinstance(model, OpenAIModel) and model.model == "llama3.2:3b" and url(model) == expected
+    assert "authorization" not in model._http._headers
+
+
+def test_named_openai_compatible_endpoints_from_the_config() -> None:
+    providers = {
+        "groq": {"type": "openai", "base_url": "https://api.groq.com/openai/v1", "api_key_env": "GROQ_API_KEY", "timeout": 30, "max_retries": 0},
+        "vllm": {"base_url": "http://10.0.0.5:8000/v1"},
+        "claude2": {"type": "anthropic", "api_key": "sk-c", "max_tokens": 1024},
+    }
+    groq = resolve("groq:llama-3.3-70b", providers=providers, env={"GROQ_API_KEY": "gsk", "OPENAI_API_KEY": "sk-openai"})
+    assert url(groq) == "https://api.groq.com/openai/v1/chat/completions" and groq.name == "groq:llama-3.3-70b"
+    assert groq._http._headers["authorization"] == "Bearer gsk"
+    assert (groq._http.settings.timeout, groq._http.settings.max_retries) == (30.0, 0)
+    vllm = resolve("vllm:qwen", providers=providers, env={"OPENAI_API_KEY": "sk-openai"})
+    assert "authorization" not in vllm._http._headers  # the OpenAI key never travels to another host
+    claude = resolve("claude2:claude-haiku-4-5", providers=providers, env={})
+    assert isinstance(claude, AnthropicModel) and claude.max_tokens == 1024 and url(claude) == "https://api.anthropic.com/v1/messages"
+
+
+def test_config_wins_over_the_shared_environment() -> None:
+    providers = {"openai": {"api_key": "sk-config", "base_url": "https://gateway.example/v1"}}
+    model = resolve("openai:gpt-4o", providers=providers, env={"OPENAI_API_KEY": "sk-env", "OPENAI_BASE_URL": "https://other/v1"})
+    assert model._http._headers["authorization"] == "Bearer sk-config" and url(model).startswith("https://gateway.example/")
+    assert "api_key in [providers.openai]" in model._http.endpoint.key_hint
+
+
+@pytest.mark.parametrize(
+    ("name", "providers", "env", "message", "hint"),
+    [
+        ("openai:gpt-4o", None, {}, "no API key for provider 'openai'", "export OPENAI_API_KEY=..."),
+        ("anthropic:claude", None, {}, "ANTHROPIC_API_KEY is not set", "export ANTHROPIC_API_KEY=..."),
+        ("groq:llama", {"groq": {"base_url": "https://x/v1", "api_key_env": "GROQ_API_KEY"}}, {}, "GROQ_API_KEY is not set", "export GROQ_API_KEY"),
+        ("mystery:model", None, {}, "unknown provider 'mystery'", "[providers.mystery]"),
+        ("gpt-4o", None, {}, "is not provider:model", "openai:gpt-4o-mini"),
+        ("local:m", {"local": {}}, {}, "has no base URL", 'base_url = "https://host/v1"'),
+        ("local:m", {"local": {"type": "gemini", "base_url": "http://x"}}, {}, "has type 'gemini'", 'type = "openai"'),
+        ("local:m", {"local": {"base_url": "ftp://x"}}, {}, "not an http(s) URL", "https://host/v1"),
+        ("local:m", {"local": {"base_url": "http://x/v1", "timeout": "fast"}}, {}, "timeout = 'fast'", "seconds"),
+        ("local:m", {"local": {"base_url": "http://x/v1", "max_retries": -1}}, {}, "max_retries = -1", "positive"),
+        ("offline:parrot", None, {}, "unknown offline model", "offline:echo"),
+    ],
+)
+def test_configuration_errors_say_how_to_fix_them(name: str, providers: dict | None, env: dict, message: str, hint: str) -> None:
+    with pytest.raises(ModelError) as caught:
+        resolve(name, providers=providers, env=env)
+    assert message in str(caught.value) and hint in caught.value.hint
+
+
+def test_offline_echo() -> None:
+    offline = pytest.importorskip("golem_cli.core.offline")
+    model = resolve("offline:echo", env={})
+    assert isinstance(model, offline.EchoModel) and model.name == "offline:echo"
+
+
+@pytest.mark.parametrize(
+    ("providers", "env", "expected"),
+    [
+        (None, {}, "offline:echo"),
+        (None, {"ANTHROPIC_API_KEY": "a"}, "anthropic:claude-sonnet-4-5"),
+        (None, {"ANTHROPIC_API_KEY": "a", "OPENAI_API_KEY": "o"}, "openai:gpt-4o-mini"),
+        ({"anthropic": {"api_key": "a"}}, {}, "anthropic:claude-sonnet-4-5"),
+        ({"openai": {"api_key_env": "MY_KEY"}}, {"MY_KEY": "k"}, "openai:gpt-4o-mini"),
+        (None, {"OPENAI_API_KEY": ""}, "offline:echo"),
+    ],
+)
+def test_default_model_follows_the_keys(providers: dict | None, env: dict, expected: str) -> None:
+    assert default_model(providers, env) == expected
+    assert "OPENAI_API_KEY" in SETUP_HINT
