@@ -140,8 +140,6 @@ def _record(
         else:
             used = state.feedbacks.get(tool.name, 0)
             error: BaseException | str = outcome
-            if isinstance(outcome, asyncio.TimeoutError):
-                error = f"tool timed out after {tool.timeout}s"
             if used > 0:
                 error = f"tool failed after {used + 1} attempts: {error}"
             raise state.fail("tool", ToolCallError(call.name, call.id, error)) from outcome

@@ -80,6 +80,11 @@ class RunPartial(PartialResult):
     sent_messages: int = 0
 
 
+def interruption(exc: BaseException) -> str:
+    """The cause text of an interrupted run: Ctrl-C, or cancellation of the task."""
+    return "interrupted" if isinstance(exc, KeyboardInterrupt) else "canceled"
+
+
 async def call_back(callback: Callback | None, value: Any) -> None:
     """Call a sync or async callback."""
     if callback is not None:

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from golem_cli.core._batch import run_batch
-from golem_cli.core._evidence import Callback, RunState, UsageLimitError, call_back, cut_message
+from golem_cli.core._evidence import Callback, RunState, UsageLimitError, call_back, cut_message, interruption
 from golem_cli.core.errors import GolemError, ModelError, RunError
 from golem_cli.core.messages import USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, ResponseAccumulator, StreamEvent, TextDelta
@@ -53,8 +53,7 @@ class Loop:
         except RunError:
             raise
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
-            cause = "interrupted" if isinstance(exc, KeyboardInterrupt) else "canceled"
-            raise self.state.fail("model", cause, interrupted=True) from exc
+            raise self.state.fail("model", interruption(exc), interrupted=True) from exc
         except Exception as exc:
             raise self.state.fail("model", exc) from exc
 
@@ -112,8 +111,7 @@ class Loop:
                     return await self._stream_once(request, acc)
                 return await agent.model.request(request)
             except (asyncio.CancelledError, KeyboardInterrupt) as exc:
-                cause = "interrupted" if isinstance(exc, KeyboardInterrupt) else "canceled"
-                raise state.fail("model", cause, interrupted=True, cut=cut_message(acc)) from exc
+                raise state.fail("model", interruption(exc), interrupted=True, cut=cut_message(acc)) from exc
             except Exception as exc:
                 retryable = isinstance(exc, ModelError) and exc.retryable and acc.is_empty()
                 if retryable and attempt < agent.max_attempts:
@@ -122,12 +120,10 @@ class Loop:
                         if delay > 0:
                             await asyncio.sleep(delay)
                     except (asyncio.CancelledError, KeyboardInterrupt) as stop:
-                        raise state.fail("model", "canceled", interrupted=True) from stop
+                        raise state.fail("model", interruption(stop), interrupted=True) from stop
                     continue
-                cause: BaseException = exc
-                if attempt > 1:
-                    cause = _retried(exc, attempt)
-                raise state.fail("model", cause, cut=cut_message(acc)) from exc
+                error: BaseException = _retried(exc, attempt) if attempt > 1 else exc
+                raise state.fail("model", error, cut=cut_message(acc)) from exc
 
     async def _stream_once(self, request: ModelRequest, acc: ResponseAccumulator) -> ModelResponse:
         stream_method = getattr(self.agent.model, "stream", None)

@@ -48,6 +48,7 @@ __all__ = [
     "ToolContext",
     "ToolFailed",
     "ToolResult",
+    "ToolTimeoutError",
     "tool",
 ]
 
@@ -74,6 +75,10 @@ class ToolCanceled(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class ToolTimeoutError(TimeoutError):
+    """The tool ran past its ``timeout``; fails the run at the ``tool`` stage."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +173,14 @@ class Tool:
         else:
             call = asyncio.to_thread(self.func, **kwargs)
         if self.timeout is not None:
-            value = await asyncio.wait_for(call, self.timeout)
+            deadline = asyncio.timeout(self.timeout)
+            try:
+                async with deadline:
+                    value = await call
+            except TimeoutError as exc:
+                if deadline.expired():  # ours, not a TimeoutError the tool raised itself
+                    raise ToolTimeoutError(f"tool timed out after {self.timeout:g}s") from exc
+                raise
         else:
             value = await call
         if inspect.isawaitable(value):  # a sync callable that returned a coroutine

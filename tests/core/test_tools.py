@@ -17,6 +17,7 @@ from golem_cli.core.tools import (
     ToolContext,
     ToolFailed,
     ToolResult,
+    ToolTimeoutError,
     to_tool_result,
     tool,
 )
@@ -149,8 +150,15 @@ def test_timeout_raises_timeout_error():
         await asyncio.sleep(5)
         return "late"
 
-    with pytest.raises(asyncio.TimeoutError):
+    with pytest.raises(ToolTimeoutError, match=r"^tool timed out after 0\.01s$"):
         run(Tool(slow, timeout=0.01).execute("{}", CTX))
+
+    async def own_timeout() -> str:
+        raise TimeoutError("socket timed out")  # a tool's own timeout is just an error
+
+    with pytest.raises(TimeoutError, match="socket") as info:
+        run(Tool(own_timeout, timeout=5).execute("{}", CTX))
+    assert not isinstance(info.value, ToolTimeoutError)
 
 
 def test_return_values_become_results():
