@@ -1,0 +1,158 @@
+"""Metadata beside each conversation, rebuildable from the messages; the listing index and
+its staleness checks."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from golem_cli.core.codec import dump_history
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+from golem_cli.store import index as index_mod
+
+P = "0190a1b2-0000-7000-8000-000000000001"
+
+
+def msgs(n: int, cid: str = "") -> list[Message]:
+    return [Message("user" if i % 2 == 0 else "assistant", f"m{i}", conversation_id=cid) for i in range(n)]
+
+
+def ids(store: Store) -> list[str]:
+    return [c.id for c in store.list()]
+
+
+def test_list_is_newest_first_and_limited(store):
+    a = store.create(msgs(1))
+    b = store.create(msgs(2))
+    c = store.create(msgs(3))
+    assert ids(store) == [c, b, a]
+    store.save(a, msgs(4))
+    assert ids(store) == [a, c, b]
+    assert [x.id for x in store.list(limit=2)] == [a, c]
+    assert store.list(limit=0) == []
+    listing = store.listing(limit=1)
+    assert listing.all_ids == sorted([a, b, c]) and len(listing.conversations) == 1
+
+
+def test_lost_sidecar_is_derived_from_the_messages(store):
+    parent = store.create(msgs(2, P), cid=P)
+    child = store.fork(parent, 2)
+    store.save(child, store.load(child) + msgs(2, child))
+    store.meta_path(child).unlink()
+    meta = store.meta(child)
+    assert meta.messages == 4 and meta.summary == "m0"
+    assert (meta.parent, meta.fork_at) == (P, 2)  # from the conversation stamps
+    assert meta.created > 0 and meta.updated > 0
+    listed = {c.id: c for c in store.list()}
+    assert listed[child].meta.parent == P and listed[child].meta.messages == 4
+
+
+def test_stale_sidecar_keeps_title_and_model_but_recounts(store):
+    cid = store.create(msgs(2), title="kept", model="m:kept")
+    store.list()  # build the index
+    # a crash between the two writes: new messages, old sidecar
+    store.messages_path(cid).write_bytes(dump_history(msgs(5)))
+    meta = store.meta(cid)
+    assert (meta.title, meta.model, meta.messages) == ("kept", "m:kept", 5)
+    assert store.list()[0].meta.messages == 5
+
+
+def test_deleting_the_index_rebuilds_it(store):
+    a = store.create(msgs(1), title="one")
+    b = store.create(msgs(3), title="three")
+    before = store.list()
+    store.index_path.unlink()
+    assert store.list() == before
+    store.index_path.write_bytes(b"\x00garbage")
+    assert store.list() == before
+    assert {c.meta.title for c in before} == {"one", "three"} and {a, b} == {c.id for c in before}
+
+
+def test_index_is_used_when_fresh(store, monkeypatch):
+    for n in range(3):
+        store.create(msgs(n + 1))
+    store.list()
+    # make the index look old enough not to be racy
+    index = index_mod.read_index(store.index_path)
+    assert index is not None
+    index.racy = False
+    store.index_path.write_bytes(index_mod._encoder.encode(index))
+    calls = []
+    monkeypatch.setattr(index_mod, "scan", lambda d: calls.append(d) or ({}, {}, [], []))
+    assert len(store.list()) == 3
+    assert calls == []
+
+
+def test_changes_are_seen_after_a_fresh_index(store):
+    a = store.create(msgs(1))
+    store.list()
+    index = index_mod.read_index(store.index_path)
+    index.racy = False
+    store.index_path.write_bytes(index_mod._encoder.encode(index))
+    b = store.create(msgs(2))  # a rename in the directory changes its mtime
+    assert set(ids(store)) == {a, b}
+    os.unlink(store.messages_path(a))  # removed behind golem's back
+    assert ids(store) == [b]
+
+
+def test_in_place_edit_of_a_shown_row_is_noticed(store):
+    cid = store.create(msgs(2))
+    store.list()
+    with open(store.messages_path(cid), "r+b") as f:  # same inode, directory untouched
+        f.write(dump_history(msgs(3)))
+        f.truncate()
+    assert store.list()[0].meta.messages == 3
+
+
+def test_foreign_files_orphan_sidecars_and_stale_temp_files(store):
+    cid = store.create(msgs(1))
+    d = store.conversations_dir
+    (d / "notes.txt").write_text("mine")
+    (d / "not-an-id.json").write_text("[]")
+    (d / "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.json").mkdir()
+    orphan = d / "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c.meta.json"
+    orphan.write_text("{}")
+    old_tmp = d / f".{cid}.json.123.abcd.tmp"
+    old_tmp.write_text("torn")
+    os.utime(old_tmp, (time.time() - 7200, time.time() - 7200))
+    new_tmp = d / f".{cid}.json.124.abcd.tmp"
+    new_tmp.write_text("being written")
+    listing = store.listing()
+    assert [c.id for c in listing.conversations] == [cid]
+    assert listing.foreign == sorted(["notes.txt", "not-an-id.json", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.json"])
+    assert not orphan.exists()
+    assert not old_tmp.exists() and new_tmp.exists()
+
+
+def test_unreadable_conversations_are_marked_not_fatal(store):
+    good = store.create(msgs(2))
+    bad = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+    store.messages_path(bad).write_bytes(b"[{")
+    rows = {c.id: c for c in store.list()}
+    assert rows[good].ok and rows[good].meta.messages == 2
+    assert not rows[bad].ok and "line 1, column 3" in rows[bad].problem
+
+
+def test_unwritable_index_still_lists(store, monkeypatch):
+    store.create(msgs(1))
+    store.index_path.unlink(missing_ok=True)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(index_mod, "write_atomic", refuse)
+    assert len(store.list()) == 1
+    assert not store.index_path.exists()
+
+
+def test_racy_index_is_rechecked(store):
+    a = store.create(msgs(1))
+    store.list()
+    index = index_mod.read_index(store.index_path)
+    assert index.racy  # built within RACY_SECONDS of the last change
+    # a change that keeps the directory mtime (same timestamp tick) is still found
+    mtime = os.stat(store.conversations_dir).st_mtime_ns
+    b = store.create(msgs(2))
+    os.utime(store.conversations_dir, ns=(mtime, mtime))
+    assert set(ids(store)) == {a, b}
