@@ -10,15 +10,9 @@ from collections.abc import AsyncIterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golem_cli.providers._http import (
-    Endpoint,
-    HttpSettings,
-    backoff,
-    encode_json,
-    http_error,
-    parse_retry_after,
-    sse_events,
-)
+from golem_cli.providers._errors import Endpoint, http_error
+from golem_cli.providers._http import HttpSettings, backoff, encode_json, parse_retry_after
+from golem_cli.providers._sse import sse_events
 
 BODY = (
     b": comment first\r\n"

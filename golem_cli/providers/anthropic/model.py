@@ -8,21 +8,13 @@ import httpx
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._http import (
-    Endpoint,
-    HttpClient,
-    HttpModel,
-    HttpSettings,
-    decode_event,
-    event_error,
-    read_error,
-    sse_events,
-    stream_cut,
-)
+from golem_cli.providers._errors import Endpoint, event_error, read_error, stream_cut
+from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
+from golem_cli.providers._sse import decode_event, sse_events
 from golem_cli.providers.anthropic.stream import EventFolder
 from golem_cli.providers.anthropic.wire import parse_response, request_body
-
 from golem_cli.providers.resolve import ANTHROPIC_BASE_URL as DEFAULT_BASE_URL
+
 API_VERSION = "2023-06-01"
 #: Sent when the request does not set one (the API requires it); every current model allows it.
 DEFAULT_MAX_TOKENS = 8192
@@ -81,7 +73,7 @@ class AnthropicModel(HttpModel):
                     if folder.stopped:
                         break
             except httpx.HTTPError as exc:
-                raise read_error(endpoint, exc, self._http.settings) from exc
+                raise read_error(endpoint, exc, self._http.settings.timeout) from exc
         if not (folder.stopped or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())

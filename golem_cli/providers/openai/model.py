@@ -11,20 +11,11 @@ import httpx
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._http import (
-    Endpoint,
-    HttpClient,
-    HttpModel,
-    HttpSettings,
-    decode_event,
-    event_error,
-    read_error,
-    sse_events,
-    stream_cut,
-)
+from golem_cli.providers._errors import Endpoint, event_error, read_error, stream_cut
+from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
+from golem_cli.providers._sse import decode_event, sse_events
 from golem_cli.providers.openai.stream import ChunkFolder
 from golem_cli.providers.openai.wire import parse_response, request_body
-
 from golem_cli.providers.resolve import OPENAI_BASE_URL as DEFAULT_BASE_URL
 
 
@@ -77,7 +68,7 @@ class OpenAIModel(HttpModel):
                         for item in folder.feed(chunk):
                             yield item
             except httpx.HTTPError as exc:
-                raise read_error(endpoint, exc, self._http.settings) from exc
+                raise read_error(endpoint, exc, self._http.settings.timeout) from exc
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())

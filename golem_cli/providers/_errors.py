@@ -1,0 +1,161 @@
+"""How provider failures are worded: one line saying what happened, and a hint saying what to do.
+
+The line names the HTTP status, the provider's own message, the model and the endpoint. The API
+key is scrubbed from everything quoted, and the endpoint is shown without userinfo or query
+string (either may carry credentials).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import msgspec
+
+from golem_cli.core.errors import ModelError
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where one adapter posts, and what to say about it in errors."""
+
+    provider: str
+    model: str
+    url: str
+    key_hint: str = ""
+    secret: str = field(default="", repr=False)
+
+    @property
+    def shown_url(self) -> str:
+        """The URL without userinfo or query string (either may carry credentials)."""
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+    def scrub(self, text: str) -> str:
+        """``text`` on one line, at most 400 characters, with the key removed."""
+        if self.secret and len(self.secret) >= 4:
+            text = text.replace(self.secret, "[key]")
+        text = " ".join(text.split())
+        return text if len(text) <= 400 else text[:399] + "…"
+
+    def where(self) -> str:
+        return f"{self.provider} model {self.model!r} at {self.shown_url}"
+
+
+_CONTEXT_TOO_LONG = re.compile(
+    r"context.length|context_length|context window|maximum context|prompt is too long|"
+    r"too many tokens|reduce the length|exceeds the (model's )?(max|context)",
+    re.IGNORECASE,
+)
+HINT_CONTEXT = "the conversation history is too long for this model: start a new conversation or trim the history"
+
+
+def provider_message(body: bytes) -> tuple[str, str]:
+    """(message, code) from an error body in any of the shapes seen in the wild: OpenAI's
+    ``{"error": {"message", "code"}}``, Anthropic's ``{"type": "error", "error": {...}}``,
+    Ollama's ``{"error": "text"}``, or plain text."""
+    try:
+        data = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return body.decode("utf-8", "replace").strip(), ""
+    error = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(error, str):
+        return error, ""
+    if not isinstance(error, dict):
+        return str(error), ""
+    message = str(error.get("message") or error.get("detail") or "")
+    raw = (error.get("metadata") or {}).get("raw") if isinstance(error.get("metadata"), dict) else None
+    if raw:
+        message = f"{message}: {raw}" if message else str(raw)
+    code = error.get("code") or error.get("type") or ""
+    return message or str(error), str(code)
+
+
+def http_error(
+    endpoint: Endpoint, status: int, body: bytes, retry_after: float | None, attempts: int = 1
+) -> ModelError:
+    """The ``ModelError`` for an HTTP error reply."""
+    message, code = provider_message(body)
+    text = f"HTTP {status} from {endpoint.where()}: {endpoint.scrub(message) or 'no message'}"
+    if attempts > 1:
+        text += f" (after {attempts} attempts)"
+    return ModelError(
+        text,
+        status=status,
+        hint=_hint(endpoint, status, message, code, retry_after),
+        retryable=status == 429 or status >= 500,
+        retry_after=retry_after,
+    )
+
+
+def _hint(endpoint: Endpoint, status: int, message: str, code: str, retry_after: float | None) -> str:
+    if status in (400, 413) and (code == "context_length_exceeded" or _CONTEXT_TOO_LONG.search(message)):
+        return HINT_CONTEXT
+    if status in (401, 403):
+        return f"check the API key ({endpoint.key_hint or 'the api_key of this provider'})"
+    if status == 404:
+        return f"check the model name {endpoint.model!r} and the base URL of provider {endpoint.provider!r}"
+    if status == 429:
+        wait = f" (the provider asked for {retry_after:g} s)" if retry_after else ""
+        return f"the provider is rate limiting requests: wait a moment and try again{wait}"
+    if status >= 500:
+        return "the provider had a server error: try again in a moment"
+    return "the provider rejected the request; its message says why"
+
+
+def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool = True) -> ModelError:
+    """The ``ModelError`` for an error the provider reported in a 200 reply (mostly mid-stream)."""
+    message, code = provider_message(msgspec.json.encode(payload))
+    error = payload.get("error") if isinstance(payload, dict) else None
+    status = 0
+    if isinstance(error, dict):
+        for key in ("status_code", "code"):
+            if isinstance(error.get(key), int):
+                status = error[key]
+                break
+        if error.get("type") == "overloaded_error":
+            status = 529
+    text = f"{endpoint.where()} reported an error: {endpoint.scrub(message)}"
+    if mid_reply:
+        text = f"{endpoint.where()} reported an error mid-reply: {endpoint.scrub(message)}; what arrived is kept"
+    hint = _hint(endpoint, status, message, code, None) if status else "try again"
+    return ModelError(text, status=status or None, hint=hint, retryable=status == 429 or status >= 500)
+
+
+def stream_cut(endpoint: Endpoint, cause: str, *, kept: bool = True) -> ModelError:
+    """The ``ModelError`` for a reply that stopped before it was complete."""
+    if not kept:
+        return ModelError(f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}", hint="try again")
+    return ModelError(
+        f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}; what arrived is kept",
+        hint="try again; the partial reply is kept in the conversation",
+    )
+
+
+def transport_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float, attempts: int) -> ModelError:
+    """The ``ModelError`` for a connection failure or timeout before the reply began."""
+    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+    if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
+        return ModelError(
+            f"no reply from {endpoint.where()} within {timeout:g} s{tries}",
+            hint=f"raise timeout in [providers.{endpoint.provider}] of the config file for slow models",
+        )
+    detail = endpoint.scrub(str(exc) or type(exc).__name__)
+    return ModelError(
+        f"cannot reach {endpoint.where()}: {detail}{tries}",
+        hint="check that the server is running and the base URL is right",
+        retryable=True,
+    )
+
+
+def read_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float) -> ModelError:
+    """The ``ModelError`` for a stream that failed while being read (after its first byte)."""
+    if isinstance(exc, httpx.TimeoutException):
+        return stream_cut(endpoint, f"no data for {timeout:g} s")
+    return stream_cut(endpoint, str(exc) or type(exc).__name__)
