@@ -43,10 +43,26 @@ def describe(exc: BaseException) -> str:
         return "interrupted"
     if isinstance(exc, GolemError):
         text = str(exc)
-        return text[len("golem: ") :] if text.startswith("golem: ") else text
+        text = text[len("golem: ") :] if text.startswith("golem: ") else text
+        hint = _hint(exc)
+        return f"{text}; {hint}" if hint and hint not in text else text
     if isinstance(exc, OSError):
         return _describe_os_error(exc)
     return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def _hint(exc: BaseException) -> str:
+    """What to do about it: the ``hint`` of the error or of the provider error behind a run
+    failure (``RunError`` keeps its cause in ``cause`` and ``__cause__``)."""
+    seen: set[int] = set()
+    current: object = exc
+    while isinstance(current, BaseException) and id(current) not in seen:
+        seen.add(id(current))
+        hint = getattr(current, "hint", "")
+        if hint:
+            return str(hint)
+        current = getattr(current, "cause", None) or current.__cause__
+    return ""
 
 
 def _describe_os_error(exc: OSError) -> str:

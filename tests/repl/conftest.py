@@ -1,0 +1,104 @@
+"""The chat commands as a person meets them: the real ``golem`` program on a pseudo-terminal
+(pexpect), talking to the loopback provider server over HTTP."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.providerserver import ProviderServer
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
+GOLEM = shutil.which("golem", path=os.path.dirname(sys.executable)) or "golem"
+
+
+def plain(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+@pytest.fixture(scope="session")
+def provider_server() -> Iterator[ProviderServer]:
+    server = ProviderServer().start_in_thread()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def server(provider_server: ProviderServer) -> Iterator[ProviderServer]:
+    provider_server.reset()
+    yield provider_server
+    provider_server.reset()
+
+
+@pytest.fixture
+def home(tmp_path: Path, server: ProviderServer) -> Path:
+    """A GOLEM_HOME whose config points the `local` provider at the test server."""
+    (tmp_path / "config.toml").write_text(
+        f'model = "local:echo"\n\n[providers.local]\nbase_url = "{server.openai_base_url}"\n'
+        f'api_key = "sk-test"\nmax_retries = 2\n\n'
+        f'[providers.claude]\ntype = "anthropic"\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
+    )
+    return tmp_path
+
+
+def golem_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
+    env.update(GOLEM_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm", COLUMNS="120", LINES="40")
+    env.pop("NO_COLOR", None)
+    return env
+
+
+class Chat:
+    """A running ``golem`` REPL and what it printed, without terminal escapes."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+
+    def expect(self, pattern: str, timeout: float = 15) -> str:
+        self.child.expect(pattern, timeout=timeout)
+        return plain(self.child.before + self.child.after)
+
+    def prompt(self) -> str:
+        return self.expect("you>")
+
+    def say(self, text: str) -> str:
+        """Send a prompt; return what was printed up to the next prompt (footer included)."""
+        self.child.sendline(text)
+        out = self.expect(r"\d+ stored, \d+ sent[^\n]*")
+        return out + self.prompt()
+
+    def command(self, text: str, until: str) -> str:
+        """Send a slash command; return what it printed through ``until`` and the next prompt
+        (prompt-toolkit redraws the prompt while a line is typed, so the output is awaited)."""
+        self.child.sendline(text)
+        out = self.expect(until)
+        return out + self.prompt()
+
+    def leave(self) -> str:
+        self.child.sendeof()
+        self.child.expect(pexpect.EOF, timeout=15)
+        out = plain(self.child.before)
+        self.child.close()
+        return out
+
+
+@pytest.fixture
+def spawn(home: Path) -> Iterator:
+    children: list[pexpect.spawn] = []
+
+    def start(*args: str) -> Chat:
+        child = pexpect.spawn(GOLEM, list(args), env=golem_env(home), encoding="utf-8", dimensions=(40, 120), timeout=15)
+        children.append(child)
+        return Chat(child)
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)

@@ -1,0 +1,78 @@
+"""`golem ask`: one turn for scripts, through the real console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+from golem_cli.store import Store
+from tests.providerserver import Reply, Scenario
+from tests.repl.conftest import GOLEM, golem_env
+
+
+def ask(home, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [GOLEM, "ask", *args], input=stdin, capture_output=True, text=True, env=golem_env(home), timeout=60
+    )
+
+
+def test_prints_only_the_reply_and_saves(home):
+    done = ask(home, "hello world")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "echo: hello world\n"
+    (row,) = Store(home).list()
+    assert [m.content for m in Store(home).load(row.id)] == ["hello world", "echo: hello world"]
+
+
+def test_prompt_from_stdin_and_combined_with_argument(home):
+    assert ask(home, stdin="from stdin\n").stdout == "echo: from stdin\n"
+    assert ask(home, "summarize", stdin="some text").stdout == "echo: summarize\n\nsome text\n"
+
+
+def test_json_output(home):
+    done = ask(home, "--json", "numbers")
+    data = json.loads(done.stdout)
+    assert data["reply"] == "echo: numbers"
+    assert data["model"] == "local:echo"
+    assert data["usage"]["input_tokens"] == 11 and data["usage"]["output_tokens"] == 7
+    history = Store(home).load(data["conversation_id"])
+    assert {m.run_id for m in history} == {data["run_id"]}
+
+
+def test_continue_and_cid(home):
+    first = json.loads(ask(home, "--json", "one").stdout)
+    second = json.loads(ask(home, "--json", "-c", "two").stdout)
+    assert second["conversation_id"] == first["conversation_id"]
+    third = json.loads(ask(home, "--json", "--cid", first["conversation_id"][:8], "three").stdout)
+    assert third["conversation_id"] == first["conversation_id"]
+    history = Store(home).load(first["conversation_id"])
+    assert [m.content for m in history if m.role == "user"] == ["one", "two", "three"]
+    assert len({m.run_id for m in history}) == 3
+
+
+def test_no_stream(home, server):
+    server.enqueue(Scenario(reply=Reply(text="whole reply")))
+    assert ask(home, "--no-stream", "x").stdout == "whole reply\n"
+
+
+def test_provider_error_is_one_line_and_nonzero(home, server):
+    server.enqueue(Scenario(status=404))
+    done = ask(home, "are you there")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("golem: ") and "404" in lines[0]
+    (row,) = Store(home).list()
+    assert Store(home).load(row.id)[0].content == "are you there"  # the prompt is kept
+
+
+def test_no_prompt_is_a_usage_error(home):
+    done = ask(home, stdin="")
+    assert done.returncode == 2
+    assert "no prompt" in done.stderr
+
+
+def test_unknown_conversation(home):
+    done = ask(home, "--cid", "0000ffff", "x")
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1

@@ -1,0 +1,190 @@
+"""`golem chat`, `resume` and `fork` on a pseudo-terminal against the loopback provider."""
+
+from __future__ import annotations
+
+import re
+
+from golem_cli.core import INTERRUPTED, Message, ToolCall, is_interrupted_reply
+from golem_cli.core.ids import is_uuid7
+from golem_cli.store import Store
+from tests.providerserver import Reply, Scenario
+
+CID = re.compile(r"conversation ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")
+
+
+def banner_cid(text: str) -> str:
+    return CID.search(text).group(1)
+
+
+def test_three_turns_are_all_stored_with_run_ids(spawn, home):
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    runs = []
+    for word in ("alpha", "beta", "gamma"):
+        out = chat.say(f"say {word}")
+        assert f"echo: say {word}" in out
+        runs.append(re.search(r"run ([0-9a-f-]{36})", out).group(1))
+    assert "golem resume" in chat.leave()
+    history = Store(home).load(cid)
+    assert [m.role for m in history] == ["user", "assistant"] * 3
+    assert [m.run_id for m in history] == [r for r in runs for _ in (0, 1)]
+    assert len(set(runs)) == 3 and all(is_uuid7(r) for r in runs)
+    assert {m.conversation_id for m in history} == {cid}
+    assert history[5].content == "echo: say gamma"
+
+
+def test_footer_counts_stored_and_sent_with_trimming(spawn, home):
+    chat = spawn("chat", "--max-messages", "2")
+    chat.prompt()
+    chat.say("one")
+    chat.say("two")
+    out = chat.say("three")
+    # 4 stored messages before the turn, trim keeps the newest 2; the file keeps all 6.
+    assert "6 stored, 2 sent" in out
+    chat.leave()
+
+
+def test_ctrl_c_mid_stream_keeps_partial_reply_then_next_turn_works(spawn, home, server):
+    long_text = " ".join(f"word{i}" for i in range(400))
+    server.enqueue(Scenario(reply=Reply(text=long_text), delay=0.05))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.sendline("tell me a long story")
+    chat.expect("word1")
+    chat.child.sendintr()
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "Interrupted: the partial reply is saved." in out
+    chat.prompt()
+    assert "echo: next please" in chat.say("next please")
+    chat.leave()
+    history = Store(home).load(cid)
+    assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
+    partial = history[1]
+    assert is_interrupted_reply(partial)
+    assert partial.content.startswith("word0 word1")
+    assert len(partial.content) < len(long_text)
+    assert partial.run_id == history[0].run_id
+
+
+def test_429_then_success(spawn, home, server):
+    server.enqueue(Scenario(status=429, retry_after="0"))
+    chat = spawn("chat")
+    chat.prompt()
+    out = chat.say("are you there")
+    assert "echo: are you there" in out
+    assert "error" not in out.lower()
+    chat.leave()
+    assert [r.path for r in server.requests].count("/v1/chat/completions") == 2
+
+
+def test_dropped_stream_prints_one_line_and_keeps_everything(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text="a reply that will be cut off in the middle"), cut_after_frames=2))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    out = chat.say("first question")
+    assert "error:" in out and "Nothing is lost" in out
+    assert "Traceback" not in out
+    assert "echo: second question" in chat.say("second question")
+    chat.leave()
+    history = Store(home).load(cid)
+    assert history[0].content == "first question"
+    assert history[-1].content == "echo: second question"
+    assert any(is_interrupted_reply(m) for m in history[:-1])
+
+
+def test_provider_401_says_what_to_do(spawn, server):
+    server.enqueue(Scenario(status=401))
+    chat = spawn("chat")
+    chat.prompt()
+    out = chat.say("hello")
+    assert re.search(r"error:.*401", out)
+    assert "key" in out.lower()
+    assert "sk-test" not in out
+    chat.leave()
+
+
+def damaged(home) -> str:
+    store = Store(home)
+    history = [
+        Message(role="user", content="roll twice"),
+        Message(role="assistant", tool_calls=[ToolCall("call-1", "roll", '{"sides":6}'), ToolCall("call-2", "roll", '{"sides":')]),
+        Message(role="tool", content="4", tool_call_id="call-1", tool_name="roll"),
+        Message(role="tool", content="orphaned", tool_call_id="ghost", tool_name="roll"),
+    ]
+    return store.create(history, model="local:echo")
+
+
+def test_resume_repairs_and_reports(spawn, home):
+    cid = damaged(home)
+    chat = spawn("resume", cid[:8])
+    out = chat.prompt()
+    assert "Repaired this conversation" in out
+    assert re.search(r"synthesized.*call-2", out, re.I)
+    assert re.search(r"dropped.*ghost", out, re.I)
+    assert re.search(r"truncated.*call-2", out, re.I)
+    stored = Store(home).load(cid)
+    assert [m.tool_call_id for m in stored if m.role == "tool"] == ["call-2", "call-1"]
+    assert stored[2].content == INTERRUPTED
+    assert "echo: go on" in chat.say("go on")
+    chat.leave()
+    assert Store(home).load(cid)[-1].content == "echo: go on"
+
+
+def test_fork_records_lineage_and_continues(spawn, home):
+    store = Store(home)
+    parent = store.create([Message(role="user", content="a"), Message(role="assistant", content="b"),
+                           Message(role="user", content="c"), Message(role="assistant", content="d")], model="local:echo")  # fmt: skip
+    chat = spawn("fork", parent[:10], "--at", "2")
+    out = chat.prompt()
+    new = re.search(r"Forked \S+ into ([0-9a-f-]{36})", out).group(1)
+    chat.say("after the fork")
+    chat.leave()
+    meta = store.meta(new)
+    assert meta.parent == parent and meta.fork_at == 2
+    assert [m.content for m in store.load(new)] == ["a", "b", "after the fork", "echo: after the fork"]
+    assert len(store.load(parent)) == 4
+
+
+def test_slash_fork_continues_in_a_copy(spawn, home):
+    chat = spawn("chat")
+    first = banner_cid(chat.prompt())
+    chat.say("before")
+    out = chat.command("/fork", "continuing in the fork")
+    second = re.search(r"into ([0-9a-f-]{36})", out).group(1)
+    chat.say("in the fork")
+    chat.leave()
+    store = Store(home)
+    assert len(store.load(first)) == 2
+    assert [m.content for m in store.load(second)][-2:] == ["in the fork", "echo: in the fork"]
+    assert store.meta(second).parent == first
+
+
+def test_offline_echo_with_no_configuration(spawn, home):
+    (home / "config.toml").unlink()
+    chat = spawn("chat")
+    out = chat.prompt()
+    assert "offline echo model" in out
+    assert "OPENAI_API_KEY" in out
+    assert "You said: hi" in chat.say("hi")
+    chat.leave()
+
+
+def test_slash_commands(spawn, home):
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    out = chat.command("/help", "/exit")
+    assert "/retry" in out and "/normalize" in out
+    chat.say("first")
+    chat.command("/title My title", "Title set")
+    chat.command("/system be brief", "System prompt set")
+    out = chat.say("/retry")
+    assert "previous attempt is kept" in out and "echo: first" in out
+    assert "Nothing to repair" in chat.command("/normalize", "Nothing to repair")
+    assert "Unknown command /bogus" in chat.command("/bogus", "help lists them")
+    chat.child.sendline("/exit")
+    chat.child.expect("golem resume")
+    store = Store(home)
+    assert store.meta(cid).title == "My title"
+    history = store.load(cid)
+    assert history[0] == Message(role="system", content="be brief")
+    assert [m.content for m in history[1:]] == ["first", "echo: first"]
