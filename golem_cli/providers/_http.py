@@ -16,7 +16,7 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import httpx
 import msgspec
@@ -135,7 +135,7 @@ class HttpClient:
 
     async def post(self, body: bytes) -> bytes:
         """POST and return the body of a 2xx reply; retries as the policy allows."""
-        async with self.stream(body, accept="application/json") as response:
+        async with self.open(body, accept="application/json") as response:
             try:
                 return await response.aread()
             except httpx.TimeoutException as exc:
@@ -144,8 +144,8 @@ class HttpClient:
                 raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
 
     @asynccontextmanager
-    async def stream(self, body: bytes, accept: str = "text/event-stream") -> AsyncIterator[httpx.Response]:
-        """Open a 2xx reply whose body is not read yet; errors and retries happen here."""
+    async def open(self, body: bytes, accept: str = "text/event-stream") -> AsyncIterator[httpx.Response]:
+        """POST and hold a 2xx reply whose body is not read yet; errors and retries happen here."""
         client = self._get()
         attempts = 0
         while True:
@@ -189,7 +189,7 @@ class HttpModel:
         """Close the connection pool; the adapter reopens one if used again."""
         await self._http.aclose()
 
-    async def __aenter__(self) -> HttpModel:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

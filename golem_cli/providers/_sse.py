@@ -6,9 +6,10 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import msgspec
 
-from golem_cli.providers._errors import Endpoint, stream_cut
+from golem_cli.providers._errors import Endpoint, read_error, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
@@ -67,3 +68,12 @@ def decode_event(endpoint: Endpoint, data: str) -> Any:
         return msgspec.json.decode(data)
     except msgspec.DecodeError:
         raise stream_cut(endpoint, f"the provider sent data that is not JSON: {data[:80]!r}") from None
+
+
+async def read_events(endpoint: Endpoint, response: httpx.Response, timeout: float) -> AsyncIterator[tuple[str, str]]:
+    """``sse_events`` of a reply body; a connection that breaks or stalls raises ``ModelError``."""
+    try:
+        async for event in sse_events(response.aiter_bytes()):
+            yield event
+    except httpx.HTTPError as exc:
+        raise read_error(endpoint, exc, timeout) from exc

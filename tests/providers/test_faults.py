@@ -176,3 +176,17 @@ def test_stalled_stream_hits_the_read_timeout_and_keeps_what_arrived(server: Pro
     out = stream(make_model(kind, server, settings=replace(FAST, timeout=0.25)))
     assert out.error is not None and "no data for 0.25 s" in str(out.error)
     assert len(server.requests) == 1 and out.accumulator.done is None
+
+
+def test_an_error_inside_a_200_reply(server: ProviderServer) -> None:
+    server.enqueue(Scenario(body=b'{"error": {"message": "Upstream timed out", "code": 502}, "user_id": "u"}'))
+    error = complete(make_model("openai", server))
+    assert isinstance(error, ModelError) and error.status == 502 and error.retryable
+    assert "reported an error: Upstream timed out" in str(error) and "mid-reply" not in str(error)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_reply_that_is_not_the_api_says_to_check_the_base_url(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(body=b"<html>login page</html>"))
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and "unreadable reply" in str(error) and "base URL" in error.hint

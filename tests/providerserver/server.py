@@ -46,6 +46,7 @@ class Scenario:
     cut_after_frames: int | None = None
     malformed: str = ""  # "lines": junk lines between frames; "json": a data line that is not JSON
     delay: float = 0.0  # seconds between frames (a slow stream)
+    body: bytes | None = None  # a 200 reply with exactly this JSON body
 
 
 PRESETS = {
@@ -191,6 +192,8 @@ class ProviderServer:
             return False
         if scenario.replay:
             return await self._replay(writer, scenario)
+        if scenario.body is not None:
+            return await self._json(writer, 200, scenario.body)
         if scenario.status != 200:
             return await self._error(writer, protocol, scenario)
         problem = self._auth(protocol, headers) or (
@@ -225,6 +228,8 @@ class ProviderServer:
             if given != self.api_key:
                 return 401, openai_error(f"Incorrect API key provided: {given[:3]}***{given[-4:]}. You can find your API key at https://platform.openai.com/account/api-keys.", None, "invalid_api_key")
             return None
+        if not headers.get("x-api-key"):
+            return 401, anthropic_error("x-api-key header is required", "authentication_error")
         if headers.get("x-api-key") != self.api_key:
             return 401, anthropic_error("invalid x-api-key", "authentication_error")
         return None

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import httpx
-
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._errors import Endpoint, event_error, read_error, stream_cut
+from golem_cli.providers._errors import Endpoint, event_error, stream_cut
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
-from golem_cli.providers._sse import decode_event, sse_events
+from golem_cli.providers._sse import decode_event, read_events
 from golem_cli.providers.anthropic.stream import EventFolder
 from golem_cli.providers.anthropic.wire import parse_response, request_body
 from golem_cli.providers.resolve import ANTHROPIC_BASE_URL as DEFAULT_BASE_URL
@@ -60,20 +58,17 @@ class AnthropicModel(HttpModel):
         body = request_body(self.model, self.max_tokens, request, stream=True)
         endpoint = self._http.endpoint
         folder = EventFolder(self.model)
-        async with self._http.stream(body) as response:
-            try:
-                async for event, data in sse_events(response.aiter_bytes()):
-                    payload = decode_event(endpoint, data)
-                    if not isinstance(payload, dict):
-                        continue
-                    if event == "error" or payload.get("type") == "error":
-                        raise event_error(endpoint, payload)
-                    for item in folder.feed(payload):
-                        yield item
-                    if folder.stopped:
-                        break
-            except httpx.HTTPError as exc:
-                raise read_error(endpoint, exc, self._http.settings.timeout) from exc
+        async with self._http.open(body) as response:
+            async for event, data in read_events(endpoint, response, self._http.settings.timeout):
+                payload = decode_event(endpoint, data)
+                if not isinstance(payload, dict):
+                    continue
+                if event == "error" or payload.get("type") == "error":
+                    raise event_error(endpoint, payload)
+                for item in folder.feed(payload):
+                    yield item
+                if folder.stopped:
+                    break
         if not (folder.stopped or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())

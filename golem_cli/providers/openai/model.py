@@ -7,13 +7,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-import httpx
-
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._errors import Endpoint, event_error, read_error, stream_cut
+from golem_cli.providers._errors import Endpoint, event_error, stream_cut
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
-from golem_cli.providers._sse import decode_event, sse_events
+from golem_cli.providers._sse import decode_event, read_events
 from golem_cli.providers.openai.stream import ChunkFolder
 from golem_cli.providers.openai.wire import parse_response, request_body
 from golem_cli.providers.resolve import OPENAI_BASE_URL as DEFAULT_BASE_URL
@@ -55,20 +53,17 @@ class OpenAIModel(HttpModel):
         endpoint = self._http.endpoint
         folder = ChunkFolder(self.model)
         finished = False
-        async with self._http.stream(body) as response:
-            try:
-                async for event, data in sse_events(response.aiter_bytes()):
-                    if data == "[DONE]":
-                        finished = True
-                        break
-                    chunk = decode_event(endpoint, data)
-                    if event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
-                        raise event_error(endpoint, chunk)
-                    if isinstance(chunk, dict):
-                        for item in folder.feed(chunk):
-                            yield item
-            except httpx.HTTPError as exc:
-                raise read_error(endpoint, exc, self._http.settings.timeout) from exc
+        async with self._http.open(body) as response:
+            async for event, data in read_events(endpoint, response, self._http.settings.timeout):
+                if data == "[DONE]":
+                    finished = True
+                    break
+                chunk = decode_event(endpoint, data)
+                if event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
+                    raise event_error(endpoint, chunk)
+                if isinstance(chunk, dict):
+                    for item in folder.feed(chunk):
+                        yield item
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())
