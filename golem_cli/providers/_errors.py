@@ -121,9 +121,9 @@ def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool = True) -> 
                 break
         if error.get("type") == "overloaded_error":
             status = 529
-    text = f"{endpoint.where()} reported an error: {endpoint.scrub(message)}"
+    text = f"{endpoint.where()} reported an error{' mid-reply' if mid_reply else ''}: {endpoint.scrub(message)}"
     if mid_reply:
-        text = f"{endpoint.where()} reported an error mid-reply: {endpoint.scrub(message)}; what arrived is kept"
+        text += "; what arrived is kept"
     hint = _hint(endpoint, status, message, code, None) if status else "try again"
     return ModelError(text, status=status or None, hint=hint, retryable=status == 429 or status >= 500)
 
@@ -157,5 +157,7 @@ def transport_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float, at
 def read_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float) -> ModelError:
     """The ``ModelError`` for a stream that failed while being read (after its first byte)."""
     if isinstance(exc, httpx.TimeoutException):
-        return stream_cut(endpoint, f"no data for {timeout:g} s")
+        error = stream_cut(endpoint, f"no data for {timeout:g} s")
+        error.hint = f"the partial reply is kept; raise timeout in [providers.{endpoint.provider}] for slow models"
+        return error
     return stream_cut(endpoint, str(exc) or type(exc).__name__)

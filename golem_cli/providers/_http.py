@@ -74,6 +74,7 @@ def _without_surrogates(value: Any) -> Any:
         return [_without_surrogates(v) for v in value]
     return value
 
+
 # --- retries -------------------------------------------------------------------------------
 
 

@@ -174,7 +174,7 @@ def test_slow_stream_within_the_timeout_completes(server: ProviderServer, kind: 
 def test_stalled_stream_hits_the_read_timeout_and_keeps_what_arrived(server: ProviderServer, kind: str) -> None:
     server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), delay=0.6))
     out = stream(make_model(kind, server, settings=replace(FAST, timeout=0.25)))
-    assert out.error is not None and "no data for 0.25 s" in str(out.error)
+    assert out.error is not None and "no data for 0.25 s" in str(out.error) and "raise timeout" in out.error.hint
     assert len(server.requests) == 1 and out.accumulator.done is None
 
 
