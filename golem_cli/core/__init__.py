@@ -1,67 +1,88 @@
 """golem's core runtime: the conversation model of the Go library golem, in Python.
 
-Knows nothing of terminals, HTTP or files. Everything public is importable from here.
+Knows nothing of terminals, HTTP or files. Everything public is importable from here; names
+load on first use (PEP 562), so a command that only reads a history file does not pay for
+the run loop, and ``import golem_cli.core.codec`` stays as cheap as the codec itself.
 """
 
-from golem_cli.core.errors import (
-    GolemError,
-    HistoryFormatError,
-    HistoryProcessorError,
-    HistoryValidationError,
-    ModelError,
-    PartialResult,
-    RunError,
-)
-from golem_cli.core.messages import (
-    ASSISTANT,
-    INTERRUPTED,
-    INTERRUPTED_REPLY_MARK,
-    SYSTEM,
-    TOOL,
-    USER,
-    Message,
-    Part,
-    ThinkingBlock,
-    ToolCall,
-    is_interrupted_reply,
-)
-from golem_cli.core.codec import dump_history, load_history
-from golem_cli.core.ids import new_id
-from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
-from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
-from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
-from golem_cli.core.usage import Usage
+from __future__ import annotations
 
-__all__ = [
-    "ASSISTANT",
-    "INTERRUPTED",
-    "INTERRUPTED_REPLY_MARK",
-    "SYSTEM",
-    "TOOL",
-    "USER",
-    "GolemError",
-    "HistoryProcessor",
-    "HistoryRepair",
-    "SanitizeReport",
-    "UnsafePart",
-    "budget_history",
-    "dump_history",
-    "load_history",
-    "new_id",
-    "normalize_history",
-    "repair_history",
-    "sanitize_history",
-    "trim_history",
-    "HistoryFormatError",
-    "HistoryProcessorError",
-    "HistoryValidationError",
-    "Message",
-    "ModelError",
-    "Part",
-    "PartialResult",
-    "RunError",
-    "ThinkingBlock",
-    "ToolCall",
-    "Usage",
-    "is_interrupted_reply",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # messages and the JSON contract
+    "Message": "messages", "ToolCall": "messages", "Part": "messages", "ThinkingBlock": "messages",
+    "SYSTEM": "messages", "USER": "messages", "ASSISTANT": "messages", "TOOL": "messages",
+    "INTERRUPTED": "messages", "INTERRUPTED_REPLY_MARK": "messages", "is_interrupted_reply": "messages",
+    "mark_interrupted": "messages",
+    "load_history": "codec", "dump_history": "codec",
+    "new_id": "ids",
+    # history operations
+    "repair_history": "repair", "normalize_history": "repair", "HistoryRepair": "repair",
+    "sanitize_history": "sanitize", "SanitizeReport": "sanitize", "UnsafePart": "sanitize",
+    "trim_history": "processors", "budget_history": "processors", "HistoryProcessor": "processors",
+    # errors and usage
+    "GolemError": "errors", "HistoryFormatError": "errors", "HistoryProcessorError": "errors",
+    "HistoryValidationError": "errors", "ModelError": "errors", "PartialResult": "errors",
+    "RunError": "errors", "Usage": "usage",
+    # runs
+    "Agent": "agent", "RunResult": "agent", "UsageLimits": "agent",
+    "RunPartial": "_evidence", "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
+    "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
+    "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
+    "ToolFailed": "tools", "ModelRetry": "tools", "ToolCanceled": "tools", "ToolTimeoutError": "tools",
+    "Model": "model", "ModelRequest": "model", "ModelResponse": "model", "ModelSettings": "model",
+    "ToolDefinition": "model", "TextDelta": "model", "ThinkingDelta": "model", "ToolCallDelta": "model",
+    "StreamDone": "model", "ResponseAccumulator": "model",
+    "EchoModel": "offline", "ScriptedModel": "offline", "Step": "offline",
+    "TokenCounter": "tokens", "EstimatingCounter": "tokens", "CallableCounter": "tokens",
+    "counter_for": "tokens", "estimate_text": "tokens",
+    "validate_run_input": "validate",
+}  # fmt: skip
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'golem_cli.core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"golem_cli.core.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from golem_cli.core._evidence import (
+        RunCanceledError, RunPartial, ToolCallError, ToolCallFinished, ToolCallStarted, UsageLimitError,
+    )
+    from golem_cli.core.agent import Agent, RunResult, UsageLimits
+    from golem_cli.core.codec import dump_history, load_history
+    from golem_cli.core.errors import (
+        GolemError, HistoryFormatError, HistoryProcessorError, HistoryValidationError, ModelError,
+        PartialResult, RunError,
+    )
+    from golem_cli.core.ids import new_id
+    from golem_cli.core.messages import (
+        ASSISTANT, INTERRUPTED, INTERRUPTED_REPLY_MARK, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock,
+        ToolCall, is_interrupted_reply, mark_interrupted,
+    )
+    from golem_cli.core.model import (
+        Model, ModelRequest, ModelResponse, ModelSettings, ResponseAccumulator, StreamDone, TextDelta,
+        ThinkingDelta, ToolCallDelta, ToolDefinition,
+    )
+    from golem_cli.core.offline import EchoModel, ScriptedModel, Step
+    from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
+    from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
+    from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
+    from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text
+    from golem_cli.core.tools import (
+        ModelRetry, Tool, ToolCanceled, ToolContext, ToolFailed, ToolResult, ToolTimeoutError, tool,
+    )
+    from golem_cli.core.usage import Usage
+    from golem_cli.core.validate import validate_run_input

@@ -243,7 +243,10 @@ def go_marshal_oracle(history: list[Message]) -> bytes:
 @given(st.sampled_from([" ", "\n", "", "\t "]), JSON_VALUES, st.booleans())
 def test_args_compaction_matches_regex_oracle(space, value, ascii_only):
     text = json.dumps(value, ensure_ascii=ascii_only, indent=1 if space == "\n" else None).replace(",", "," + space)
-    assert codec.persisted_args(text).decode() == oracle_args(text)
+    expected = oracle_args(text)
+    for a, b in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        expected = expected.replace(a, b) if expected.startswith('{"truncated_args":') else expected
+    assert codec.persisted_args(text).decode() == expected
 
 
 @given(HISTORIES)
