@@ -82,6 +82,8 @@ def write_user_file(path: Path, data: bytes) -> None:
         mode = PRIVATE_FILE
     if path.is_dir():
         raise InputError(f"{path}: is a directory")
+    if not path.parent.is_dir():
+        raise InputError(f"{path}: directory {path.parent} does not exist")
     write_atomic(path, data, mode=mode)
 
 

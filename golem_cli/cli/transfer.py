@@ -108,6 +108,8 @@ def import_history(file: Path, *, trust: bool = False, title: str | None = None,
         found = findings.sanitize_findings(history, out, rep)
     own, why = _own_id(file, history, store)
     cid = store.create(out, cid=own, title=title or "")
+    if why:
+        console.note(why)
     if as_json:
         console.print_json(
             {
@@ -119,6 +121,7 @@ def import_history(file: Path, *, trust: bool = False, title: str | None = None,
                 "changed": common.differs(history, out),
                 "report": rep.to_json() if rep is not None else None,
                 "findings": report.findings_json(found),
+                "note": why or None,
             }
         )
         return 0
@@ -127,8 +130,6 @@ def import_history(file: Path, *, trust: bool = False, title: str | None = None,
         report.print_findings(found, styled=console.styled())
     elif not trust:
         console.out(f"{file}: nothing to sanitize")
-    if why:
-        console.note(why)
     console.out(f"imported {len(out)} messages as {cid}")
     return 0
 

@@ -1,0 +1,72 @@
+"""Running golem as users do: the console script in a subprocess, or ``main()`` in-process
+where a subprocess adds nothing. Every test gets its own GOLEM_HOME."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+_SCRIPT = Path(sys.executable).parent / "golem"
+GOLEM_CMD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "golem_cli"]
+_CLEARED = ("FORCE_COLOR", "GOLEM_FORCE_TERMINAL", "NO_COLOR", "GOLEM_NO_FASTPATH", "GOLEM_DEBUG", "GOLEM_MODEL", "COLUMNS")
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+    raw: bytes = b""
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    path = tmp_path / "home"
+    monkeypatch.setenv("GOLEM_HOME", str(path))
+    for name in _CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    return path
+
+
+@pytest.fixture
+def golem(home):
+    """``golem(*args, input=..., env=...)``: the console script in a subprocess."""
+
+    def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> Result:
+        full_env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
+        full_env["GOLEM_HOME"] = str(home)
+        full_env.update(env or {})
+        data = input.encode() if isinstance(input, str) else input
+        proc = subprocess.run(
+            [*GOLEM_CMD, *args], input=data if data is not None else b"", capture_output=True, env=full_env, timeout=timeout
+        )
+        return Result(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"), proc.stdout)
+
+    return run
+
+
+@pytest.fixture
+def golem_in(home, capsys):
+    """``golem_in(*args)``: ``golem_cli.__main__.main`` in this process (same code path as the
+    console script, minus the interpreter start)."""
+    from golem_cli.__main__ import main
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def assert_one_line_error(result: Result) -> None:
+    """A failure is one line on stderr starting with ``golem:`` and never a traceback."""
+    assert "Traceback" not in result.err, result.err
+    lines = [line for line in result.err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("golem: "), result.err
