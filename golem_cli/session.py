@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from golem_cli.core.agent import Agent
 from golem_cli.core.errors import GolemError, RunError
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message
@@ -22,6 +22,9 @@ from golem_cli.core.processors import trim_history
 from golem_cli.core.repair import HistoryRepair, normalize_history
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
+
+if TYPE_CHECKING:
+    from golem_cli.core.agent import Agent
 
 
 @dataclass
@@ -116,6 +119,8 @@ class ChatSession:
     # --- a turn ----------------------------------------------------------------------------
 
     def agent(self) -> Agent:
+        from golem_cli.core.agent import Agent  # the run loop loads while the user types
+
         return Agent(self.model, instructions=self.system, history_processor=trim_history(self.max_messages))
 
     async def turn(self, prompt: str, *, on_delta: Callable[[str], object] | None = None) -> TurnOutcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING
 
 from golem_cli.cli import slash
@@ -158,6 +159,7 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
     plain_input = not sys.stdin.isatty()
     markdown = markdown and console.is_terminal
     repl = Repl(session, console, markdown=markdown, plain_input=plain_input)
+    threading.Thread(target=_warm_up, name="golem-warm-up", daemon=True).start()
     try:
         repl.banner(note)
         for line in report_lines or []:
@@ -168,6 +170,18 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
         return 130
     finally:
         session.close()
+
+
+def _warm_up() -> None:
+    """Import what the first reply needs while the person types it, so the prompt appears
+    without waiting for the run loop and the markdown renderer to load."""
+    import importlib
+
+    for name in ("golem_cli.core.agent", "rich.markdown", "rich.live", "golem_cli.cli.render"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first reply
+            return
 
 
 async def _main(repl: Repl) -> int:
