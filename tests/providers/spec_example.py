@@ -24,7 +24,7 @@ OPENAI_MESSAGES = (
     '{"role":"assistant","content":"Let me check.","tool_calls":[{"id":"toolu_01","type":"function","function":{"name":"roll_dice","arguments":"{\\"sides\\":6}"}},'
     '{"id":"toolu_02","type":"function","function":{"name":"crop_image","arguments":"{\\"url\\":\\"https://example.com/cat.png\\"}"}},'
     '{"id":"toolu_03","type":"function","function":{"name":"archive","arguments":"{}"}}]},{"role":"tool","content":"4","tool_call_id":"toolu_01"},'
-    '{"role":"tool","content":"cropped","tool_call_id":"toolu_02"},{"role":"tool","content":{"error":"mailbox is read-only"},"tool_call_id":"toolu_03"},'
+    '{"role":"tool","content":"cropped","tool_call_id":"toolu_02"},{"role":"tool","content":"{\\"error\\":\\"mailbox is read-only\\"}","tool_call_id":"toolu_03"},'
     '{"role":"user","content":[{"type":"text","text":"\\u003ctool_result tool_name=\\"crop_image\\" tool_call_id=\\"toolu_02\\"\\u003e\\n"},'
     '{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0K"}},{"type":"text","text":"\\n\\u003c/tool_result\\u003e"}]},'
     '{"role":"assistant","content":"A cat. You rolled a 4."}]'

@@ -15,6 +15,7 @@ import msgspec
 
 from golem_cli.core.args import wire_args
 from golem_cli.core.errors import ModelError
+from golem_cli.core.gojson import go_quote
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
@@ -61,7 +62,10 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         framed: list[dict[str, Any]] = []
         while i < len(messages) and messages[i].role == TOOL:
             result = messages[i]
-            entry: dict[str, Any] = {"role": "tool", "content": {"error": result.content} if result.failed else result.content}
+            # A failed result goes as the text {"error":"..."}. Spec §9.1 (Go) embeds it as a JSON
+            # object, which the real API rejects with 400 invalid_type (docs/adr/0003).
+            content = '{"error":' + go_quote(result.content) + "}" if result.failed else result.content
+            entry: dict[str, Any] = {"role": "tool", "content": content}
             if result.tool_call_id:
                 entry["tool_call_id"] = result.tool_call_id
             wire.append(entry)
