@@ -153,35 +153,37 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 
 def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool) -> None:
-    """The transcript rendered for a terminal: markdown replies, coloured markers."""
+    """The transcript rendered for a terminal: markdown replies, coloured markers. One print
+    per message (rich's per-call overhead adds up over thousands of messages)."""
+    from rich.console import Group
     from rich.markdown import Markdown
     from rich.markup import escape
     from rich.padding import Padding
     from rich.text import Text
 
     colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
+    styles = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}
     for b in blocks(messages):
         run = f" [dim]run {escape(b.run_id)}[/]" if run_ids and b.run_id else ""
-        console.print(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")
+        parts: list[object] = [Text.from_markup(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")]
         for item in b.items:
             if item.kind == MARKDOWN:
-                console.print(Markdown(item.text) if _looks_like_markdown(item.text) else Text(item.text))
+                parts.append(Markdown(item.text) if _looks_like_markdown(item.text) else Text(item.text))
             elif item.kind == TEXT:
-                console.print(Text(item.text))
+                parts.append(Text(item.text))
             elif item.kind == THINKING:
-                console.print(Padding(Text(item.text, style="dim italic"), (0, 0, 0, 2)))
+                parts.append(Padding(Text(item.text, style="dim italic"), (0, 0, 0, 2)))
             elif item.kind == PART:
-                console.print(Text(f"[{item.text}]", style="cyan"))
+                parts.append(Text(f"[{item.text}]", style="cyan"))
             elif item.kind == INTERRUPTED_REPLY:
-                console.print("[yellow]⚠ reply interrupted[/]")
+                parts.append(Text("⚠ reply interrupted", style="yellow"))
             else:
-                style = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}[item.kind]
-                console.print(Text(_label(item), style=style))
-                if item.kind == NO_RESULT:
-                    console.print(Padding(Text(item.text, style="yellow"), (0, 0, 0, 2)))
-                elif item.text:
-                    console.print(Padding(Text(item.text, style="dim" if item.kind == CALL else ""), (0, 0, 0, 2)))
-        console.print()
+                parts.append(Text(_label(item), style=styles[item.kind]))
+                if item.text:
+                    style = "yellow" if item.kind == NO_RESULT else "dim" if item.kind == CALL else ""
+                    parts.append(Padding(Text(item.text, style=style), (0, 0, 0, 2)))
+        parts.append(Text())
+        console.print(Group(*parts))  # type: ignore[arg-type]
 
 
 def _looks_like_markdown(text: str) -> bool:

@@ -8,11 +8,16 @@ added, replaced or removed since. When it did, a refresh stats each file and re-
 conversations whose signature changed. The index is never the truth: delete it and the next
 listing rebuilds it from the conversation files (and their sidecars).
 
+A refresh stats only the messages files: a save rewrites both files, so the messages file's
+signature tells when to re-read an entry. What can change alone is the sidecar (a new title or
+model); the rows a listing shows are re-checked against both files (``recheck``), so a
+listing never shows a stale row, and files edited in place by other programs (which leave the
+directory's mtime alone) are caught the same way.
+
 Racy timestamps: a change made within the file system's timestamp granularity of the moment
-the index was built could leave the directory mtime unchanged. An index built less than
-``RACY_SECONDS`` after the directory's last change is therefore marked racy and re-checked.
-Files edited in place by other programs do not change the directory; the rows a listing shows
-are re-checked individually (``Store.list``), so they are never shown stale.
+the index was built could leave the directory mtime unchanged. An index built within
+``RACY_SECONDS`` of the directory's last change (``RACY_SECONDS_COARSE`` on file systems with
+whole-second timestamps) is therefore marked racy and refreshed again next time.
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta
 from golem_cli.store.refs import is_conversation_id
 
 INDEX_VERSION = 1
-RACY_SECONDS = 2.0
+RACY_SECONDS = 0.1
+RACY_SECONDS_COARSE = 2.0
 MESSAGES_SUFFIX = ".json"
 META_SUFFIX = ".meta.json"
 MAX_SIDECAR_BYTES = 1 << 20
@@ -105,10 +111,11 @@ def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig:
     return Entry(meta, messages_sig, sidecar_sig)
 
 
-def scan(directory: Path) -> tuple[dict[str, Signature], dict[str, Signature], list[str], list[str]]:
-    """Stat every file of the conversations directory: (messages, sidecars, foreign, temp)."""
+def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
+    """Stat every messages file of the conversations directory; sidecars are only noted.
+    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names)."""
     messages: dict[str, Signature] = {}
-    sidecars: dict[str, Signature] = {}
+    sidecars: set[str] = set()
     foreign: list[str] = []
     temps: list[str] = []
     try:
@@ -120,24 +127,26 @@ def scan(directory: Path) -> tuple[dict[str, Signature], dict[str, Signature], l
             name = item.name
             if is_temp_file(name):
                 temps.append(name)
-                continue
-            if name.endswith(META_SUFFIX):
-                cid, table = name[: -len(META_SUFFIX)], sidecars
-            elif name.endswith(MESSAGES_SUFFIX):
-                cid, table = name[: -len(MESSAGES_SUFFIX)], messages
+            elif name.endswith(META_SUFFIX) and is_conversation_id(name[: -len(META_SUFFIX)]):
+                sidecars.add(name[: -len(META_SUFFIX)])
+            elif name.endswith(MESSAGES_SUFFIX) and is_conversation_id(name[: -len(MESSAGES_SUFFIX)]):
+                try:
+                    if item.is_file(follow_symlinks=False):
+                        messages[name[: -len(MESSAGES_SUFFIX)]] = signature(item.stat(follow_symlinks=False))
+                    else:
+                        foreign.append(name)
+                except OSError:
+                    continue  # removed while we looked
             else:
-                cid, table = "", None
-            if table is None or not is_conversation_id(cid):
                 foreign.append(name)
-                continue
-            try:
-                if not item.is_file(follow_symlinks=False):
-                    foreign.append(name)
-                    continue
-                table[cid] = signature(item.stat(follow_symlinks=False))
-            except OSError:
-                continue  # removed while we looked
     return messages, sidecars, foreign, temps
+
+
+def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
+    try:
+        return signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
+    except FileNotFoundError:
+        return None
 
 
 def load_entries(directory: Path, index_path: Path) -> tuple[list[Entry], list[str]]:
@@ -155,18 +164,20 @@ def load_entries(directory: Path, index_path: Path) -> tuple[list[Entry], list[s
     old = {e.meta.id: e for e in cached.entries} if cached is not None else {}
     entries = []
     for cid in sorted(messages):
-        msig, ssig = messages[cid], sidecars.get(cid)
+        msig = messages[cid]
         prev = old.get(cid)
-        if prev is not None and prev.messages_sig == msig and prev.sidecar_sig == ssig:
+        if prev is not None and prev.messages_sig == msig and (prev.sidecar_sig is not None) == (cid in sidecars):
             entries.append(prev)
         else:
+            ssig = _sidecar_signature(directory, cid) if cid in sidecars else None
             entries.append(build_entry(directory, cid, msig, ssig))
     orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
     if orphans:  # only an interrupted delete leaves a sidecar without its messages
         remove_files(directory, orphans)
     if temps:
         remove_stale_temp_files(directory, temps)
-    racy = checked_at - dir_mtime_ns < RACY_SECONDS * 1e9
+    window = RACY_SECONDS_COARSE if dir_mtime_ns % 1_000_000_000 == 0 else RACY_SECONDS
+    racy = checked_at - dir_mtime_ns < window * 1e9
     index = IndexFile(INDEX_VERSION, dir_mtime_ns, racy, entries, sorted(foreign))
     try:
         write_atomic(index_path, _encoder.encode(index), durable=False)
@@ -183,10 +194,7 @@ def recheck(directory: Path, entry: Entry) -> Entry | None:
         msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
     except FileNotFoundError:
         return None
-    try:
-        ssig: Signature | None = signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
-    except FileNotFoundError:
-        ssig = None
+    ssig = _sidecar_signature(directory, cid)
     if msig == entry.messages_sig and ssig == entry.sidecar_sig:
         return entry
     return build_entry(directory, cid, msig, ssig)
