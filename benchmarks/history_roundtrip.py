@@ -1,8 +1,9 @@
 """Load + normalize + dump of a large history, against a plain json round trip of the same file.
 
-Prints the median wall time of each over several interleaved runs, their ratio (target: golem
-at most 1.0x the plain round trip), and the peak memory each allocates (tracemalloc, measured
-in separate untimed runs).
+Each timing runs in a fresh interpreter (the file is read before the clock starts), the two
+variants interleaved, so neither inherits the other's heap. Prints the median wall time of
+each, their ratio (target: golem at most 1.0x the plain round trip), and the peak memory each
+allocates (tracemalloc, in separate untimed runs).
 
     python benchmarks/history_roundtrip.py [--messages 150000] [--runs 5]
 """
@@ -12,8 +13,12 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 
@@ -80,23 +85,50 @@ def peak_mib(fn, data: bytes) -> float:
     return peak / 2**20
 
 
+def child(kind: str, path: str) -> None:
+    """Time one variant once on the file at ``path`` and print the seconds."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if kind.endswith("-memory"):
+        print(peak_mib(VARIANTS[kind.removesuffix("-memory")], data))
+    else:
+        print(timed(VARIANTS[kind], data))
+
+
+VARIANTS = {"plain": plain, "golem": golem}
+
+
+def in_child(kind: str, path: str) -> float:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, path], capture_output=True, text=True, check=True)
+    return float(out.stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--messages", type=int, default=150_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--child", nargs=2, metavar=("KIND", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return child(*args.child)
     data = dump_history(generate(args.messages))
     print(f"history: {args.messages} messages, {len(data) / 1e6:.1f} MB")
     assert golem(data) == data, "a clean golem file must round-trip byte for byte"
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        f.write(data)
     times: dict[str, list[float]] = {"plain": [], "golem": []}
-    for _ in range(args.runs):
-        times["plain"].append(timed(plain, data))
-        times["golem"].append(timed(golem, data))
+    try:
+        for _ in range(args.runs):
+            times["plain"].append(in_child("plain", f.name))
+            times["golem"].append(in_child("golem", f.name))
+        memory = {kind: in_child(f"{kind}-memory", f.name) for kind in VARIANTS}
+    finally:
+        os.unlink(f.name)
     p, g = statistics.median(times["plain"]), statistics.median(times["golem"])
     print(f"plain json.loads + json.dumps   median {p * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['plain'])})")
     print(f"golem load + normalize + dump   median {g * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['golem'])})")
     print(f"ratio golem / plain: {g / p:.2f}x (target <= 1.00x)")
-    print(f"peak memory: plain {peak_mib(plain, data):.0f} MiB, golem {peak_mib(golem, data):.0f} MiB (file {len(data) / 2**20:.0f} MiB)")
+    print(f"peak memory: plain {memory['plain']:.0f} MiB, golem {memory['golem']:.0f} MiB (file {len(data) / 2**20:.0f} MiB)")
 
 
 if __name__ == "__main__":

@@ -40,28 +40,15 @@ class _DecToolCall(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fiel
     signature: str = ""
 
 
-class _DecPart(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fields=True):
-    kind: str = ""
-    url: str = ""
-    data: bytes = b""
-    media_type: str = ""
-
-
-class _DecThinking(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fields=True):
-    text: str = ""
-    signature: str = ""
-    redacted: str = ""
-
-
 class _DecMessage(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fields=True):
     role: str = ""
     content: str = ""
-    parts: list[_DecPart] = []
+    parts: list[Part] = []  # the public types decode directly: they forbid unknown keys
     tool_calls: list[_DecToolCall] = []
     tool_call_id: str = ""
     tool_name: str = ""
     failed: bool = False
-    thinking: list[_DecThinking] = []
+    thinking: list[ThinkingBlock] = []
     run_id: str = ""
     conversation_id: str = ""
 
@@ -99,29 +86,8 @@ def _args_from_raw(raw: msgspec.Raw) -> str:
     return text
 
 
-def _part(p: _DecPart) -> Part:
-    return Part(p.kind, p.url, p.data, p.media_type)
-
-
-def _thinking(t: _DecThinking) -> ThinkingBlock:
-    return ThinkingBlock(t.text, t.signature, t.redacted)
-
-
-def _from_fast(m: _DecMessage) -> Message:
-    return Message(
-        m.role,
-        m.content,
-        [_part(p) for p in m.parts] if m.parts else [],
-        [ToolCall(c.id, c.name, _args_from_raw(c.args), c.signature) for c in m.tool_calls]
-        if m.tool_calls
-        else [],
-        m.tool_call_id,
-        m.tool_name,
-        m.failed,
-        [_thinking(t) for t in m.thinking] if m.thinking else [],
-        m.run_id,
-        m.conversation_id,
-    )
+def _tool_calls(calls: list[_DecToolCall]) -> list[ToolCall]:
+    return [ToolCall(c.id, c.name, _args_from_raw(c.args), c.signature) for c in calls]
 
 
 def load_history(data: bytes | str) -> list[Message]:
@@ -142,7 +108,14 @@ def load_history(data: bytes | str) -> list[Message]:
             decoded = _decoder.decode(data)
         except (msgspec.DecodeError, RecursionError):
             return _load_slow(data)
-        return [_from_fast(m) for m in decoded] if decoded else []
+        if not decoded:
+            return []
+        new = Message  # positional construction in one comprehension: this is the hot loop
+        return [
+            new(m.role, m.content, m.parts, _tool_calls(m.tool_calls) if m.tool_calls else m.tool_calls,
+                m.tool_call_id, m.tool_name, m.failed, m.thinking, m.run_id, m.conversation_id)
+            for m in decoded
+        ]  # fmt: skip
 
 
 @contextmanager
@@ -292,9 +265,7 @@ def persisted_args(args: str) -> bytes:
     return compacted if compacted is not None else truncated_wrapper(args).encode()
 
 
-def _to_enc(m: Message) -> Message | _EncMessage:
-    if not m.tool_calls:
-        return m
+def _to_enc(m: Message) -> _EncMessage:
     return _EncMessage(
         m.role,
         m.content,
@@ -313,7 +284,7 @@ def dump_history(messages: Iterable[Message]) -> bytes:
     """The exact bytes Go's ``json.Marshal([]model.Message)`` writes for ``messages``
     (keys in struct order, omitempty, HTML-safe escapes, base64, compacted raw args)."""
     with _no_gc():
-        wire = [_to_enc(m) for m in messages]
+        wire = [_to_enc(m) if m.tool_calls else m for m in messages]
         try:
             encoded = _encoder.encode(wire)
         except UnicodeEncodeError:

@@ -5,6 +5,9 @@ contract shared with the Go library (spec §1.1), so they are declared once, her
 msgspec structs: the codec can decode into and encode from them directly (fast for 50 MB
 histories), and no history operation can mutate a message it was given.
 
+``forbid_unknown_fields`` only affects decoding: it makes the codec's strict fast path hand a
+foreign spelling (``"Kind"``, an extra key) to the Go-semantics reader instead of dropping it.
+
 Lists inside a message are plain lists for ergonomic construction; nothing in golem mutates
 them after construction, and the property tests check that.
 """
@@ -34,7 +37,7 @@ INTERRUPTED: Final = (
 INTERRUPTED_REPLY_MARK: Final = "[reply interrupted]"
 
 
-class Part(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, rename="camel"):
+class Part(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, rename="camel", forbid_unknown_fields=True):
     """Non-text content: an image, document, audio or video, by URL or inline bytes."""
 
     kind: str
@@ -43,7 +46,9 @@ class Part(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, rename="ca
     media_type: str = ""
 
 
-class ThinkingBlock(msgspec.Struct, frozen=True, gc=False, omit_defaults=True, rename="camel"):
+class ThinkingBlock(
+    msgspec.Struct, frozen=True, gc=False, omit_defaults=True, rename="camel", forbid_unknown_fields=True
+):
     """One reasoning block of an assistant turn; replayed to the provider with its signature."""
 
     text: str = ""

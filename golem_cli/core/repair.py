@@ -92,35 +92,30 @@ def _reference_pass(entries: list[_Entry], history: Sequence[Message]) -> list[_
     return out
 
 
-def truncated_calls(history: Sequence[Message]) -> list[str]:
-    """IDs of calls whose arguments are not one JSON object (spec §3), in history order."""
-    return [
-        call.id
-        for m in history
-        if m.role == ASSISTANT and m.tool_calls
-        for call in m.tool_calls
-        if call.id and not args_are_object(call.args)
-    ]
-
-
-def _needs_repair(history: Sequence[Message]) -> bool:
-    """The reference's first loop on its own: the cheap answer for the common, healthy case."""
+def _scan(history: Sequence[Message], *, truncation: bool) -> tuple[bool, list[str]]:
+    """One cheap pass for the common, healthy case: does the history need repair (the
+    reference's first loop), and which calls have arguments that are not a JSON object."""
     pending: set[str] = set()
+    broken = False
+    truncated: list[str] = []
     for m in history:
         role = m.role
         if role == TOOL:
-            if m.tool_call_id not in pending:
-                return True
-            pending.remove(m.tool_call_id)
+            if m.tool_call_id in pending:
+                pending.remove(m.tool_call_id)
+            else:
+                broken = True
         elif role == ASSISTANT and m.tool_calls:
             for call in m.tool_calls:
                 if call.id:
                     pending.add(call.id)
-    return bool(pending)
+                    if truncation and not args_are_object(call.args):
+                        truncated.append(call.id)
+    return broken or bool(pending), truncated
 
 
-def _repair(history: Sequence[Message]) -> tuple[list[Message], list[str], list[str]]:
-    if not _needs_repair(history):
+def _repair(history: Sequence[Message], needed: bool) -> tuple[list[Message], list[str], list[str]]:
+    if not needed:
         return list(history), [], []
     first = _reference_pass(list(range(len(history))), history)
     if first is None:
@@ -138,7 +133,7 @@ def _repair(history: Sequence[Message]) -> tuple[list[Message], list[str], list[
 
 def repair_history(history: Sequence[Message]) -> list[Message]:
     """The in-run repair: ``normalize_history`` without the report. Never mutates its input."""
-    return _repair(history)[0]
+    return _repair(history, _scan(history, truncation=False)[0])[0]
 
 
 def normalize_history(history: Sequence[Message]) -> tuple[list[Message], HistoryRepair]:
@@ -147,5 +142,6 @@ def normalize_history(history: Sequence[Message]) -> tuple[list[Message], Histor
     Deterministic and idempotent; the input is never mutated. ``truncated`` is reported on
     every pass because arguments are evidence and are never rewritten.
     """
-    out, synthesized, dropped = _repair(history)
-    return out, HistoryRepair(synthesized, dropped, truncated_calls(history))
+    needed, truncated = _scan(history, truncation=True)
+    out, synthesized, dropped = _repair(history, needed)
+    return out, HistoryRepair(synthesized, dropped, truncated)
