@@ -104,7 +104,7 @@ def _pick(store) -> str:  # noqa: ANN001
         raise InputError("there are no conversations yet; start one with `golem chat`")
     for i, row in enumerate(rows, 1):
         meta = row.meta
-        sys.stdout.write(f"{i:>2}. {meta.id[:13]}  {local_time(meta.updated)}  {meta.display_title()[:60]}\n")
+        sys.stdout.write(f"{i:>2}. {meta.id[:13]}  {local_time(meta.updated)}  {meta.display_title[:60]}\n")
     answer = input("Resume which (number or ID)? ").strip()
     if answer.isdigit() and 1 <= int(answer) <= len(rows):
         return rows[int(answer) - 1].meta.id

@@ -188,3 +188,48 @@ def test_slash_commands(spawn, home):
     history = store.load(cid)
     assert history[0] == Message(role="system", content="be brief")
     assert [m.content for m in history[1:]] == ["first", "echo: first"]
+
+
+def test_prompt_survives_the_process_being_killed_mid_reply(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text=" ".join(f"w{i}" for i in range(300))), delay=0.05))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.sendline("a prompt worth keeping")
+    chat.expect("w3")
+    chat.child.kill(9)
+    chat.child.wait()
+    history = Store(home).load(cid)
+    assert [m.content for m in history] == ["a prompt worth keeping"]
+    assert history[0].run_id
+
+
+def test_second_process_is_refused_with_the_holder_named(spawn, home):
+    import subprocess
+
+    from tests.repl.conftest import GOLEM, golem_env
+
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.say("mine")
+    done = subprocess.run([GOLEM, "ask", "--cid", cid[:8], "theirs"], capture_output=True, text=True,
+                          env=golem_env(home), timeout=30)  # fmt: skip
+    assert done.returncode == 1
+    assert "open in another golem process" in done.stderr and "golem fork" in done.stderr
+    assert f"pid {chat.child.pid}" in done.stderr or str(chat.child.pid) in done.stderr
+    chat.say("still mine")
+    chat.leave()
+    assert [m.content for m in Store(home).load(cid) if m.role == "user"] == ["mine", "still mine"]
+
+
+def test_resume_without_id_offers_a_picker(spawn, home):
+    store = Store(home)
+    older = store.create([Message(role="user", content="older one")], model="local:echo")
+    newer = store.create([Message(role="user", content="newer one")], model="local:echo")
+    chat = spawn("resume")
+    chat.expect("Resume which")
+    chat.child.sendline("2")
+    out = chat.prompt()
+    assert older in out and newer not in out.split("Resume which")[-1]
+    chat.say("continuing")
+    chat.leave()
+    assert store.load(older)[-1].content == "echo: continuing"
