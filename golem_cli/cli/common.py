@@ -66,11 +66,6 @@ def parse_history(data: bytes, label: str) -> list[Message]:
         raise HistoryFormatError(f"{label}: {e}") from None
 
 
-def load_stored(store: Store, cid: str) -> list[Message]:
-    """A stored conversation's messages (errors already name the file and `golem normalize`)."""
-    return store.load(cid)
-
-
 def write_user_file(path: Path, data: bytes) -> None:
     """Write a file the user named: atomically, keeping the mode of a file it replaces
     (0600 for a new file: conversations are private)."""

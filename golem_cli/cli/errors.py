@@ -2,8 +2,8 @@
 
 Exit codes: 0 success; 1 failure (a ``GolemError``, an OS error such as a full disk, a bug);
 2 bad input: a usage error, an unreadable history, or text that is not a conversation ID;
-130 interrupted (Ctrl-C). ``--debug`` (or ``GOLEM_DEBUG=1``) adds the traceback; without it
-there is never one.
+130 interrupted (Ctrl-C, silently). ``--debug`` (or ``GOLEM_DEBUG=1``) adds the traceback;
+without it there is never one.
 """
 
 from __future__ import annotations
@@ -81,6 +81,8 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
     exit code."""
     if debug:
         traceback.print_exception(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED  # the terminal already shows ^C, as typer's own handling does
     line = describe(exc).replace("\n", " ")
     try:
         sys.stderr.write(f"golem: {line}\n")

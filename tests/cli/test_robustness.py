@@ -60,6 +60,9 @@ def test_corrupt_stored_conversations_never_crash(home, golem):
         shown = golem("show", cid)
         assert "golem normalize" in shown.err and str(store.messages_path(cid)) in shown.err
     assert golem("show", good).code == 0
+    doomed = next(iter(bad))
+    assert golem("delete", doomed, "--yes").code == 0  # an unreadable conversation can be deleted
+    assert not store.messages_path(doomed).exists()
 
 
 def test_non_utf8_inside_strings_reads_like_go(golem, tmp_path):
