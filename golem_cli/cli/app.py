@@ -55,7 +55,7 @@ def build_app() -> typer.Typer:
     app = typer.Typer(
         name="golem",
         help=HELP,
-        add_completion=False,
+        add_completion=True,
         no_args_is_help=True,
         rich_markup_mode="rich" if styled() else None,
         pretty_exceptions_enable=False,

@@ -1,0 +1,1 @@
+complete --command golem --no-files --arguments "(env _GOLEM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=get-args _TYPER_COMPLETE_ARGS=(commandline -cp) golem)" --condition "env _GOLEM_COMPLETE=complete_fish _TYPER_COMPLETE_FISH_ACTION=is-args _TYPER_COMPLETE_ARGS=(commandline -cp) golem"

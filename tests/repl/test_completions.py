@@ -1,0 +1,37 @@
+"""The completion scripts in completions/ are current, and golem answers them at tab time."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from golem_cli.cli.completion import SHELLS, script
+from tests.repl.conftest import GOLEM, golem_env
+
+COMPLETIONS = Path(__file__).resolve().parents[2] / "completions"
+
+
+@pytest.mark.parametrize("shell", sorted(SHELLS))
+def test_scripts_are_current(shell):
+    assert (COMPLETIONS / SHELLS[shell]).read_text(encoding="utf-8") == script(shell), (
+        "regenerate with: python -m golem_cli.cli.completion"
+    )
+
+
+def complete(tmp_path, shell: str, words: str, cword: int) -> str:
+    env = golem_env(tmp_path) | {"_GOLEM_COMPLETE": f"complete_{shell}", "COMP_WORDS": words, "COMP_CWORD": str(cword),
+                                 "_TYPER_COMPLETE_ARGS": words, "_TYPER_COMPLETE_FISH_ACTION": "get-args"}  # fmt: skip
+    return subprocess.run([GOLEM], env=env, capture_output=True, text=True, timeout=30).stdout
+
+
+def test_bash_completes_commands_and_options(tmp_path):
+    assert complete(tmp_path, "bash", "golem ch", 1).split() == ["chat"]
+    assert set(complete(tmp_path, "bash", "golem ", 1).split()) >= {"chat", "resume", "fork", "ask", "list", "normalize"}
+    assert "--max-messages" in complete(tmp_path, "bash", "golem chat --m", 2).split()
+
+
+def test_zsh_and_fish_answer(tmp_path):
+    assert "chat" in complete(tmp_path, "zsh", "golem ch", 1)
+    assert "chat" in complete(tmp_path, "fish", "golem ch", 1)
