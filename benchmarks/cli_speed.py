@@ -145,7 +145,11 @@ def main() -> None:
         list_cmd = [*GOLEM, "list", "--limit", "20"]
 
         cold = timed(list_cmd, env) * 1000  # builds the index from the 20,000 files
-        fast = median_ms({"python -c pass": floor, "golem --version": [*GOLEM, "--version"], "golem list --limit 20": list_cmd}, env, args.reps)
+        fast = median_ms(
+            {"python -c pass": floor, "golem --version": [*GOLEM, "--version"], "golem list --limit 20": list_cmd,
+             "golem --help (piped)": [*GOLEM, "--help"]},
+            env, args.reps,
+        )  # fmt: skip
         after_save = []
         store = Store(home)
         for _ in range(5):
