@@ -149,7 +149,9 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
     table.add_column("Title", overflow="ellipsis", no_wrap=True)
     for depth, info in rows:
         m = info.meta
-        title = Text(f"{'  ' * (depth - 1)}└ @{m.fork_at} " if tree and depth else "", style="dim")
+        title = Text()
+        if tree and depth:
+            title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
         title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
         table.add_row(m.id[:width], local_time(m.updated), "?" if info.problem else str(m.messages), m.model or "-", title)
     rich_console().print(table)
