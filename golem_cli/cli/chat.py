@@ -31,7 +31,7 @@ def register(app: typer.Typer) -> None:
         no_markdown: bool = plain_opt,
     ) -> None:
         """Start a new conversation."""
-        raise typer.Exit(chat(model, system, max_messages, not no_markdown))
+        raise typer.Exit(chat(model, system, max_messages, no_markdown))
 
     @app.command("resume", rich_help_panel=PANEL)
     def resume_command(
@@ -84,14 +84,14 @@ def _note(text: str) -> None:
         sys.stderr.write(text + "\n")
 
 
-def chat(model: str | None, system: str, max_messages: int | None, markdown: bool) -> int:
+def chat(model: str | None = None, system: str = "", max_messages: int | None = None, no_markdown: bool = False) -> int:
     from golem_cli.cli.models import choose_model, max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.session import ChatSession
 
     choice = choose_model(model)
     session = ChatSession.start(_store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings))
-    return run_repl(session, markdown=markdown, note=choice.note)
+    return run_repl(session, markdown=not no_markdown, note=choice.note)
 
 
 def _pick(store) -> str:  # noqa: ANN001
@@ -170,14 +170,14 @@ def _prompt_text(prompt: str | None) -> str:
 
 
 def ask(
-    prompt: str | None,
-    continue_last: bool,
-    cid: str | None,
-    model: str | None,
-    system: str | None,
-    as_json: bool,
-    no_stream: bool,
-    max_messages: int | None,
+    prompt: str | None = None,
+    continue_last: bool = False,
+    cid: str | None = None,
+    model: str | None = None,
+    system: str | None = None,
+    as_json: bool = False,
+    no_stream: bool = False,
+    max_messages: int | None = None,
 ) -> int:
     import asyncio
 

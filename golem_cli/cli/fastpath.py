@@ -1,4 +1,4 @@
-"""``golem list`` and ``golem show`` without typer, for speed.
+"""``golem list``, ``show``, ``chat`` and ``ask`` without typer, for speed.
 
 typer 0.29 costs about 120 ms before a command runs (its import, plus a pydantic adapter
 built for every parameter), while ``golem list`` must answer within 150 ms. Both commands
@@ -26,6 +26,9 @@ class Spec:
     positionals: int
     flags: dict[str, str] = field(default_factory=dict)
     int_options: dict[str, str] = field(default_factory=dict)
+    int_minimum: int = 0
+    str_options: dict[str, str] = field(default_factory=dict)
+    optional_positionals: int = 0
 
 
 SPECS = {
@@ -38,6 +41,25 @@ SPECS = {
     ),
     "show": Spec(
         "golem_cli.cli.conversations", "show", 1, flags={"--json": "as_json", "--run-ids": "run_ids"}
+    ),
+    "chat": Spec(
+        "golem_cli.cli.chat",
+        "chat",
+        0,
+        flags={"--no-markdown": "no_markdown"},
+        int_options={"--max-messages": "max_messages"},
+        int_minimum=1,
+        str_options={"--model": "model", "-m": "model", "--system": "system", "-s": "system"},
+    ),
+    "ask": Spec(
+        "golem_cli.cli.chat",
+        "ask",
+        0,
+        optional_positionals=1,
+        flags={"--continue": "continue_last", "-c": "continue_last", "--json": "as_json", "--no-stream": "no_stream"},
+        int_options={"--max-messages": "max_messages"},
+        int_minimum=1,
+        str_options={"--model": "model", "-m": "model", "--system": "system", "-s": "system", "--cid": "cid"},
     ),
 }
 
@@ -61,14 +83,19 @@ def parse(args: list[str]) -> Callable[[], int] | None:
             kwargs[spec.flags[token]] = True
         elif token in spec.int_options:
             value = next(tokens, None)
-            if value is None or not value.isascii() or not value.isdigit():
+            if value is None or not value.isascii() or not value.isdigit() or int(value) < spec.int_minimum:
                 return None
             kwargs[spec.int_options[token]] = int(value)
+        elif token in spec.str_options:
+            value = next(tokens, None)
+            if value is None or value.startswith("-"):
+                return None
+            kwargs[spec.str_options[token]] = value
         elif token.startswith("-"):
             return None
         else:
             positionals.append(token)
-    if len(positionals) != spec.positionals:
+    if not spec.positionals <= len(positionals) <= spec.positionals + spec.optional_positionals:
         return None
     function = getattr(importlib.import_module(spec.module), spec.function)
     return lambda: function(*positionals, **kwargs)

@@ -69,3 +69,29 @@ def test_list_never_imports_typer_or_rich(home):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["chat"], {}),
+        (["chat", "-m", "offline:echo", "--system", "be brief", "--max-messages", "5", "--no-markdown"],
+         {"model": "offline:echo", "system": "be brief", "max_messages": 5, "no_markdown": True}),
+        (["ask", "hello"], {}),
+        (["ask", "-c", "--json", "--cid", "abcd", "hi"], {"continue_last": True, "as_json": True, "cid": "abcd"}),
+    ],
+)  # fmt: skip
+def test_chat_and_ask_plain_forms_skip_typer(args, expected, monkeypatch):
+    import golem_cli.cli.chat as chat
+
+    seen = {}
+    monkeypatch.setattr(chat, args[0], lambda *a, **kw: seen.update(kw, positional=a) or 0)
+    call = fastpath.parse(args)
+    assert call is not None and call() == 0
+    assert {k: v for k, v in seen.items() if k != "positional"} == expected
+
+
+@pytest.mark.parametrize("args", [["chat", "--max-messages", "0"], ["chat", "-m"], ["chat", "--model=x"], ["chat", "x"],
+                                  ["ask", "a", "b"], ["ask", "--cid", "--json"], ["chat", "--help"]])  # fmt: skip
+def test_chat_and_ask_unusual_forms_go_to_typer(args):
+    assert fastpath.parse(args) is None
