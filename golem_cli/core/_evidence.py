@@ -19,7 +19,8 @@ from golem_cli.core.errors import GolemError, PartialResult, RunError
 from golem_cli.core.messages import ASSISTANT, Message, ToolCall, mark_interrupted, replace
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
-from golem_cli.core.validate import go_quote_q, thinking_error
+from golem_cli.core.gojson import go_quote_q
+from golem_cli.core.validate import thinking_error
 
 Callback = Callable[[Any], Any]
 

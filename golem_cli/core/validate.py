@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from golem_cli.core.errors import HistoryValidationError
+from golem_cli.core.gojson import go_quote_q
 from golem_cli.core.messages import ASSISTANT, PART_KINDS, TOOL, USER, Message, Part, ThinkingBlock
 
 
@@ -64,32 +65,5 @@ def validate_run_input(prompt_parts: Sequence[Part], history: Sequence[Message])
                 raise HistoryValidationError(f"golem: history message {i} thinking block {j}: {err}")
 
 
-_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
-def go_quote_q(text: str) -> str:
-    """Go's ``%q`` (``strconv.Quote``): double quotes, backslash escapes for ``"`` and ``\\``,
-    short escapes for control characters, ``\\xNN``/``\\uNNNN``/``\\UNNNNNNNN`` for anything
-    not printable; printable non-ASCII stays raw. Bytes smuggled in as surrogate escapes
-    (undecodable UTF-8) print as ``\\xNN`` like Go's invalid bytes."""
-    out = ['"']
-    for ch in text:
-        code = ord(ch)
-        if ch in ('"', "\\"):
-            out.append("\\" + ch)
-        elif ch in _SHORT_ESCAPES:
-            out.append(_SHORT_ESCAPES[ch])
-        elif 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif 0xD800 <= code <= 0xDFFF:  # cannot be UTF-8: Go sees three invalid bytes
-            out.extend(f"\\x{b:02x}" for b in ch.encode("utf-8", "surrogatepass"))
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif ch.isprintable():
-            out.append(ch)
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)

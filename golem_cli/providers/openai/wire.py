@@ -15,7 +15,7 @@ import msgspec
 
 from golem_cli.core.args import wire_args
 from golem_cli.core.errors import ModelError
-from golem_cli.core.gojson import go_quote
+from golem_cli.core.gojson import go_quote, go_quote_q
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
@@ -70,7 +70,7 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 entry["tool_call_id"] = result.tool_call_id
             wire.append(entry)
             if result.parts:
-                framed.append(_text(f"<tool_result tool_name={go_q(result.tool_name)} tool_call_id={go_q(result.tool_call_id)}>\n"))
+                framed.append(_text(f"<tool_result tool_name={go_quote_q(result.tool_name)} tool_call_id={go_quote_q(result.tool_call_id)}>\n"))
                 framed.extend(_media(result.parts))
                 framed.append(_text("\n</tool_result>"))
             i += 1
@@ -123,30 +123,6 @@ def _unsupported(index: int, part: Part) -> ModelError:
     )
 
 
-def go_q(text: str) -> str:
-    """Go's ``%q``: double quotes, short escapes, ``\\xNN``/``\\uNNNN`` for what is not printable."""
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char in ('"', "\\"):
-            out.append("\\" + char)
-        elif char.isprintable() and not 0xD800 <= code <= 0xDFFF:
-            out.append(char)
-        elif char in _SHORT:
-            out.append(_SHORT[char])
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\x{code:02x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append("\\ufffd")
-        elif code < 0x10000:
-            out.append(f"\\u{code:04x}")
-        else:
-            out.append(f"\\U{code:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_SHORT = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
 
 
 # --- replies -------------------------------------------------------------------------------
