@@ -36,8 +36,8 @@ class TurnOutcome:
     run_id: str
     conversation_id: str
     usage: Usage
-    stored: int
-    sent: int
+    stored: int  # messages in the file after the turn
+    sent: int  # messages the model was sent: the (trimmed) history plus the prompt
     interrupted: bool = False
     error: GolemError | None = None
 
@@ -136,13 +136,14 @@ class ChatSession:
             )
         except RunError as e:
             _uncancel()
-            added = _added_by_run(e.partial.messages if e.partial else [], run_id) or [asked]
-            self.history = self.history + added
+            partial = e.partial
+            added = (getattr(partial, "new_messages", None) or _added_by_run(partial.messages, run_id)) if partial else []
+            self.history = self.history + (added or [asked])
             self.save()
-            usage = e.partial.usage if e.partial else Usage()
+            sent = getattr(partial, "sent_messages", -1) + 1 if partial and partial.requests else 0
             return TurnOutcome(
-                prompt, _reply_text(added), run_id, self.conversation_id, usage, len(self.history), 0,
-                interrupted=e.interrupted, error=None if e.interrupted else e,
+                prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
+                len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e,
             )  # fmt: skip
         except GolemError as e:  # processor or validation errors: nothing was sent
             self.history = self.history + [asked]
@@ -152,7 +153,7 @@ class ChatSession:
         self.save()
         return TurnOutcome(
             prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
-            len(self.history), result.sent_messages,
+            len(self.history), result.sent_messages + 1,
         )  # fmt: skip
 
     # --- changes between turns -------------------------------------------------------------

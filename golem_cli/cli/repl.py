@@ -83,13 +83,15 @@ class Repl:
         s = self.session
         self.console.print(
             f"[bold]golem {__version__}[/bold] · model [cyan]{s.model.name}[/cyan] · "
-            f"conversation [cyan]{s.conversation_id}[/cyan]"
+            f"conversation [cyan]{s.conversation_id}[/cyan]",
+            soft_wrap=True,
         )
         self.console.print(
-            f"[dim]/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits[/dim]"
+            f"[dim]/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits[/dim]",
+            soft_wrap=True,
         )
         if note:
-            self.console.print(f"[yellow]{note}[/yellow]")
+            self.console.print(f"[yellow]{note}[/yellow]", soft_wrap=True, highlight=False)
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
@@ -143,12 +145,13 @@ class Repl:
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
         self.console.print(
             f"[dim]run {outcome.run_id} · conversation {outcome.conversation_id} · "
-            f"{outcome.stored} stored, {outcome.sent} sent{tokens}[/dim]"
+            f"{outcome.stored} stored, {outcome.sent} sent{tokens}[/dim]",
+            soft_wrap=True,
         )
 
     def goodbye(self) -> None:
         cid = self.session.conversation_id
-        self.console.print(f"[dim]Saved. Resume with:[/dim] golem resume {cid[:13]}")
+        self.console.print(f"[dim]Saved. Resume with:[/dim] golem resume {cid[:13]}", soft_wrap=True)
 
 
 def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lines: list[str] | None = None) -> int:

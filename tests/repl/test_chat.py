@@ -39,8 +39,9 @@ def test_footer_counts_stored_and_sent_with_trimming(spawn, home):
     chat.say("one")
     chat.say("two")
     out = chat.say("three")
-    # 4 stored messages before the turn, trim keeps the newest 2; the file keeps all 6.
-    assert "6 stored, 2 sent" in out
+    # 4 stored messages before the turn, trim keeps the newest 2, plus the prompt; the file
+    # keeps all 6.
+    assert "6 stored, 3 sent" in out
     chat.leave()
 
 
