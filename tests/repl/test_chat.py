@@ -234,3 +234,34 @@ def test_resume_without_id_offers_a_picker(spawn, home):
     chat.say("continuing")
     chat.leave()
     assert store.load(older)[-1].content == "echo: continuing"
+
+
+def test_stream_cut_inside_tool_arguments_is_kept_and_the_chat_goes_on(spawn, home, server):
+    from tests.providerserver import ToolCallSpec
+
+    server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("call_1", "roll", '{"sides": 20, "note": "cut"}')]),
+                            cut_in_tool_args=True))  # fmt: skip
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    out = chat.say("roll a die")
+    assert "error:" in out and "Traceback" not in out
+    assert "echo: and now" in chat.say("and now")
+    chat.leave()
+    history = Store(home).load(cid)
+    cut = history[1]
+    assert cut.role == "assistant" and cut.tool_calls[0].id == "call_1"
+    assert cut.tool_calls[0].args.startswith('{"sides"') and not cut.tool_calls[0].args.endswith("}")
+    # The second request carried the call closed by repair, its cut arguments wrapped.
+    sent = server.requests[-1].json["messages"]
+    assert sent[1]["tool_calls"][0]["function"]["arguments"] == '{"truncated_args":' + __import__("json").dumps(cut.tool_calls[0].args) + "}"
+    assert sent[2] == {"role": "tool", "content": INTERRUPTED, "tool_call_id": "call_1"}
+
+
+def test_ctrl_c_at_the_prompt_clears_the_line(spawn, home):
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.send("never sent")
+    chat.child.sendintr()
+    assert "echo: kept" in chat.say("kept")
+    chat.leave()
+    assert [m.content for m in Store(home).load(cid)] == ["kept", "echo: kept"]
