@@ -115,6 +115,7 @@ class Repl:
 
         self.last_prompt = text
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
+        renderer.waiting()
         task = asyncio.ensure_future(self.session.turn(text, on_delta=renderer.feed))
         loop = asyncio.get_running_loop()
         try:

@@ -90,11 +90,27 @@ class ReplyRenderer:
         self._live: Live | None = None
         self._tail: _Tail | None = None
         self._last_refresh = 0.0
+        self._spinning = False
         self.renders = 0
+
+    def waiting(self, label: str = "waiting for the model…") -> None:
+        """Show a spinner until the first delta arrives (a local model can take a while to
+        start); it disappears without a trace. Markdown mode only: a pipe gets no noise."""
+        if not self.markdown or self._live is not None:
+            return
+        from rich.live import Live
+        from rich.spinner import Spinner
+
+        self._live = Live(Spinner("dots", text=f" {label}", style="dim"), console=self.console,
+                          refresh_per_second=8, transient=True)  # fmt: skip
+        self._live.start()
+        self._spinning = True
 
     def feed(self, delta: str) -> None:
         if not delta:
             return
+        if self._spinning:
+            self._stop_spinner()
         self.text += delta
         if not self.markdown:
             self.stream.write(delta)
@@ -116,6 +132,8 @@ class ReplyRenderer:
             self.stream.flush()
             return self.text
         rest = self.text[self._printed :]
+        if self._spinning:
+            self._stop_spinner()
         if self._live is not None:
             self._tail.text = ""  # type: ignore[union-attr]
             self._live.stop()
@@ -126,6 +144,12 @@ class ReplyRenderer:
         return self.text
 
     # --- markdown mode ---------------------------------------------------------------------
+
+    def _stop_spinner(self) -> None:
+        assert self._live is not None
+        self._live.stop()
+        self._live = None
+        self._spinning = False
 
     def _print_block(self, text: str) -> None:
         from rich.markdown import Markdown
