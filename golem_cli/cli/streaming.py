@@ -120,6 +120,8 @@ class ReplyRenderer:
         if "\n" in delta:  # a block can only finish at a line break
             finished, tail = split_finished(tail)
             if finished:
+                if self._tail is not None:
+                    self._tail.text = tail  # the live region redraws on print: not the old tail
                 self._print_block(finished)
                 self._printed += len(finished)
         self._update_tail(tail)
