@@ -23,6 +23,7 @@ whole-second timestamps) is therefore marked racy and refreshed again next time.
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 
@@ -111,13 +112,19 @@ def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig:
     return Entry(meta, messages_sig, sidecar_sig)
 
 
+# One match per directory entry: a conversation's messages file or its sidecar.
+_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z")
+
+
 def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
     """Stat every messages file of the conversations directory; sidecars are only noted.
-    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names)."""
+    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names).
+    This loop is what a listing pays after any save, so it does one regex match per name."""
     messages: dict[str, Signature] = {}
     sidecars: set[str] = set()
     foreign: list[str] = []
     temps: list[str] = []
+    match = _NAME.match
     try:
         it = os.scandir(directory)
     except FileNotFoundError:
@@ -125,20 +132,20 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
     with it:
         for item in it:
             name = item.name
-            if is_temp_file(name):
-                temps.append(name)
-            elif name.endswith(META_SUFFIX) and is_conversation_id(name[: -len(META_SUFFIX)]):
-                sidecars.add(name[: -len(META_SUFFIX)])
-            elif name.endswith(MESSAGES_SUFFIX) and is_conversation_id(name[: -len(MESSAGES_SUFFIX)]):
+            m = match(name)
+            if m is None:
+                (temps if is_temp_file(name) else foreign).append(name)
+            elif m.group(2):
+                sidecars.add(m.group(1))
+            else:
                 try:
                     if item.is_file(follow_symlinks=False):
-                        messages[name[: -len(MESSAGES_SUFFIX)]] = signature(item.stat(follow_symlinks=False))
+                        st = item.stat(follow_symlinks=False)
+                        messages[m.group(1)] = (st.st_mtime_ns, st.st_size, st.st_ino)
                     else:
                         foreign.append(name)
                 except OSError:
                     continue  # removed while we looked
-            else:
-                foreign.append(name)
     return messages, sidecars, foreign, temps
 
 
