@@ -137,10 +137,10 @@ class ChatSession:
         except RunError as e:
             _uncancel()
             partial = e.partial
-            added = (getattr(partial, "new_messages", None) or _added_by_run(partial.messages, run_id)) if partial else []
+            added = partial.new_messages if partial else []
             self.history = self.history + (added or [asked])
             self.save()
-            sent = getattr(partial, "sent_messages", -1) + 1 if partial and partial.requests else 0
+            sent = partial.sent_messages + 1 if partial and partial.requests else 0
             return TurnOutcome(
                 prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
                 len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e,
@@ -204,14 +204,6 @@ class ChatSession:
         self.history = self.history[:index]
         self.save()
         return prompt, kept
-
-
-def _added_by_run(messages: list[Message], run_id: str) -> list[Message]:
-    """The messages a run appended: its stamped prompt and everything after it."""
-    for i, m in enumerate(messages):
-        if m.role == USER and m.run_id == run_id:
-            return list(messages[i:])
-    return []
 
 
 def _reply_text(added: list[Message]) -> str:

@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "RunError": "errors", "Usage": "usage",
     # runs
     "Agent": "agent", "RunResult": "agent", "UsageLimits": "agent",
-    "RunPartial": "_evidence", "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
+    "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
     "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
     "ToolFailed": "tools", "ModelRetry": "tools", "ToolCanceled": "tools", "ToolTimeoutError": "tools",
@@ -59,7 +59,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from golem_cli.core._evidence import (
-        RunCanceledError, RunPartial, ToolCallError, ToolCallFinished, ToolCallStarted, UsageLimitError,
+        RunCanceledError, ToolCallError, ToolCallFinished, ToolCallStarted, UsageLimitError,
     )
     from golem_cli.core.agent import Agent, RunResult, UsageLimits
     from golem_cli.core.codec import dump_history, load_history

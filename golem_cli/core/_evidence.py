@@ -72,15 +72,6 @@ class ToolCallFinished:
     result: Message
 
 
-@dataclass
-class RunPartial(PartialResult):
-    """``PartialResult`` plus what the CLI needs to persist a failed run: ``new_messages``
-    (the prompt and everything after it) and ``sent_messages`` (history messages sent)."""
-
-    new_messages: list[Message] = field(default_factory=list)
-    sent_messages: int = 0
-
-
 def interruption(exc: BaseException) -> str:
     """The cause text of an interrupted run: Ctrl-C, or cancellation of the task."""
     return "interrupted" if isinstance(exc, KeyboardInterrupt) else "canceled"
@@ -142,7 +133,7 @@ class RunState:
         )
         partial = None
         if interrupted or not nothing:
-            partial = RunPartial(
+            partial = PartialResult(
                 messages=messages,
                 usage=self.usage,
                 finish_reason=self.finish_reason,

@@ -28,7 +28,6 @@ from typing import Any
 from golem_cli.core._evidence import (
     Callback,
     RunCanceledError,
-    RunPartial,
     RunState,
     ToolCallError,
     ToolCallFinished,
@@ -53,7 +52,6 @@ __all__ = [
     "Agent",
     "HistoryProcessor",
     "RunCanceledError",
-    "RunPartial",
     "RunResult",
     "ToolCallError",
     "ToolCallFinished",

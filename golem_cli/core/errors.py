@@ -61,7 +61,12 @@ class ModelError(GolemError):
 
 @dataclass
 class PartialResult:
-    """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready."""
+    """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready.
+
+    Beyond Go's fields: ``new_messages`` are the messages the run added (its prompt and what
+    followed), which a caller appends to its full stored history when the history sent was
+    trimmed; ``sent_messages`` counts the history messages the model was sent.
+    """
 
     messages: list[Message]
     usage: Usage = field(default_factory=Usage)
@@ -70,6 +75,8 @@ class PartialResult:
     tool_calls: int = 0
     run_id: str = ""
     conversation_id: str = ""
+    new_messages: list[Message] = field(default_factory=list)
+    sent_messages: int = 0
 
 
 class RunError(GolemError):

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from golem_cli.core.agent import (
     Agent,
     RunCanceledError,
-    RunPartial,
     ToolCallError,
     ToolCallFinished,
     ToolCallStarted,
@@ -80,7 +79,7 @@ def test_model_failure_after_a_tool_turn_keeps_the_turn():
     assert err.stage == "model" and str(err) == "golem: model stage: provider gone"
     assert isinstance(err.cause, ModelError) and err.__cause__ is err.cause
     p = err.partial
-    assert isinstance(p, RunPartial)
+    assert isinstance(p, PartialResult)
     assert [m.role for m in p.messages] == ["user", "assistant", "tool"]
     assert (p.usage, p.requests, p.tool_calls, p.finish_reason) == (Usage(11, 4), 2, 1, "tool_call")
     assert (p.run_id, p.conversation_id, err.run_id, err.conversation_id) == ("R", "C", "R", "C")
