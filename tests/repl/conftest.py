@@ -62,8 +62,12 @@ class Chat:
         self.child = child
 
     def expect(self, pattern: str, timeout: float = 15) -> str:
+        return plain(self.expect_raw(pattern, timeout))
+
+    def expect_raw(self, pattern: str, timeout: float = 15) -> str:
+        """What was printed through ``pattern``, terminal escapes included."""
         self.child.expect(pattern, timeout=timeout)
-        return plain(self.child.before + self.child.after)
+        return self.child.before + self.child.after
 
     def prompt(self) -> str:
         return self.expect("you>")
@@ -93,8 +97,9 @@ class Chat:
 def spawn(home: Path) -> Iterator:
     children: list[pexpect.spawn] = []
 
-    def start(*args: str) -> Chat:
-        child = pexpect.spawn(GOLEM, list(args), env=golem_env(home), encoding="utf-8", dimensions=(40, 120), timeout=15)
+    def start(*args: str, env: dict[str, str] | None = None) -> Chat:
+        child = pexpect.spawn(GOLEM, list(args), env=golem_env(home) | (env or {}), encoding="utf-8",
+                              dimensions=(40, 120), timeout=15)  # fmt: skip
         children.append(child)
         return Chat(child)
 

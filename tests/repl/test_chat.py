@@ -265,3 +265,30 @@ def test_ctrl_c_at_the_prompt_clears_the_line(spawn, home):
     assert "echo: kept" in chat.say("kept")
     chat.leave()
     assert [m.content for m in Store(home).load(cid)] == ["kept", "echo: kept"]
+
+
+MARKDOWN_REPLY = "Some **bold** words and `code`."
+
+
+def test_replies_render_as_markdown_on_a_terminal(spawn, server):
+    server.enqueue(Scenario(reply=Reply(text=MARKDOWN_REPLY)))
+    chat = spawn("chat")
+    chat.prompt()
+    out = chat.say("format something")
+    assert "Some bold words and code." in out
+    assert "**bold**" not in out
+
+
+def test_no_markdown_prints_the_text_as_it_came(spawn, server):
+    server.enqueue(Scenario(reply=Reply(text=MARKDOWN_REPLY)))
+    chat = spawn("chat", "--no-markdown")
+    chat.prompt()
+    assert MARKDOWN_REPLY in chat.say("format something")
+
+
+def test_no_color_is_honoured(spawn):
+    colour = re.compile(r"\x1b\[[0-9;]*3[0-7]m")  # a foreground colour
+    assert colour.search(spawn("chat").expect_raw("you>"))
+    raw = spawn("chat", env={"NO_COLOR": "1"}).expect_raw("you>")
+    banner = raw.split("you>")[0]
+    assert "conversation" in banner and not colour.search(banner)
