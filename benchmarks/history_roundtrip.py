@@ -69,11 +69,12 @@ def golem(data: bytes) -> bytes:
     return dump_history(history)
 
 
-def timed(fn, data: bytes) -> float:
+def timed(fn, data: bytes) -> tuple[float, float]:
+    """Wall and CPU seconds of one call (CPU time is steadier on a shared machine)."""
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     fn(data)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def peak_mib(fn, data: bytes) -> float:
@@ -92,15 +93,15 @@ def child(kind: str, path: str) -> None:
     if kind.endswith("-memory"):
         print(peak_mib(VARIANTS[kind.removesuffix("-memory")], data))
     else:
-        print(timed(VARIANTS[kind], data))
+        print(*timed(VARIANTS[kind], data))
 
 
 VARIANTS = {"plain": plain, "golem": golem}
 
 
-def in_child(kind: str, path: str) -> float:
+def in_child(kind: str, path: str) -> list[float]:
     out = subprocess.run([sys.executable, __file__, "--child", kind, path], capture_output=True, text=True, check=True)
-    return float(out.stdout)
+    return [float(x) for x in out.stdout.split()]
 
 
 def main() -> None:
@@ -116,18 +117,19 @@ def main() -> None:
     assert golem(data) == data, "a clean golem file must round-trip byte for byte"
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
         f.write(data)
-    times: dict[str, list[float]] = {"plain": [], "golem": []}
+    times: dict[str, list[list[float]]] = {"plain": [], "golem": []}
     try:
         for _ in range(args.runs):
             times["plain"].append(in_child("plain", f.name))
             times["golem"].append(in_child("golem", f.name))
-        memory = {kind: in_child(f"{kind}-memory", f.name) for kind in VARIANTS}
+        memory = {kind: in_child(f"{kind}-memory", f.name)[0] for kind in VARIANTS}
     finally:
         os.unlink(f.name)
-    p, g = statistics.median(times["plain"]), statistics.median(times["golem"])
-    print(f"plain json.loads + json.dumps   median {p * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['plain'])})")
-    print(f"golem load + normalize + dump   median {g * 1000:7.1f} ms  (runs: {', '.join(f'{t*1000:.0f}' for t in times['golem'])})")
-    print(f"ratio golem / plain: {g / p:.2f}x (target <= 1.00x)")
+    for label, index in (("wall", 0), ("CPU", 1)):
+        p = statistics.median(t[index] for t in times["plain"])
+        g = statistics.median(t[index] for t in times["golem"])
+        print(f"{label:>4}: plain json.loads + json.dumps {p * 1000:7.1f} ms, golem load + normalize + dump "
+              f"{g * 1000:7.1f} ms (medians of {args.runs}); ratio {g / p:.2f}x (target <= 1.00x)")  # fmt: skip
     print(f"peak memory: plain {memory['plain']:.0f} MiB, golem {memory['golem']:.0f} MiB (file {len(data) / 2**20:.0f} MiB)")
 
 
