@@ -23,20 +23,6 @@ def plain(text: str) -> str:
     return ANSI.sub("", text)
 
 
-@pytest.fixture(scope="session")
-def provider_server() -> Iterator[ProviderServer]:
-    server = ProviderServer().start_in_thread()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def server(provider_server: ProviderServer) -> Iterator[ProviderServer]:
-    provider_server.reset()
-    yield provider_server
-    provider_server.reset()
-
-
 @pytest.fixture
 def home(tmp_path: Path, server: ProviderServer) -> Path:
     """A GOLEM_HOME whose config points the `local` provider at the test server."""

@@ -1,0 +1,25 @@
+"""Fixtures shared across the test layers: one loopback provider server per session."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.providerserver import ProviderServer
+
+
+@pytest.fixture(scope="session")
+def provider_server() -> Iterator[ProviderServer]:
+    """The OpenAI/Anthropic test server on 127.0.0.1, started once per test session."""
+    server = ProviderServer().start_in_thread()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def server(provider_server: ProviderServer) -> Iterator[ProviderServer]:
+    """The test server with no queued faults and no recorded requests."""
+    provider_server.reset()
+    yield provider_server
+    provider_server.reset()
