@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 
 from golem_cli.store import Store
@@ -76,3 +77,33 @@ def test_unknown_conversation(home):
     done = ask(home, "--cid", "0000ffff", "x")
     assert done.returncode != 0
     assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
+    import signal
+    import time
+
+    server.enqueue(Scenario(reply=Reply(text=" ".join(f"w{i}" for i in range(200))), delay=0.05))
+    proc = subprocess.Popen([GOLEM, "ask", "stream slowly"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=golem_env(home))  # fmt: skip
+    first = os.read(proc.stdout.fileno(), 2).decode()  # unbuffered: the reply has started
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    out, err = (b.decode() for b in proc.communicate(timeout=30))
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "partial reply is saved" in err
+    (row,) = Store(home).list()
+    history = Store(home).load(row.id)
+    assert history[0].content == "stream slowly"
+    assert history[1].content.startswith("w0 w1") and history[1].content.endswith("[reply interrupted]")
+    assert (first + out).startswith("w0 w1")
+
+
+def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
+    first = json.loads(ask(home, "--json", "hello").stdout)
+    path = home / "conversations" / f"{first['conversation_id']}.json"
+    path.write_bytes(b'[{"role": "user", "content": ')
+    done = ask(home, "--cid", first["conversation_id"][:8], "again")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "golem normalize" in done.stderr
+    assert path.read_bytes() == b'[{"role": "user", "content": '  # untouched
