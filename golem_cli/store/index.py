@@ -18,13 +18,25 @@ Racy timestamps: a change made within the file system's timestamp granularity of
 the index was built could leave the directory mtime unchanged. An index built within
 ``RACY_SECONDS`` of the directory's last change (``RACY_SECONDS_COARSE`` on file systems with
 whole-second timestamps) is therefore marked racy and refreshed again next time.
+
+Write-through: golem's own changes (a save after every chat turn, a new title, a delete) run
+inside ``changing``, which holds ``index.lock`` across the change so golem processes never
+interleave there. When the index was fresh just before the change, the changed entry is
+replaced in place and the directory's new mtime recorded, so the next listing does not stat
+every file. What this gives up: a file another program writes within the same timestamp tick
+as a golem save (milliseconds on a fine-grained file system; write-through is skipped on
+whole-second ones) is not seen until the directory next changes; rows a listing shows are
+still re-checked against their files.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import msgspec
@@ -205,3 +217,44 @@ def recheck(directory: Path, entry: Entry) -> Entry | None:
     if msig == entry.messages_sig and ssig == entry.sidecar_sig:
         return entry
     return build_entry(directory, cid, msig, ssig)
+
+
+@contextmanager
+def changing(directory: Path, index_path: Path, cid: str) -> Iterator[None]:
+    """Hold the index lock while conversation ``cid`` changes, then write the change through
+    to the index if the index was fresh before it (see the module docstring)."""
+    index_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    fd = os.open(index_path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            before = os.stat(directory).st_mtime_ns
+        except FileNotFoundError:
+            before = None
+        yield
+        if before is not None:
+            try:
+                _write_through(directory, index_path, cid, before)
+            except OSError:
+                pass  # the index is a cache: the next listing refreshes it
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write_through(directory: Path, index_path: Path, cid: str, before: int) -> None:
+    cached = read_index(index_path)
+    if cached is None or cached.racy or cached.dir_mtime_ns != before:
+        return  # it was stale already; the next listing refreshes it
+    after = os.stat(directory).st_mtime_ns
+    if after % 1_000_000_000 == 0:
+        return  # whole-second timestamps cannot tell this change from a concurrent one
+    entries = [e for e in cached.entries if e.meta.id != cid]
+    try:
+        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
+    except FileNotFoundError:
+        pass  # deleted: its entry is gone
+    else:
+        entries.append(build_entry(directory, cid, msig, _sidecar_signature(directory, cid)))
+        entries.sort(key=lambda e: e.meta.id)
+    index = IndexFile(INDEX_VERSION, after, False, entries, cached.foreign)
+    write_atomic(index_path, _encoder.encode(index), durable=False)

@@ -261,9 +261,10 @@ class Store:
         data = dump_history(messages)
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
-        write_atomic(self.messages_path(cid), data)
-        meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
-        write_atomic(self.meta_path(cid), encode_meta(meta))
+        with _index.changing(self.conversations_dir, self.index_path, cid):
+            write_atomic(self.messages_path(cid), data)
+            meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
+            write_atomic(self.meta_path(cid), encode_meta(meta))
         return meta
 
     def _sidecar(self, cid: str) -> ConversationMeta | None:
@@ -279,7 +280,8 @@ class Store:
             meta = self.meta(cid)
             changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None}
             meta = msgspec.structs.replace(meta, **changes)
-            write_atomic(self.meta_path(cid), encode_meta(meta))
+            with _index.changing(self.conversations_dir, self.index_path, cid):
+                write_atomic(self.meta_path(cid), encode_meta(meta))
             return meta
 
     def set_title(self, cid: str, title: str) -> ConversationMeta:
@@ -300,7 +302,7 @@ class Store:
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""
-        with self.lock(cid):
+        with self.lock(cid), _index.changing(self.conversations_dir, self.index_path, cid):
             try:
                 self.messages_path(cid).unlink()
             except FileNotFoundError:

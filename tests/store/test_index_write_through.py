@@ -1,0 +1,90 @@
+"""golem's own saves update the listing index in place, so `golem list` after a chat turn does
+not stat every conversation file; anything else still makes the next listing refresh."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+from golem_cli.store import index as index_module
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store(tmp_path)
+    for i in range(5):
+        s.create([Message("user", f"conversation {i}")])
+    s.listing()
+    time.sleep(index_module.RACY_SECONDS + 0.05)
+    s.listing()  # now fresh and not racy
+    return s
+
+
+def no_scan(monkeypatch):
+    def refuse(directory):
+        raise AssertionError("the listing rescanned the directory")
+
+    monkeypatch.setattr(index_module, "scan", refuse)
+
+
+def counts(store: Store) -> dict[str, int]:
+    return {row.id: row.meta.messages for row in store.list()}
+
+
+def test_save_updates_the_index_in_place(store, monkeypatch):
+    cid = store.list()[-1].id
+    store.save(cid, store.load(cid) + [Message("assistant", "more"), Message("user", "and more")])
+    no_scan(monkeypatch)
+    assert counts(store)[cid] == 3
+    assert store.list()[0].id == cid  # most recently updated first
+
+
+def test_create_title_and_delete_update_the_index_in_place(store, monkeypatch):
+    new = store.create([Message("user", "fresh")])
+    store.set_title(new, "A title")
+    gone = store.list()[-1].id
+    store.delete(gone)
+    no_scan(monkeypatch)
+    rows = {row.id: row.meta for row in store.list()}
+    assert rows[new].title == "A title" and gone not in rows and len(rows) == 5
+
+
+def test_a_change_by_another_program_still_refreshes(store):
+    time.sleep(0.02)
+    cid = "01a228ea-1414-732e-9d7a-7c1f891d89a7"
+    (store.conversations_dir / f"{cid}.json").write_bytes(b'[{"role":"user","content":"from elsewhere"}]')
+    assert cid in counts(store)
+
+
+def test_a_stale_index_is_not_patched(store, monkeypatch):
+    time.sleep(0.02)
+    outside = "01a228ea-1414-732e-9d7a-7c1f891d89a8"
+    (store.conversations_dir / f"{outside}.json").write_bytes(b"[]")
+    cid = store.list()[0].id
+    store.save(cid, store.load(cid))  # the index was stale before this save: left for a refresh
+    assert outside in counts(store)
+
+
+WRITER = """
+import sys
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+store, cid = Store(sys.argv[1]), sys.argv[2]
+for i in range(25):
+    store.save(cid, store.load(cid) + [Message("user", str(i))])
+"""
+
+
+def test_concurrent_saves_agree_with_a_rebuild(store):
+    a, b = (row.id for row in store.list()[:2])
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(store.root), cid]) for cid in (a, b)]
+    assert all(p.wait(timeout=60) == 0 for p in procs)
+    listed = counts(store)
+    store.index_path.unlink()
+    assert counts(store) == listed
+    assert listed[a] == listed[b] == 26
