@@ -95,6 +95,8 @@ class Repl:
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
+        # Load what the first reply needs once the prompt is on screen, not before it.
+        asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up)
         while True:
             text = await self._read(prompt_session)
             if text is None:
@@ -163,7 +165,6 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
     plain_input = not sys.stdin.isatty()
     markdown = markdown and console.is_terminal
     repl = Repl(session, console, markdown=markdown, plain_input=plain_input)
-    threading.Thread(target=_warm_up, name="golem-warm-up", daemon=True).start()
     try:
         repl.banner(note)
         for line in report_lines or []:
@@ -174,6 +175,13 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
         return 130
     finally:
         session.close()
+
+
+WARM_UP_DELAY = 0.05  # seconds after the first prompt is requested
+
+
+def _start_warm_up() -> None:
+    threading.Thread(target=_warm_up, name="golem-warm-up", daemon=True).start()
 
 
 def _warm_up() -> None:
