@@ -80,6 +80,7 @@ class ChatSession:
         self.system = system_prompt_of(self.history) if system is None else system
         self.max_messages = max_messages
         self.last_run_id = ""
+        self.created_here = False  # set by ``start``: an unused new conversation is not kept
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -91,7 +92,9 @@ class ChatSession:
         """A new conversation, held for this process."""
         history = with_system_prompt([], system)
         cid = store.create(history, model=model.name, hold=True)
-        return cls(store, cid, model, history=history, max_messages=max_messages)
+        session = cls(store, cid, model, history=history, max_messages=max_messages)
+        session.created_here = True
+        return session
 
     @classmethod
     def resume(
@@ -113,8 +116,19 @@ class ChatSession:
         session = cls(store, conversation_id, model, history=repaired, system=system, max_messages=max_messages)
         return session, before, report
 
+    @property
+    def is_empty(self) -> bool:
+        """No prompt was ever sent in this conversation."""
+        return not any(m.role == USER for m in self.history)
+
     def close(self) -> None:
-        self.store.release(self.conversation_id)
+        """Release the conversation; a new one that never got a prompt is removed, so
+        opening and leaving a chat leaves no empty conversation behind."""
+        try:
+            if self.created_here and self.is_empty:
+                self.store.delete(self.conversation_id)
+        finally:
+            self.store.release(self.conversation_id)
 
     # --- a turn ----------------------------------------------------------------------------
 
@@ -183,6 +197,7 @@ class ChatSession:
         new_cid = self.store.fork(self.conversation_id, at, hold=True)
         self.store.release(self.conversation_id)
         self.conversation_id = new_cid
+        self.created_here = False
         self.history = self.store.load(new_cid)
         return new_cid
 

@@ -153,6 +153,9 @@ class Repl:
         )
 
     def goodbye(self) -> None:
+        if self.session.created_here and self.session.is_empty:
+            self.console.print("[dim]Nothing said, nothing saved.[/dim]")
+            return
         cid = self.session.conversation_id
         self.console.print(f"[dim]Saved. Resume with:[/dim] golem resume {cid[:13]}", soft_wrap=True)
 

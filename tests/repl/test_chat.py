@@ -292,3 +292,15 @@ def test_no_color_is_honoured(spawn):
     raw = spawn("chat", env={"NO_COLOR": "1"}).expect_raw("you>")
     banner = raw.split("you>")[0]
     assert "conversation" in banner and not colour.search(banner)
+
+
+def test_leaving_a_new_chat_without_a_prompt_keeps_nothing(spawn, home):
+    chat = spawn("chat", "--system", "be brief")
+    chat.prompt()
+    assert "Nothing said, nothing saved." in chat.leave()
+    assert Store(home).list() == []
+    chat = spawn("chat")
+    chat.prompt()
+    chat.say("one prompt")
+    assert "golem resume" in chat.leave()
+    assert len(Store(home).list()) == 1
