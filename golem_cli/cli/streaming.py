@@ -63,9 +63,15 @@ class _Tail:
         return "\n".join(kept)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        """The bottom of the rendered tail: a live region taller than the screen would be
+        cropped at the top by rich, hiding exactly the newest text."""
         from rich.markdown import Markdown
+        from rich.segment import Segment
 
-        yield Markdown(self.visible())
+        lines = console.render_lines(Markdown(self.visible()), options, pad=False)
+        for line in lines[-self.max_lines :]:
+            yield from line
+            yield Segment.line()
 
 
 class ReplyRenderer:

@@ -57,3 +57,15 @@ def test_plain_mode_writes_deltas_verbatim():
         r.feed(piece)
     r.finish()
     assert out.getvalue() == "**not rendered**\n\nsecond\n"
+
+
+def test_live_tail_shows_the_newest_text_of_a_long_paragraph():
+    from golem_cli.cli.streaming import _Tail
+
+    c, out = console()
+    tail = _Tail(max_lines=6)
+    tail.text = " ".join(f"w{i}" for i in range(600))  # one paragraph, ~50 wrapped rows
+    c.print(tail)
+    shown = out.getvalue()
+    assert "w599" in shown and "w0 " not in shown
+    assert shown.count("\n") <= 6
