@@ -10,13 +10,13 @@ turns) is appended and saved too; the next run's repair closes what was left ope
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from golem_cli.core.errors import GolemError, RunError
 from golem_cli.core.ids import new_id
-from golem_cli.core.messages import SYSTEM, USER, Message
+from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model
 from golem_cli.core.processors import trim_history
 from golem_cli.core.repair import HistoryRepair, normalize_history
@@ -137,17 +137,20 @@ class ChatSession:
 
         return Agent(self.model, instructions=self.system, history_processor=trim_history(self.max_messages))
 
-    async def turn(self, prompt: str, *, on_delta: Callable[[str], object] | None = None) -> TurnOutcome:
+    async def turn(
+        self, prompt: str, *, parts: Sequence[Part] = (), on_delta: Callable[[str], object] | None = None
+    ) -> TurnOutcome:
         """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
         cancellation) and failures end in a saved file and an outcome, not an exception."""
         run_id = new_id()
         self.last_run_id = run_id
-        asked = Message(role=USER, content=prompt, run_id=run_id, conversation_id=self.conversation_id)
+        asked = Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id)
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
         try:
             result = await self.agent().run_stream_with_history(
-                self.history, prompt, on_delta=on_delta, run_id=run_id, conversation_id=self.conversation_id
-            )
+                self.history, prompt, parts=parts, on_delta=on_delta, run_id=run_id,
+                conversation_id=self.conversation_id,
+            )  # fmt: skip
         except RunError as e:
             _uncancel()
             partial = e.partial
@@ -208,13 +211,13 @@ class ChatSession:
                 return i
         return None
 
-    def rewind_for_retry(self) -> tuple[str, str] | None:
+    def rewind_for_retry(self) -> tuple[Message, str] | None:
         """Set the newest turn aside for a retry: it is kept in a fork (nothing is lost), and
-        this conversation goes back to just before that prompt. Returns (prompt, fork ID)."""
+        this conversation goes back to just before that prompt. Returns (prompt message, fork ID)."""
         index = self.last_prompt_index()
         if index is None:
             return None
-        prompt = self.history[index].content
+        prompt = self.history[index]
         kept = self.store.fork(self.conversation_id)  # the whole conversation, old reply included
         self.history = self.history[:index]
         self.save()

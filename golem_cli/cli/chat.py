@@ -65,9 +65,10 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print reply, IDs and usage as one JSON object."),
         no_stream: bool = typer.Option(False, "--no-stream", help="Print the reply only once it is complete."),
         max_messages: int = trim_opt,
+        attach: list[str] = typer.Option(None, "--attach", "-a", help="Attach a file or http(s) URL (repeatable)."),
     ) -> None:
         """Run one turn without the REPL and print only the reply (for scripts)."""
-        raise typer.Exit(ask(prompt, continue_last, cid, model, system, as_json, no_stream, max_messages))
+        raise typer.Exit(ask(prompt, continue_last, cid, model, system, as_json, no_stream, max_messages, attach))
 
 
 # --- implementations -----------------------------------------------------------------------
@@ -178,6 +179,7 @@ def ask(
     as_json: bool = False,
     no_stream: bool = False,
     max_messages: int | None = None,
+    attach: list[str] | None = None,
 ) -> int:
     import asyncio
 
@@ -185,8 +187,11 @@ def ask(
     from golem_cli.cli.models import choose_model, max_messages as trim
     from golem_cli.session import ChatSession
 
+    from golem_cli.cli.attach import part_from
+
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
+    parts = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt)
     store = _store()
     ref = cid or ("last" if continue_last else None)
@@ -207,7 +212,7 @@ def ask(
 
     async def one_turn():  # noqa: ANN202
         try:
-            return await session.turn(text, on_delta=on_delta if stream else None)
+            return await session.turn(text, parts=parts, on_delta=on_delta if stream else None)
         finally:
             aclose = getattr(session.model, "aclose", None)
             if aclose is not None:

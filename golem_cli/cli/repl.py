@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 from golem_cli.cli import slash
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from rich.console import Console
 
+    from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
 
 NEWLINE_KEY = "Alt+Enter"
@@ -30,7 +33,7 @@ class Repl:
         self.console = console
         self.markdown = markdown
         self.plain_input = plain_input
-        self.last_prompt = ""
+        self.attachments: list[Part] = []  # for the next prompt (/attach)
 
     # --- input -----------------------------------------------------------------------------
 
@@ -111,14 +114,16 @@ class Repl:
                 continue
             await self.ask(text)
 
-    async def ask(self, text: str) -> TurnOutcome:
-        """One turn with the reply streamed, Ctrl-C cancelling just this turn."""
+    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome:
+        """One turn with the reply streamed, Ctrl-C cancelling just this turn. Pending
+        attachments go with the prompt unless ``parts`` are given."""
         from golem_cli.cli.streaming import ReplyRenderer
 
-        self.last_prompt = text
+        if parts is None:
+            parts, self.attachments = self.attachments, []
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
         renderer.waiting()
-        task = asyncio.ensure_future(self.session.turn(text, on_delta=renderer.feed))
+        task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed))
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, task.cancel)

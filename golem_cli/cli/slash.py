@@ -104,7 +104,25 @@ async def _retry(repl: Repl, arg: str) -> None:
         return
     prompt, kept = rewound
     repl.console.print(f"[dim]The previous attempt is kept in conversation {kept[:13]}.[/dim]")
-    await repl.ask(prompt)
+    await repl.ask(prompt.content, prompt.parts)
+
+
+async def _attach(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.attach import describe, part_from
+    from golem_cli.cli.errors import describe as describe_error
+    from golem_cli.core.errors import GolemError
+
+    if not arg:
+        shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
+        repl.console.print(f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False)
+        return
+    try:
+        part = part_from(arg)
+    except GolemError as e:
+        repl.console.print(f"[red]error:[/red] {describe_error(e)}", highlight=False)
+        return
+    repl.attachments.append(part)
+    repl.console.print(f"Attached {describe(part)} to your next prompt.", highlight=False)
 
 
 async def _title(repl: Repl, arg: str) -> None:
@@ -129,12 +147,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/history": ("/history [--run-ids]", "show the conversation so far"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (the old reply is kept in a fork)"),
+    "/attach": ("/attach PATH|URL", "attach an image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
     "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
-    "/trim": _trim, "/history": _history, "/normalize": _normalize, "/retry": _retry,
+    "/trim": _trim, "/history": _history, "/normalize": _normalize, "/retry": _retry, "/attach": _attach,
     "/title": _title, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
 NAMES = list(COMMANDS)

@@ -107,3 +107,29 @@ def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "golem normalize" in done.stderr
     assert path.read_bytes() == b'[{"role": "user", "content": '  # untouched
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+
+
+def test_attach_a_file_and_a_url(home, server, tmp_path):
+    image = tmp_path / "cat.png"
+    image.write_bytes(PNG)
+    done = ask(home, "-a", str(image), "-a", "https://example.com/dog.jpg", "what is this?")
+    assert done.returncode == 0, done.stderr
+    content = server.requests[-1].json["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "what is this?"}
+    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo")
+    assert content[2]["image_url"]["url"] == "https://example.com/dog.jpg"
+    (row,) = Store(home).list()
+    prompt = Store(home).load(row.id)[0]
+    assert prompt.parts[0].data == PNG and prompt.parts[0].media_type == "image/png"
+    assert prompt.parts[1].url == "https://example.com/dog.jpg"
+
+
+def test_attach_errors_are_one_line_and_send_nothing(home, server, tmp_path):
+    (tmp_path / "notes.txt").write_text("plain text")
+    for source, words in ((str(tmp_path / "missing.png"), "no such file"), (str(tmp_path / "notes.txt"), "cannot attach text/plain")):
+        done = ask(home, "-a", source, "x")
+        assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1
+    assert server.requests == [] and Store(home).list() == []

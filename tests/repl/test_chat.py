@@ -304,3 +304,20 @@ def test_leaving_a_new_chat_without_a_prompt_keeps_nothing(spawn, home):
     chat.say("one prompt")
     assert "golem resume" in chat.leave()
     assert len(Store(home).list()) == 1
+
+
+def test_attach_goes_with_the_next_prompt_and_retry_resends_it(spawn, home, server, tmp_path):
+    image = tmp_path / "cat.png"
+    image.write_bytes(bytes.fromhex("89504e470d0a1a0a"))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    assert "Attached image (image/png" in chat.command(f"/attach {image}", "next prompt")
+    chat.say("look")
+    assert server.requests[-1].json["messages"][-1]["content"][1]["type"] == "image_url"
+    chat.say("/retry")
+    assert server.requests[-1].json["messages"][-1]["content"][1]["type"] == "image_url"
+    chat.say("no picture now")
+    assert server.requests[-1].json["messages"][-1]["content"] == "no picture now"
+    chat.leave()
+    prompts = [m for m in Store(home).load(cid) if m.role == "user"]
+    assert [len(m.parts) for m in prompts] == [1, 0]
