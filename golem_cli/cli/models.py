@@ -40,6 +40,9 @@ def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
             "OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
             f'model = "openai:gpt-4o-mini" in {config_file()}.'
         )
+    if settings.unknown_keys:
+        keys = ", ".join(settings.unknown_keys)
+        note = "\n".join(filter(None, [note, f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)"]))
     return Choice(resolve(name, providers=settings.providers), settings, note)
 
 

@@ -133,3 +133,11 @@ def test_attach_errors_are_one_line_and_send_nothing(home, server, tmp_path):
         done = ask(home, "-a", source, "x")
         assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1
     assert server.requests == [] and Store(home).list() == []
+
+
+def test_a_typo_in_the_config_file_is_pointed_out(home):
+    config = home / "config.toml"
+    config.write_text(config.read_text().replace("model = ", "max_mesages = 5\nmodel = ", 1))
+    done = ask(home, "hi")
+    assert done.returncode == 0 and done.stdout == "echo: hi\n"
+    assert "unknown setting(s) max_mesages ignored" in done.stderr
