@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
         max_messages: int = trim_opt,
         no_markdown: bool = plain_opt,
     ) -> None:
-        """Continue a stored conversation (repairing it first if needed)."""
+        """Continue a stored conversation (repaired first if needed)."""
         raise typer.Exit(resume(ref, model, max_messages, not no_markdown))
 
     @app.command("fork", rich_help_panel=PANEL)
@@ -52,7 +52,7 @@ def register(app: typer.Typer) -> None:
         max_messages: int = trim_opt,
         no_markdown: bool = plain_opt,
     ) -> None:
-        """Copy a conversation under a new ID (lineage recorded) and continue there."""
+        """Continue in a copy of a conversation (lineage recorded)."""
         raise typer.Exit(fork(ref, at, no_chat, model, max_messages, not no_markdown))
 
     @app.command("ask", rich_help_panel=PANEL)
@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
         max_messages: int = trim_opt,
         attach: list[str] = typer.Option(None, "--attach", "-a", help="Attach a file or http(s) URL (repeatable)."),
     ) -> None:
-        """Run one turn without the REPL and print only the reply (for scripts)."""
+        """One turn without the REPL; prints only the reply."""
         raise typer.Exit(ask(prompt, continue_last, cid, model, system, as_json, no_stream, max_messages, attach))
 
 
