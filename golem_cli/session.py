@@ -41,10 +41,6 @@ class TurnOutcome:
     interrupted: bool = False
     error: GolemError | None = None
 
-    @property
-    def ok(self) -> bool:
-        return self.error is None and not self.interrupted
-
 
 def system_prompt_of(history: list[Message]) -> str:
     """The instructions a stored conversation was last run with (its leading system message)."""
@@ -81,6 +77,7 @@ class ChatSession:
         self.max_messages = max_messages
         self.last_run_id = ""
         self.created_here = False  # set by ``start``: an unused new conversation is not kept
+        self.took_over = ""  # set by ``resume``: who held the lock and died
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -102,8 +99,9 @@ class ChatSession:
     ) -> tuple[ChatSession, list[Message], HistoryRepair]:
         """Hold a stored conversation, normalize it (saving the repair) and continue it.
 
-        Returns the session, the history as it was on disk, and the repair report."""
-        store.lock(conversation_id)
+        Returns the session, the history as it was on disk, and the repair report.
+        ``session.took_over`` names a dead process whose lock was taken over, if any."""
+        lock = store.lock(conversation_id)
         try:
             before = store.load(conversation_id)
             repaired, report = normalize_history(before)
@@ -114,6 +112,7 @@ class ChatSession:
             store.release(conversation_id)
             raise
         session = cls(store, conversation_id, model, history=repaired, system=system, max_messages=max_messages)
+        session.took_over = lock.took_over.describe() if lock.took_over else ""
         return session, before, report
 
     @property

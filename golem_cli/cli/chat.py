@@ -130,7 +130,10 @@ def resume(ref: str | None, model: str | None, max_messages: int | None, markdow
     session, before, repair = ChatSession.resume(
         store, cid, choice.model, max_messages=trim(max_messages, choice.settings)
     )
-    return run_repl(session, markdown=markdown, note=choice.note, report_lines=report_lines(before, session.history, repair))
+    lines = report_lines(before, session.history, repair)
+    if session.took_over:
+        lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
+    return run_repl(session, markdown=markdown, note=choice.note, report_lines=lines)
 
 
 def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, markdown: bool) -> int:

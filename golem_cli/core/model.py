@@ -15,9 +15,6 @@ from typing import Any, Protocol, runtime_checkable
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.usage import Usage
 
-FINISH_REASONS = ("stop", "length", "tool_call", "content_filter", "other", "")
-
-
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """A tool as the model sees it: a name, a description, a JSON schema for the arguments."""
@@ -52,7 +49,7 @@ class ModelResponse:
 
     message: Message
     usage: Usage = Usage()
-    finish_reason: str = ""
+    finish_reason: str = ""  # stop, length, tool_call, content_filter, other, or "" (unknown)
     model_name: str = ""
 
 

@@ -321,3 +321,18 @@ def test_attach_goes_with_the_next_prompt_and_retry_resends_it(spawn, home, serv
     chat.leave()
     prompts = [m for m in Store(home).load(cid) if m.role == "user"]
     assert [len(m.parts) for m in prompts] == [1, 0]
+
+
+def test_resume_after_a_crash_takes_over_the_lock_and_says_so(spawn, home):
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.say("before the crash")
+    pid = chat.child.pid
+    chat.child.kill(9)
+    chat.child.wait()
+    again = spawn("resume", cid[:8])
+    out = again.prompt()
+    assert f"Took over the lock left by a golem process that is gone (pid {pid}" in out
+    assert "echo: after" in again.say("after")
+    again.leave()
+    assert [m.content for m in Store(home).load(cid)][-2:] == ["after", "echo: after"]
