@@ -336,3 +336,18 @@ def test_resume_after_a_crash_takes_over_the_lock_and_says_so(spawn, home):
     assert "echo: after" in again.say("after")
     again.leave()
     assert [m.content for m in Store(home).load(cid)][-2:] == ["after", "echo: after"]
+
+
+def test_chat_over_the_anthropic_protocol(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text="thought through", thinking="let me think", signature="sig-1")))
+    chat = spawn("chat", "-m", "claude:claude-test", "--system", "be brief")
+    cid = banner_cid(chat.prompt())
+    assert "thought through" in chat.say("first")
+    assert "echo: second" in chat.say("second")
+    chat.leave()
+    sent = server.requests[-1].json
+    assert server.requests[-1].path == "/v1/messages" and sent["system"] == "be brief"
+    # The signed thinking block was replayed before the text, as Anthropic requires.
+    assert sent["messages"][1]["content"][0] == {"type": "thinking", "thinking": "let me think", "signature": "sig-1"}
+    history = Store(home).load(cid)
+    assert history[2].thinking[0].signature == "sig-1"
