@@ -196,6 +196,8 @@ def ask(
         raise InputError("use either --continue or --cid, not both")
     parts = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt)
+    if not text.strip() and not parts:
+        raise InputError("the prompt is empty")
     store = _store()
     ref = cid or ("last" if continue_last else None)
     if ref is not None:

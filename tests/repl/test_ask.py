@@ -141,3 +141,9 @@ def test_a_typo_in_the_config_file_is_pointed_out(home):
     done = ask(home, "hi")
     assert done.returncode == 0 and done.stdout == "echo: hi\n"
     assert "unknown setting(s) max_mesages ignored" in done.stderr
+
+
+def test_an_empty_prompt_is_refused(home, server):
+    done = ask(home, "   ")
+    assert done.returncode == 2 and "the prompt is empty" in done.stderr
+    assert server.requests == []
