@@ -9,6 +9,7 @@ prints the command that resumes the conversation.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import threading
@@ -48,6 +49,8 @@ class Repl:
 
         path = input_history_file()
         ensure_private_dir(path.parent)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))  # prompts are private
+        os.chmod(path, 0o600)
         keys = KeyBindings()
 
         @keys.add("escape", "enter")

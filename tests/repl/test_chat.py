@@ -351,3 +351,21 @@ def test_chat_over_the_anthropic_protocol(spawn, home, server):
     assert sent["messages"][1]["content"][0] == {"type": "thinking", "thinking": "let me think", "signature": "sig-1"}
     history = Store(home).load(cid)
     assert history[2].thinking[0].signature == "sig-1"
+
+
+def test_input_history_persists_and_is_private(spawn, home):
+    chat = spawn("chat")
+    chat.prompt()
+    chat.say("remember this prompt")
+    chat.leave()
+    history_file = home / "input_history"
+    assert "remember this prompt" in history_file.read_text()
+    assert history_file.stat().st_mode & 0o777 == 0o600
+    chat = spawn("chat")
+    chat.prompt()
+    chat.child.send("\x1b[A")  # Up: the previous session's prompt comes back
+    chat.expect("remember this prompt")
+    chat.child.sendline("")
+    chat.expect(r"\d+ stored")
+    chat.prompt()
+    chat.leave()
