@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 #: fork, ask) register by adding their module here, first in the tuple.
 COMMAND_MODULES: tuple[str, ...] = (
     "golem_cli.cli.chat",  # chat, resume, fork, ask
+    "golem_cli.cli.models_command",  # models
     "golem_cli.cli.conversations",  # list, show, delete
     "golem_cli.cli.normalize",  # normalize
     "golem_cli.cli.transfer",  # export, import

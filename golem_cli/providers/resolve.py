@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -99,6 +100,42 @@ def default_model(providers: Config | None = None, env: Mapping[str, str] | None
         if key:
             return f"{provider}:{model}"
     return OFFLINE_MODEL
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """What ``golem models`` shows for one provider: where it points and whether it can be
+    used, never the key itself."""
+
+    name: str
+    kind: str  # "openai", "anthropic" or "offline"
+    base_url: str
+    key: str  # where the key comes from ("OPENAI_API_KEY", "api_key in ...", "" if none needed)
+    problem: str = ""  # why it cannot be used now, with what to do
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "type": self.kind, "base_url": self.base_url, "key": self.key,
+                "usable": not self.problem, "problem": self.problem}  # type: ignore[dict-item]  # fmt: skip
+
+
+def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
+    """Every built-in and configured provider with its endpoint and whether its key is set."""
+    env = os.environ if env is None else env
+    names = ["openai", "anthropic", "ollama", *sorted(n for n in (providers or {}) if n not in _KIND and n != "offline")]
+    out = [ProviderStatus("offline", "offline", "", "", "")]
+    for name in names:
+        table = (providers or {}).get(name) or {}
+        kind = str(table.get("type") or _KIND.get(name, "openai"))
+        base_url, key, problem = "", "", ""
+        try:
+            base_url = _base_url(name, kind, table, env)
+            _, key = _api_key(name, kind, table, env)
+            if name == "ollama" and not table.get("api_key") and not table.get("api_key_env"):
+                key = ""  # a local server needs none
+        except ModelError as e:
+            problem = f"{e}; {e.hint}" if e.hint else str(e)
+        out.append(ProviderStatus(name, kind, base_url, key, problem))
+    return out
 
 
 def _offline(model: str) -> Model:

@@ -1,0 +1,65 @@
+"""``golem models``: which model golem will use, and which providers are ready and why not.
+
+Configuring a provider is where people get stuck (a key exported in another shell, a typo in
+``config.toml``); this command answers "what will `golem chat` talk to" without sending a
+request, and never prints a key.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import typer
+
+PANEL = "Chat"
+
+
+def register(app: typer.Typer) -> None:
+    import typer
+
+    @app.command("models", rich_help_panel=PANEL)
+    def models_command(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+        """Show the default model and which providers are configured."""
+        raise typer.Exit(models(as_json))
+
+
+def models(as_json: bool = False) -> int:
+    from golem_cli.config.paths import config_file
+    from golem_cli.config.settings import MODEL_ENV, load_settings
+    from golem_cli.providers.resolve import default_model, provider_statuses
+
+    settings = load_settings()
+    if os.environ.get(MODEL_ENV, "").strip():
+        source = MODEL_ENV
+    elif settings.model:
+        source = f"model in {settings.source}"
+    else:
+        source = "a provider whose key is set" if default_model(settings.providers) != "offline:echo" else "nothing configured"
+    default = settings.model or default_model(settings.providers)
+    statuses = provider_statuses(settings.providers)
+    path = config_file()
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({"default_model": default, "default_from": source, "config_file": str(path),
+                                     "config_exists": path.exists(),
+                                     "providers": [s.to_json() for s in statuses]}, indent=2) + "\n")  # fmt: skip
+        return 0
+    out = sys.stdout.write
+    out(f"default model: {default} ({source})\n")
+    out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n\n")
+    width = max(len(s.name) for s in statuses)
+    for s in statuses:
+        if s.kind == "offline":
+            where = "built in, no network: offline:echo"
+        elif s.problem:
+            where = f"not ready: {s.problem}"
+        else:
+            key = f", key from {s.key}" if s.key else ", no key needed"
+            where = f"configured: {s.kind} API at {s.base_url}{key}"
+        out(f"  {s.name:<{width}}  {where}\n")
+    out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
+    return 0

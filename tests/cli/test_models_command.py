@@ -1,0 +1,44 @@
+"""`golem models`: the default model and each provider's state, never a key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+GOLEM = os.path.join(os.path.dirname(sys.executable), "golem")
+
+
+def run(home, *args, **env):
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
+    return subprocess.run([GOLEM, "models", *args], capture_output=True, text=True, timeout=30,
+                          env=base | {"GOLEM_HOME": str(home)} | env)  # fmt: skip
+
+
+def test_nothing_configured_falls_back_to_offline(tmp_path):
+    done = run(tmp_path)
+    assert done.returncode == 0
+    assert "default model: offline:echo (nothing configured)" in done.stdout
+    assert "not ready: no API key for provider 'openai'" in done.stdout
+
+
+def test_keys_and_tables_are_reported_without_the_key(tmp_path):
+    (tmp_path / "config.toml").write_text(
+        '[providers.groq]\nbase_url = "https://api.groq.com/openai/v1"\napi_key_env = "GROQ_API_KEY"\n'
+    )
+    done = run(tmp_path, "--json", OPENAI_API_KEY="sk-secret-1", GROQ_API_KEY="gsk-secret-2")
+    data = json.loads(done.stdout)
+    assert data["default_model"] == "openai:gpt-4o-mini"
+    by_name = {p["name"]: p for p in data["providers"]}
+    assert by_name["openai"]["usable"] and by_name["openai"]["key"] == "OPENAI_API_KEY"
+    assert by_name["groq"] == {"name": "groq", "type": "openai", "base_url": "https://api.groq.com/openai/v1",
+                               "key": "GROQ_API_KEY", "usable": True, "problem": ""}  # fmt: skip
+    assert not by_name["anthropic"]["usable"]
+    assert "secret" not in done.stdout
+
+
+def test_configured_model_wins(tmp_path):
+    (tmp_path / "config.toml").write_text('model = "ollama:llama3.2"\n')
+    assert "default model: ollama:llama3.2 (model in " in run(tmp_path).stdout
+    assert "default model: anthropic:x (GOLEM_MODEL)" in run(tmp_path, GOLEM_MODEL="anthropic:x").stdout
