@@ -137,7 +137,12 @@ class ChatSession:
         return Agent(self.model, instructions=self.system, history_processor=trim_history(self.max_messages))
 
     async def turn(
-        self, prompt: str, *, parts: Sequence[Part] = (), on_delta: Callable[[str], object] | None = None
+        self,
+        prompt: str,
+        *,
+        parts: Sequence[Part] = (),
+        on_delta: Callable[[str], object] | None = None,
+        on_event: Callable[[object], object] | None = None,
     ) -> TurnOutcome:
         """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
         cancellation) and failures end in a saved file and an outcome, not an exception."""
@@ -147,7 +152,7 @@ class ChatSession:
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
         try:
             result = await self.agent().run_stream_with_history(
-                self.history, prompt, parts=parts, on_delta=on_delta, run_id=run_id,
+                self.history, prompt, parts=parts, on_delta=on_delta, on_event=on_event, run_id=run_id,
                 conversation_id=self.conversation_id,
             )  # fmt: skip
         except RunError as e:

@@ -126,7 +126,13 @@ class Repl:
             parts, self.attachments = self.attachments, []
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
         renderer.waiting()
-        task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed))
+        from golem_cli.core.model import ThinkingDelta
+
+        def on_event(event: object) -> None:
+            if isinstance(event, ThinkingDelta):
+                renderer.thinking()
+
+        task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed, on_event=on_event))
         loop = asyncio.get_running_loop()
         try:
             loop.add_signal_handler(signal.SIGINT, task.cancel)

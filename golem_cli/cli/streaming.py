@@ -97,6 +97,7 @@ class ReplyRenderer:
         self._tail: _Tail | None = None
         self._last_refresh = 0.0
         self._spinning = False
+        self._spinner = None
         self.renders = 0
 
     def waiting(self, label: str = "waiting for the model…") -> None:
@@ -107,10 +108,15 @@ class ReplyRenderer:
         from rich.live import Live
         from rich.spinner import Spinner
 
-        self._live = Live(Spinner("dots", text=f" {label}", style="dim"), console=self.console,
-                          refresh_per_second=8, transient=True)  # fmt: skip
+        self._spinner = Spinner("dots", text=f" {label}", style="dim")
+        self._live = Live(self._spinner, console=self.console, refresh_per_second=8, transient=True)
         self._live.start()
         self._spinning = True
+
+    def thinking(self) -> None:
+        """The model is reasoning before it answers: say so on the spinner."""
+        if self._spinning and self._spinner is not None:
+            self._spinner.update(text=" thinking…")
 
     def feed(self, delta: str) -> None:
         if not delta:

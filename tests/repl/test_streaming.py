@@ -69,3 +69,14 @@ def test_live_tail_shows_the_newest_text_of_a_long_paragraph():
     shown = out.getvalue()
     assert "w599" in shown and "w0 " not in shown
     assert shown.count("\n") <= 6
+
+
+def test_spinner_says_thinking_while_the_model_reasons():
+    c, out = console()
+    r = ReplyRenderer(c, clock=lambda: 0.0)
+    r.waiting()
+    r.thinking()
+    assert "thinking" in str(r._spinner.text)
+    r.feed("answer")
+    r.thinking()  # after the first token the spinner is gone; nothing breaks
+    assert r.finish() == "answer"
