@@ -134,8 +134,18 @@ class Repl:
 
         task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed, on_event=on_event))
         loop = asyncio.get_running_loop()
+        stopping = False
+
+        def stop() -> None:
+            # Only the first Ctrl-C cancels: a second one while the partial reply is being
+            # saved would otherwise end the task as cancelled after it already returned.
+            nonlocal stopping
+            if not stopping:
+                stopping = True
+                task.cancel()
+
         try:
-            loop.add_signal_handler(signal.SIGINT, task.cancel)
+            loop.add_signal_handler(signal.SIGINT, stop)
             installed = True
         except (NotImplementedError, RuntimeError):
             installed = False

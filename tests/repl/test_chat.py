@@ -369,3 +369,19 @@ def test_input_history_persists_and_is_private(spawn, home):
     chat.expect(r"\d+ stored")
     chat.prompt()
     chat.leave()
+
+
+def test_repeated_ctrl_c_stops_the_reply_once_and_the_chat_goes_on(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text=" ".join(f"word{i}" for i in range(400))), delay=0.05))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.sendline("long story")
+    chat.expect("word1")
+    for _ in range(3):
+        chat.child.sendintr()
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "Traceback" not in out and "Interrupted" in out
+    chat.prompt()
+    assert "echo: still here" in chat.say("still here")
+    chat.leave()
+    assert Store(home).load(cid)[-1].content == "echo: still here"
