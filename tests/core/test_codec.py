@@ -277,3 +277,21 @@ def foreign_json(draw) -> bytes:
 @given(foreign_json())
 def test_fast_path_agrees_with_go_semantics_reader(data):
     assert load_history(data) == codec._load_slow(data)
+
+
+@given(HISTORIES, st.lists(st.tuples(st.integers(0, 10**6), st.binary(max_size=3)), min_size=1, max_size=4))
+def test_damaged_files_load_or_fail_cleanly(history, edits):
+    """Real files broken in a few bytes (a torn copy, a bad edit): either a history that then
+    round-trips, or one HistoryFormatError line; nothing else."""
+    data = bytearray(dump_history(history))
+    for pos, replacement in edits:
+        if data:
+            at = pos % len(data)
+            data[at : at + 1] = replacement
+    try:
+        loaded = load_history(bytes(data))
+    except HistoryFormatError as e:
+        assert "\n" not in str(e)
+        return
+    again = dump_history(loaded)
+    assert dump_history(load_history(again)) == again
