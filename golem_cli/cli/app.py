@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "golem_cli.cli.chat",  # chat, resume, fork, ask
     "golem_cli.cli.models_command",  # models
     "golem_cli.cli.conversations",  # list, show, delete
+    "golem_cli.cli.search_command",  # search
     "golem_cli.cli.normalize",  # normalize
     "golem_cli.cli.transfer",  # export, import
 )
