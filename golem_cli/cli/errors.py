@@ -42,13 +42,26 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
     if isinstance(exc, GolemError):
-        text = str(exc)
+        text = _run_error_text(exc) or str(exc)
         text = text[len("golem: ") :] if text.startswith("golem: ") else text
         hint = _hint(exc)
         return f"{text}; {hint}" if hint and hint not in text else text
     if isinstance(exc, OSError):
         return _describe_os_error(exc)
     return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+
+
+def _run_error_text(exc: BaseException) -> str:
+    """A failed run in words for people: the provider's message as it is for the model stage
+    (``golem: model stage:`` is the Go-compatible spelling for programs, noise for people),
+    the stage named for the others."""
+    from golem_cli.core.errors import RunError
+
+    if not isinstance(exc, RunError):
+        return ""
+    cause = str(exc.cause)
+    cause = cause[len("golem: ") :] if cause.startswith("golem: ") else cause
+    return cause if exc.stage == "model" else f"{exc.stage} stage failed: {cause}"
 
 
 def _hint(exc: BaseException) -> str:
