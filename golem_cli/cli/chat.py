@@ -187,7 +187,7 @@ def ask(
     import asyncio
 
     from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.models import choose_model, close_model, max_messages as trim
     from golem_cli.session import ChatSession
 
     from golem_cli.cli.attach import part_from
@@ -219,9 +219,7 @@ def ask(
         try:
             return await session.turn(text, parts=parts, on_delta=on_delta if stream else None)
         finally:
-            aclose = getattr(session.model, "aclose", None)
-            if aclose is not None:
-                await aclose()
+            await close_model(session.model)
 
     try:
         outcome = asyncio.run(one_turn())

@@ -48,3 +48,10 @@ def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
 
 def max_messages(flag: int | None, settings: Settings) -> int:
     return flag if flag is not None else settings.max_messages
+
+
+async def close_model(model: object) -> None:
+    """Close a model's HTTP client, if it has one (the offline models have none)."""
+    aclose = getattr(model, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -227,6 +227,6 @@ async def _main(repl: Repl) -> int:
     try:
         return await repl.run()
     finally:
-        aclose = getattr(repl.session.model, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        from golem_cli.cli.models import close_model
+
+        await close_model(repl.session.model)

@@ -23,6 +23,12 @@ def report_lines(before, after, repair) -> list[str]:  # noqa: ANN001
     return ["Repaired this conversation before continuing:", *lines(found)]
 
 
+def _error(repl: Repl, exc: BaseException) -> None:
+    from golem_cli.cli.errors import describe
+
+    repl.console.print(f"[red]error:[/red] {describe(exc)}", highlight=False)
+
+
 async def _help(repl: Repl, arg: str) -> None:
     width = max(len(usage) for usage, _ in COMMANDS.values())
     for usage, text in COMMANDS.values():
@@ -46,20 +52,17 @@ async def _model(repl: Repl, arg: str) -> None:
     if not arg:
         repl.console.print(f"model {repl.session.model.name}", highlight=False)
         return
-    from golem_cli.cli.errors import describe
-    from golem_cli.cli.models import choose_model
+    from golem_cli.cli.models import choose_model, close_model
     from golem_cli.core.errors import GolemError
 
     try:
         choice = choose_model(arg)
     except GolemError as e:
-        repl.console.print(f"[red]error:[/red] {describe(e)}", highlight=False)
+        _error(repl, e)
         return
     old = repl.session.model
     repl.session.set_model(choice.model)
-    aclose = getattr(old, "aclose", None)
-    if aclose is not None:
-        await aclose()
+    await close_model(old)
     repl.console.print(f"Model is now [cyan]{choice.model.name}[/cyan].")
 
 
@@ -109,7 +112,6 @@ async def _retry(repl: Repl, arg: str) -> None:
 
 async def _attach(repl: Repl, arg: str) -> None:
     from golem_cli.cli.attach import describe, part_from
-    from golem_cli.cli.errors import describe as describe_error
     from golem_cli.core.errors import GolemError
 
     if not arg:
@@ -119,7 +121,7 @@ async def _attach(repl: Repl, arg: str) -> None:
     try:
         part = part_from(arg)
     except GolemError as e:
-        repl.console.print(f"[red]error:[/red] {describe_error(e)}", highlight=False)
+        _error(repl, e)
         return
     repl.attachments.append(part)
     repl.console.print(f"Attached {describe(part)} to your next prompt.", highlight=False)
