@@ -385,3 +385,18 @@ def test_repeated_ctrl_c_stops_the_reply_once_and_the_chat_goes_on(spawn, home, 
     assert "echo: still here" in chat.say("still here")
     chat.leave()
     assert Store(home).load(cid)[-1].content == "echo: still here"
+
+
+def test_ctrl_r_searches_earlier_prompts(spawn, home):
+    chat = spawn("chat")
+    chat.prompt()
+    chat.say("the walrus said")
+    chat.say("something else")
+    chat.child.send("\x12")  # Ctrl-R
+    chat.child.send("walr")
+    chat.expect("reverse-i-search")
+    chat.child.send("\r")  # accept the found line into the buffer
+    chat.child.send("\r")  # and send it
+    assert "echo: the walrus said" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.prompt()
+    chat.leave()
