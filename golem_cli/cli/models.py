@@ -24,26 +24,41 @@ class Choice:
 
 
 def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
-    """The model for this command: ``--model``, else the conversation's own model (on resume),
-    else ``model`` in the config or ``GOLEM_MODEL``, else a provider whose key is set, else the
-    offline echo model."""
+    """The model for this command: ``--model``, else the conversation's own model (on resume,
+    when it is still available here), else ``model`` in the config or ``GOLEM_MODEL``, else a
+    provider whose key is set, else the offline echo model."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.providers.resolve import default_model, resolve
 
+    from golem_cli.core.errors import ModelError
+
     settings = load_settings()
-    name = flag or stored or settings.model or default_model(settings.providers)
+    notes: list[str] = []
+    if stored and not flag:
+        try:
+            return _with_notes(Choice(resolve(stored, providers=settings.providers), settings), settings, notes)
+        except ModelError as e:  # the conversation's model is not available here: say so, go on
+            stored = ""
+            reason = f"{e}; {e.hint}" if e.hint else str(e)
+            notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
+    name = flag or settings.model or default_model(settings.providers)
     note = ""
-    if name == OFFLINE and not (flag or stored or settings.model):
-        note = (
+    if name == OFFLINE and not (flag or settings.model):
+        notes.append(
             "No model configured: using the built-in offline echo model. For a real one, set "
             "OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
             f'model = "openai:gpt-4o-mini" in {config_file()}.'
         )
+    return _with_notes(Choice(resolve(name, providers=settings.providers), settings), settings, notes)
+
+
+def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
     if settings.unknown_keys:
         keys = ", ".join(settings.unknown_keys)
-        note = "\n".join(filter(None, [note, f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)"]))
-    return Choice(resolve(name, providers=settings.providers), settings, note)
+        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)")
+    choice.note = "\n".join(notes)
+    return choice
 
 
 def max_messages(flag: int | None, settings: Settings) -> int:

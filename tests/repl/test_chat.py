@@ -400,3 +400,15 @@ def test_ctrl_r_searches_earlier_prompts(spawn, home):
     assert "echo: the walrus said" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
     chat.prompt()
     chat.leave()
+
+
+def test_resume_when_the_conversations_model_is_not_available_here(spawn, home):
+    cid = Store(home).create([Message(role="user", content="hi"), Message(role="assistant", content="hello")],
+                             model="openai:gpt-4o")  # fmt: skip
+    chat = spawn("resume", cid[:8])
+    out = chat.prompt()
+    assert "This conversation's model is not available" in out and "OPENAI_API_KEY" in out
+    assert "model local:echo" in out
+    assert "echo: go on" in chat.say("go on")
+    chat.leave()
+    assert Store(home).meta(cid).model == "local:echo"
