@@ -84,6 +84,8 @@ class Repl:
     # --- the loop --------------------------------------------------------------------------
 
     def banner(self, note: str = "") -> None:
+        from rich.markup import escape
+
         from golem_cli import __version__
 
         s = self.session
@@ -97,7 +99,7 @@ class Repl:
             soft_wrap=True,
         )
         if note:
-            self.console.print(f"[yellow]{note}[/yellow]", soft_wrap=True, highlight=False)
+            self.console.print(f"[yellow]{escape(note)}[/yellow]", soft_wrap=True, highlight=False)
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
@@ -161,20 +163,22 @@ class Repl:
     # --- output ----------------------------------------------------------------------------
 
     def footer(self, outcome: TurnOutcome) -> None:
+        from rich.markup import escape
+
         from golem_cli.cli.errors import describe
 
         if outcome.interrupted:
             self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
         elif outcome.error is not None:
-            self.console.print(f"[red]error:[/red] {describe(outcome.error)}", markup=True, highlight=False)
+            self.console.print(f"[red]error:[/red] {escape(describe(outcome.error))}", highlight=False)
             self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
         u = outcome.usage
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
-        self.console.print(
-            f"[dim]run {outcome.run_id} · conversation {outcome.conversation_id} · "
-            f"{outcome.stored} stored, {outcome.sent} sent{tokens}[/dim]",
-            soft_wrap=True,
-        )
+        ids = f"run {outcome.run_id} · conversation {outcome.conversation_id}"
+        counts = f"{outcome.stored} stored, {outcome.sent} sent{tokens}"
+        one_line = f"{ids} · {counts}"
+        text = one_line if len(one_line) <= self.console.width else f"{ids}\n{counts}"
+        self.console.print(f"[dim]{text}[/dim]", soft_wrap=True)
 
     def goodbye(self) -> None:
         if self.session.created_here and self.session.is_empty:

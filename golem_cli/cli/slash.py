@@ -24,9 +24,11 @@ def report_lines(before, after, repair) -> list[str]:  # noqa: ANN001
 
 
 def _error(repl: Repl, exc: BaseException) -> None:
+    from rich.markup import escape
+
     from golem_cli.cli.errors import describe
 
-    repl.console.print(f"[red]error:[/red] {describe(exc)}", highlight=False)
+    repl.console.print(f"[red]error:[/red] {escape(describe(exc))}", highlight=False)
 
 
 async def _help(repl: Repl, arg: str) -> None:
@@ -37,9 +39,9 @@ async def _help(repl: Repl, arg: str) -> None:
 
 async def _ids(repl: Repl, arg: str) -> None:
     s = repl.session
-    repl.console.print(f"conversation {s.conversation_id}", highlight=False)
-    repl.console.print(f"last run     {s.last_run_id or '(none yet)'}", highlight=False)
-    repl.console.print(f"file         {s.store.messages_path(s.conversation_id)}", highlight=False)
+    repl.console.print(f"conversation {s.conversation_id}", highlight=False, markup=False)
+    repl.console.print(f"last run     {s.last_run_id or '(none yet)'}", highlight=False, markup=False)
+    repl.console.print(f"file         {s.store.messages_path(s.conversation_id)}", highlight=False, markup=False)
 
 
 async def _fork(repl: Repl, arg: str) -> None:
@@ -50,7 +52,7 @@ async def _fork(repl: Repl, arg: str) -> None:
 
 async def _model(repl: Repl, arg: str) -> None:
     if not arg:
-        repl.console.print(f"model {repl.session.model.name}", highlight=False)
+        repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
         return
     from golem_cli.cli.models import choose_model, close_model
     from golem_cli.core.errors import GolemError
@@ -63,7 +65,7 @@ async def _model(repl: Repl, arg: str) -> None:
     old = repl.session.model
     repl.session.set_model(choice.model)
     await close_model(old)
-    repl.console.print(f"Model is now [cyan]{choice.model.name}[/cyan].")
+    repl.console.print(f"Model is now {choice.model.name}.", highlight=False, markup=False)
 
 
 async def _system(repl: Repl, arg: str) -> None:
@@ -116,7 +118,7 @@ async def _attach(repl: Repl, arg: str) -> None:
 
     if not arg:
         shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
-        repl.console.print(f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False)
+        repl.console.print(f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False)
         return
     try:
         part = part_from(arg)
@@ -124,7 +126,7 @@ async def _attach(repl: Repl, arg: str) -> None:
         _error(repl, e)
         return
     repl.attachments.append(part)
-    repl.console.print(f"Attached {describe(part)} to your next prompt.", highlight=False)
+    repl.console.print(f"Attached {describe(part)} to your next prompt.", highlight=False, markup=False)
 
 
 async def _title(repl: Repl, arg: str) -> None:
@@ -132,7 +134,7 @@ async def _title(repl: Repl, arg: str) -> None:
         repl.console.print("Usage: /title TEXT")
         return
     repl.session.store.set_title(repl.session.conversation_id, arg)
-    repl.console.print(f"Title set: {arg}", highlight=False)
+    repl.console.print(f"Title set: {arg}", highlight=False, markup=False)
 
 
 async def _exit(repl: Repl, arg: str) -> str:

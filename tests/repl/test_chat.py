@@ -412,3 +412,13 @@ def test_resume_when_the_conversations_model_is_not_available_here(spawn, home):
     assert "echo: go on" in chat.say("go on")
     chat.leave()
     assert Store(home).meta(cid).model == "local:echo"
+
+
+def test_bracketed_text_in_errors_and_titles_is_printed_as_is(spawn, home):
+    chat = spawn("chat")
+    chat.prompt()
+    out = chat.command("/model openai:gpt-4o", "error:")
+    assert "[providers.openai]" in out  # the hint names the config table; rich must not eat it
+    assert "Title set: [bold]x[/bold]" in chat.command("/title [bold]x[/bold]", "Title set")
+    chat.say("hi")
+    chat.leave()
