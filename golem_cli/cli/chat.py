@@ -106,7 +106,12 @@ def _pick(store) -> str:  # noqa: ANN001
     for i, row in enumerate(rows, 1):
         meta = row.meta
         sys.stdout.write(f"{i:>2}. {meta.id[:13]}  {local_time(meta.updated)}  {meta.display_title[:60]}\n")
-    answer = input("Resume which (number or ID)? ").strip()
+    try:
+        answer = input("Resume which (number or ID)? ").strip()
+    except EOFError:
+        answer = ""
+    if not answer:
+        raise InputError("nothing chosen; nothing resumed")
     if answer.isdigit() and 1 <= int(answer) <= len(rows):
         return rows[int(answer) - 1].meta.id
     return store.resolve(answer)

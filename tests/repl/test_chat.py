@@ -422,3 +422,12 @@ def test_bracketed_text_in_errors_and_titles_is_printed_as_is(spawn, home):
     assert "Title set: [bold]x[/bold]" in chat.command("/title [bold]x[/bold]", "Title set")
     chat.say("hi")
     chat.leave()
+
+
+def test_resume_picker_left_without_a_choice(spawn, home):
+    Store(home).create([Message(role="user", content="something")], model="local:echo")
+    chat = spawn("resume")
+    chat.expect("Resume which")
+    chat.child.sendeof()
+    out = chat.leave()
+    assert "nothing chosen" in out and "Traceback" not in out and "internal error" not in out
