@@ -40,9 +40,6 @@ class HistoryRepair:
         """Whether the returned history differs from the input."""
         return bool(self.synthesized or self.dropped)
 
-    def is_empty(self) -> bool:
-        return not (self.synthesized or self.dropped or self.truncated)
-
     def to_json(self) -> dict[str, list[str]]:
         """The Go field names, lists never null."""
         return {
