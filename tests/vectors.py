@@ -1,4 +1,4 @@
-"""Loading the shared spec vectors (``../shared/spec/vectors``) as golem messages.
+"""Loading the spec vectors (``tests/data/spec/vectors``, copied from the shared spec) as golem messages.
 
 A vector's tool call gives ``args`` as a JSON value or ``argsRaw`` as the exact in-memory text
 (``""`` meaning nil args); both become ``ToolCall.args`` text here.
@@ -13,12 +13,16 @@ from typing import Any
 from golem_cli.core import Message, Part, ThinkingBlock, ToolCall
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-VECTOR_DIR = SHARED / "spec" / "vectors"
+#: The spec, its vectors and the provider recordings, kept in the repository so that the
+#: tests run from any clone.
+DATA = REPO / "tests" / "data"
+VECTOR_DIR = DATA / "spec" / "vectors"
 
 
 def vector_files() -> list[Path]:
-    return sorted(VECTOR_DIR.glob("*.json")) if VECTOR_DIR.is_dir() else []
+    files = sorted(VECTOR_DIR.glob("*.json"))
+    assert files, f"no spec vectors under {VECTOR_DIR}"
+    return files
 
 
 def load_vector(path: Path) -> dict[str, Any]:

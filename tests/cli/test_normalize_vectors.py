@@ -1,4 +1,4 @@
-"""Every normalize and sanitize vector of ../shared/spec/vectors through `golem normalize --json`.
+"""Every normalize and sanitize vector of the spec (tests/data/spec/vectors) through `golem normalize --json`.
 
 The input goes through a file exactly as golem stores it (dump_history; cut-off arguments in
 their persisted wrapper). The repaired file must be byte-identical to the vector's output as
@@ -23,7 +23,6 @@ from tests.vectors import load_vector, messages_from_json, vector_files
 VECTORS = [p for p in vector_files() if load_vector(p)["op"] in ("normalize", "sanitize")]
 NOT_IDEMPOTENT = {"15-normalize-reused-call-id-across-turns", "17-normalize-duplicate-id-in-one-turn-unanswered"}
 
-pytestmark = pytest.mark.skipif(not VECTORS, reason="../shared/spec/vectors not present")
 
 
 def check_findings(history, output, doc) -> None:

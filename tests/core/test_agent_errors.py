@@ -503,12 +503,18 @@ def test_a_real_sigint_under_asyncio_run_becomes_an_interrupted_run_error():
             signal.raise_signal(signal.SIGINT)
 
     model = ScriptedModel([Step(text="one two three four five six", chunk=4, delay=0.01)])
-    with pytest.raises(RunError) as info:
-        asyncio.run(Agent(model).run_stream("go", on_delta=on_delta))
+    # asyncio.run handles SIGINT only over Python's default handler, which a process started
+    # in the background (SIGINT ignored) does not have: install it as a terminal would.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(RunError) as info:
+            asyncio.run(Agent(model).run_stream("go", on_delta=on_delta))
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # asyncio.run restored it
+    finally:
+        signal.signal(signal.SIGINT, previous)
     err = info.value
     assert err.interrupted and err.stage == "model"
     assert err.partial.messages[-1].content == mark_interrupted("".join(got))
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 @settings(max_examples=80, deadline=None)

@@ -15,9 +15,9 @@ from golem_cli.core import codec
 from golem_cli.core.args import wire_args
 from golem_cli.core.repair import normalize_history
 from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT
-from tests.vectors import SHARED
+from tests.vectors import DATA
 
-SPEC = SHARED / "spec" / "golem-history-contract.md"
+SPEC = DATA / "spec" / "golem-history-contract.md"
 
 
 def spec_example_bytes() -> bytes:
@@ -27,7 +27,6 @@ def spec_example_bytes() -> bytes:
     return doc[body : doc.index("```", body)].strip().encode()
 
 
-@pytest.mark.skipif(not SPEC.exists(), reason="shared spec not present")
 def test_spec_example_round_trips_byte_exact():
     exact = spec_example_bytes()
     history = load_history(exact)

@@ -1,4 +1,4 @@
-"""Every worked case of ../shared/spec/vectors as a test.
+"""Every worked case of the spec vectors (tests/data/spec/vectors) as a test.
 
 Where the Go reference is not idempotent (a call ID reused while unanswered, vectors 15 and
 17), golem returns the reference's fixed point instead, which is what the reference gives on a
@@ -17,7 +17,6 @@ from golem_cli.core.processors import trim_history
 from tests.vectors import load_vector, messages_from_json, vector_files
 
 VECTORS = vector_files()
-pytestmark = pytest.mark.skipif(not VECTORS, reason="../shared/spec/vectors not present")
 
 # name of a non-idempotent vector -> the vector holding the reference's second pass
 SECOND_PASS = {"15-normalize-reused-call-id-across-turns": "16-normalize-reused-call-id-second-pass"}

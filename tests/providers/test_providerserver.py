@@ -22,7 +22,6 @@ def recorded(provider: str, status: int) -> list[Path]:
     return [p for p in recording_paths(provider) if load_recording(str(p))["response"]["status"] == status]
 
 
-@pytest.mark.usefixtures("recordings")
 def test_requests_the_real_apis_accepted_pass() -> None:
     for path in recorded("openai", 200):
         assert validate_openai(load_recording(str(path))["request"]["body"]) is None, path.stem
@@ -30,7 +29,6 @@ def test_requests_the_real_apis_accepted_pass() -> None:
         assert validate_anthropic(ANTHROPIC_HEADERS, load_recording(str(path))["request"]["body"]) is None, path.stem
 
 
-@pytest.mark.usefixtures("recordings")
 def test_a_request_openai_rejected_gets_the_same_answer() -> None:
     recording = load_recording("openai-error-400-missing-required-parameter")
     status, body = validate_openai(recording["request"]["body"]) or (0, {})

@@ -17,7 +17,6 @@ from golem_cli.core.messages import ThinkingBlock, ToolCall
 from tests.providers.helpers import anthropic_model, complete, openai_model, stream
 from tests.providerserver import ProviderServer, Scenario, load_recording, recording_paths
 
-pytestmark = pytest.mark.usefixtures("recordings")
 
 
 def _ids(path: Path) -> str:

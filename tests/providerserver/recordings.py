@@ -1,4 +1,4 @@
-"""The recorded provider exchanges in ``shared/recordings`` (beside the repository checkout)."""
+"""The recorded provider exchanges in ``tests/data/recordings`` (sources and licences in its README)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-#: ``<checkout>/../shared/recordings``; CI keeps ``shared/`` beside the checkout.
-RECORDINGS = Path(__file__).resolve().parents[2] / ".." / "shared" / "recordings"
-
-
-def available() -> bool:
-    return RECORDINGS.is_dir()
+RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
 
 
 def recording_paths(provider: str) -> list[Path]:
     """Every recording of one provider directory (``openai`` or ``anthropic``), sorted."""
-    return sorted((RECORDINGS / provider).glob("*.json")) if available() else []
+    paths = sorted((RECORDINGS / provider).glob("*.json"))
+    assert paths, f"no {provider} recordings under {RECORDINGS}"
+    return paths
 
 
 @cache

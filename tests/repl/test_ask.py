@@ -84,8 +84,10 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
     import time
 
     server.enqueue(Scenario(reply=Reply(text=" ".join(f"w{i}" for i in range(200))), delay=0.05))
+    # A shell that runs pytest in the background ignores SIGINT, and children inherit that:
+    # start golem with the default disposition, as a terminal's foreground job has it.
     proc = subprocess.Popen([GOLEM, "ask", "stream slowly"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            env=golem_env(home))  # fmt: skip
+                            env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     first = os.read(proc.stdout.fileno(), 2).decode()  # unbuffered: the reply has started
     time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
