@@ -58,7 +58,7 @@ def conversation(rng: random.Random, turns: int, cid: str) -> list[Message]:
         out.append(Message("user", sentence(rng, 12).capitalize() + "?", run_id=run, conversation_id=cid))
         if t % 4 == 1:
             call = f"call_{t}"
-            out.append(Message("assistant", tool_calls=[ToolCall(call, "search", '{"q": "%s"}' % sentence(rng, 3))], run_id=run, conversation_id=cid))
+            out.append(Message("assistant", tool_calls=[ToolCall(call, "search", f'{{"q": "{sentence(rng, 3)}"}}')], run_id=run, conversation_id=cid))
             out.append(Message("tool", sentence(rng, 40), tool_call_id=call, tool_name="search", run_id=run, conversation_id=cid))
         reply = "## Answer\n\n" + sentence(rng, 60) + "\n\n- " + sentence(rng, 8) + "\n- `code`\n"
         if t % 9 == 5:
@@ -109,7 +109,7 @@ def generate(home: Path, count: int, rng: random.Random) -> tuple[str, Path]:
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, env=env, capture_output=True)
     elapsed = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[:500]}")

@@ -13,15 +13,13 @@ first 2,000 tokens.
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import random
 import time
 
+from golem_cli.cli.streaming import ReplyRenderer
 from rich.console import Console
 from rich.markdown import Markdown
-
-from golem_cli.cli.streaming import ReplyRenderer
 
 WORDS = "the model streams tokens while golem renders finished blocks once and keeps only the open tail live".split()
 

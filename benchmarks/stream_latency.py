@@ -20,14 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import httpx  # noqa: E402
-
-from golem_cli.core.messages import Message  # noqa: E402
-from golem_cli.core.model import ModelRequest, TextDelta  # noqa: E402
-from golem_cli.providers._http import HttpSettings  # noqa: E402
-from golem_cli.providers.anthropic import AnthropicModel  # noqa: E402
-from golem_cli.providers.openai import OpenAIModel  # noqa: E402
-from tests.providerserver import ProviderServer, Reply, Scenario  # noqa: E402
+import httpx
+from golem_cli.core.messages import Message
+from golem_cli.core.model import ModelRequest, TextDelta
+from golem_cli.providers._http import HttpSettings
+from golem_cli.providers.anthropic import AnthropicModel
+from golem_cli.providers.openai import OpenAIModel
+from tests.providerserver import ProviderServer, Reply, Scenario
 
 KEY = "sk-bench"
 REPLY = Reply(text="Streaming latency benchmark reply, long enough to arrive in a good number of pieces.")

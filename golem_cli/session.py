@@ -148,7 +148,9 @@ class ChatSession:
         cancellation) and failures end in a saved file and an outcome, not an exception."""
         run_id = new_id()
         self.last_run_id = run_id
-        asked = Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id)
+        asked = Message(
+            role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
+        )
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
         try:
             result = await self.agent().run_stream_with_history(

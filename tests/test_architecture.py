@@ -10,9 +10,8 @@ import ast
 import importlib
 from pathlib import Path
 
-import pytest
-
 import golem_cli.core
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 

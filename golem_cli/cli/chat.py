@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import typer
 
+    from golem_cli.session import TurnOutcome
+    from golem_cli.store import Store
+
 PANEL = "Chat"
 
 
@@ -20,7 +23,9 @@ def register(app: typer.Typer) -> None:
     import typer
 
     model_opt = typer.Option(None, "--model", "-m", help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")
-    trim_opt = typer.Option(None, "--max-messages", min=1, help="Send at most the newest N messages per run (default 20).")
+    trim_opt = typer.Option(
+        None, "--max-messages", min=1, help="Send at most the newest N messages per run (default 20)."
+    )
     plain_opt = typer.Option(False, "--no-markdown", help="Print replies as plain text.")
 
     @app.command("chat", rich_help_panel=PANEL)
@@ -74,7 +79,7 @@ def register(app: typer.Typer) -> None:
 # --- implementations -----------------------------------------------------------------------
 
 
-def _store():  # noqa: ANN202
+def _store() -> Store:
     from golem_cli.store import Store
 
     return Store()
@@ -86,7 +91,8 @@ def _note(text: str) -> None:
 
 
 def chat(model: str | None = None, system: str = "", max_messages: int | None = None, no_markdown: bool = False) -> int:
-    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.models import choose_model
+    from golem_cli.cli.models import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.session import ChatSession
 
@@ -95,7 +101,7 @@ def chat(model: str | None = None, system: str = "", max_messages: int | None = 
     return run_repl(session, markdown=not no_markdown, note=choice.note)
 
 
-def _pick(store) -> str:  # noqa: ANN001
+def _pick(store: Store) -> str:
     """Ask which conversation to resume (stdin is a terminal)."""
     from golem_cli.cli.console import local_time
     from golem_cli.cli.errors import InputError
@@ -119,7 +125,8 @@ def _pick(store) -> str:  # noqa: ANN001
 
 def resume(ref: str | None, model: str | None, max_messages: int | None, markdown: bool) -> int:
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.models import choose_model
+    from golem_cli.cli.models import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.session import ChatSession
@@ -142,7 +149,8 @@ def resume(ref: str | None, model: str | None, max_messages: int | None, markdow
 
 
 def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, markdown: bool) -> int:
-    from golem_cli.cli.models import choose_model, max_messages as trim
+    from golem_cli.cli.models import choose_model
+    from golem_cli.cli.models import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.core.repair import normalize_history
@@ -162,7 +170,9 @@ def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_message
     from golem_cli.session import ChatSession
 
     choice = choose_model(model, stored=store.meta(new).model)
-    session, before, repair = ChatSession.resume(store, new, choice.model, max_messages=trim(max_messages, choice.settings))
+    session, before, repair = ChatSession.resume(
+        store, new, choice.model, max_messages=trim(max_messages, choice.settings)
+    )
     lines = [f"Forked {parent[:13]} into {new}.", *report_lines(before, session.history, repair)]
     return run_repl(session, markdown=markdown, note=choice.note, report_lines=lines)
 
@@ -191,11 +201,11 @@ def ask(
 ) -> int:
     import asyncio
 
-    from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.models import choose_model, close_model, max_messages as trim
-    from golem_cli.session import ChatSession
-
     from golem_cli.cli.attach import part_from
+    from golem_cli.cli.errors import InputError, report
+    from golem_cli.cli.models import choose_model, close_model
+    from golem_cli.cli.models import max_messages as trim
+    from golem_cli.session import ChatSession
 
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
@@ -212,7 +222,9 @@ def ask(
                                            max_messages=trim(max_messages, choice.settings))  # fmt: skip
     else:
         choice = choose_model(model)
-        session = ChatSession.start(store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings))
+        session = ChatSession.start(
+            store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings)
+        )
     _note(choice.note)
     stream = not (no_stream or as_json)
 
@@ -220,7 +232,7 @@ def ask(
         sys.stdout.write(delta)
         sys.stdout.flush()
 
-    async def one_turn():  # noqa: ANN202
+    async def one_turn() -> TurnOutcome:
         try:
             return await session.turn(text, parts=parts, on_delta=on_delta if stream else None)
         finally:

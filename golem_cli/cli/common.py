@@ -101,4 +101,4 @@ def differs(before: list[Message], after: list[Message]) -> bool:
     the same objects, so this is cheap; equality decides when they are not)."""
     if len(before) != len(after):
         return True
-    return any(a is not b and a != b for a, b in zip(before, after))
+    return any(a is not b and a != b for a, b in zip(before, after, strict=True))

@@ -62,7 +62,7 @@ def iso_time(seconds: float) -> str:
         return ""
     import datetime
 
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat(timespec="seconds")
 
 
 def local_time(seconds: float) -> str:

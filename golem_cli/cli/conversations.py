@@ -81,7 +81,9 @@ def list_conversations(limit: int = 20, *, as_json: bool = False, tree: bool = F
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     if listing.foreign:
         names = ", ".join(listing.foreign[:5]) + (" …" if len(listing.foreign) > 5 else "")
-        console.note(f"ignored {len(listing.foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
+        console.note(
+            f"ignored {len(listing.foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}"
+        )
     return 0
 
 
@@ -132,7 +134,10 @@ def _plain_row(depth: int, info: ConversationInfo, width: int) -> str:
     m = info.meta
     lineage = f"{'  ' * depth}└ @{m.fork_at} " if depth else ""
     count = "?" if info.problem else str(m.messages)
-    return f"{m.id[:width]}  {local_time(m.updated)}  {count:>5}  {_clip(m.model or '-', 24):<24}  {lineage}{_clip(_title(info), TITLE_WIDTH)}"
+    model = _clip(m.model or "-", 24)
+    return (
+        f"{m.id[:width]}  {local_time(m.updated)}  {count:>5}  {model:<24}  {lineage}{_clip(_title(info), TITLE_WIDTH)}"
+    )
 
 
 def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: bool) -> None:
@@ -153,7 +158,9 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
         if tree and depth:
             title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
         title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
-        table.add_row(m.id[:width], local_time(m.updated), "?" if info.problem else str(m.messages), m.model or "-", title)
+        table.add_row(
+            m.id[:width], local_time(m.updated), "?" if info.problem else str(m.messages), m.model or "-", title
+        )
     rich_console().print(table)
 
 

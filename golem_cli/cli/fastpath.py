@@ -39,9 +39,7 @@ SPECS = {
         flags={"--json": "as_json", "--tree": "tree"},
         int_options={"--limit": "limit", "-n": "limit"},
     ),
-    "show": Spec(
-        "golem_cli.cli.conversations", "show", 1, flags={"--json": "as_json", "--run-ids": "run_ids"}
-    ),
+    "show": Spec("golem_cli.cli.conversations", "show", 1, flags={"--json": "as_json", "--run-ids": "run_ids"}),
     "chat": Spec(
         "golem_cli.cli.chat",
         "chat",

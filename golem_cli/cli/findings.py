@@ -94,9 +94,7 @@ def _dropped_candidates(history: Sequence[Message], output: Sequence[Message]) -
     return [absent, unpaired, tools]
 
 
-def repair_findings(
-    history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair
-) -> list[Finding]:
+def repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
     """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``."""
     found: list[Finding] = []
     calls = _calls(history)
@@ -107,13 +105,13 @@ def repair_findings(
     ]
     placed = _match_in_order(repair.synthesized, synthesized_out)
     made = _match_in_order(repair.synthesized, calls)
-    for cid, (out_index, _), (in_index, name) in zip(repair.synthesized, placed, made):
+    for cid, (out_index, _), (in_index, name) in zip(repair.synthesized, placed, made, strict=True):
         found.append(Finding(SYNTHESIZED, in_index, ASSISTANT, cid, name, out_index))
     ways = _dropped_candidates(history, output)
     dropped_from = next((w for w in ways if [c[1] for c in w] == list(repair.dropped)), ways[-1])
-    for cid, (index, name) in zip(repair.dropped, _match_in_order(repair.dropped, dropped_from)):
+    for cid, (index, name) in zip(repair.dropped, _match_in_order(repair.dropped, dropped_from), strict=True):
         found.append(Finding(DROPPED, index, TOOL, cid, name))
-    for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls)):
+    for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls), strict=True):
         found.append(Finding(TRUNCATED, index, ASSISTANT, cid, name))
     return found
 

@@ -29,9 +29,8 @@ def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
     provider whose key is set, else the offline echo model."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
-    from golem_cli.providers.resolve import default_model, resolve
-
     from golem_cli.core.errors import ModelError
+    from golem_cli.providers.resolve import default_model, resolve
 
     settings = load_settings()
     notes: list[str] = []
@@ -43,7 +42,6 @@ def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
             reason = f"{e}; {e.hint}" if e.hint else str(e)
             notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
     name = flag or settings.model or default_model(settings.providers)
-    note = ""
     if name == OFFLINE and not (flag or settings.model):
         notes.append(
             "No model configured: using the built-in offline echo model. For a real one, set "

@@ -37,7 +37,11 @@ def models(as_json: bool = False) -> int:
     elif settings.model:
         source = f"model in {settings.source}"
     else:
-        source = "a provider whose key is set" if default_model(settings.providers) != "offline:echo" else "nothing configured"
+        source = (
+            "a provider whose key is set"
+            if default_model(settings.providers) != "offline:echo"
+            else "nothing configured"
+        )
     default = settings.model or default_model(settings.providers)
     statuses = provider_statuses(settings.providers)
     path = config_file()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import typer
@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
     @app.command("normalize", rich_help_panel=PANEL)
     def normalize_command(
         source: str = typer.Argument(..., metavar="FILE|ID", help="A history file, or a stored conversation."),
-        output: Optional[Path] = typer.Option(
+        output: Path | None = typer.Option(
             None, "-o", "--output", metavar="OUT", help="Write the repaired history to OUT.", dir_okay=False
         ),
         in_place: bool = typer.Option(False, "--in-place", help="Replace the input with the result (keeps a backup)."),
@@ -99,14 +99,12 @@ def _run(src: Source, sanitize: bool) -> _Result:
     if sanitize:
         from golem_cli.core.sanitize import sanitize_history
 
-        out, report = sanitize_history(history)
-        found = findings.sanitize_findings(history, out, report)
-    else:
-        from golem_cli.core.repair import normalize_history
+        out, sanitized = sanitize_history(history)
+        return _Result(history, out, sanitized, findings.sanitize_findings(history, out, sanitized))
+    from golem_cli.core.repair import normalize_history
 
-        out, report = normalize_history(history)
-        found = findings.repair_findings(history, out, report)
-    return _Result(history, out, report, found)
+    out, repaired = normalize_history(history)
+    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired))
 
 
 def _write(

@@ -164,7 +164,9 @@ def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool) 
     styles = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}
     for b in blocks(messages):
         run = f" [dim]run {escape(b.run_id)}[/]" if run_ids and b.run_id else ""
-        parts: list[object] = [Text.from_markup(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")]
+        parts: list[object] = [
+            Text.from_markup(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")
+        ]
         for item in b.items:
             if item.kind == MARKDOWN:
                 parts.append(Markdown(item.text) if _looks_like_markdown(item.text) else Text(item.text))
@@ -210,7 +212,10 @@ def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None
     if meta is not None and meta.parent:
         out.append(f"- Forked from `{meta.parent}` at message {meta.fork_at}")
     for b in blocks(messages):
-        out += ([] if out[-1] == "" else [""]) + [f"## {b.index}. {b.role.capitalize()}" + (f" (run `{b.run_id}`)" if b.run_id else ""), ""]
+        out += ([] if out[-1] == "" else [""]) + [
+            f"## {b.index}. {b.role.capitalize()}" + (f" (run `{b.run_id}`)" if b.run_id else ""),
+            "",
+        ]
         for item in b.items:
             if item.kind in (TEXT, MARKDOWN):
                 out += [item.text, ""]

@@ -20,6 +20,8 @@ from golem_cli.cli import slash
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.key_binding import KeyPressEvent
     from rich.console import Console
 
     from golem_cli.core.messages import Part
@@ -38,7 +40,7 @@ class Repl:
 
     # --- input -----------------------------------------------------------------------------
 
-    def _prompt_session(self):  # noqa: ANN202 - prompt_toolkit types stay out of import time
+    def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.completion import WordCompleter
         from prompt_toolkit.history import FileHistory
@@ -54,7 +56,7 @@ class Repl:
         keys = KeyBindings()
 
         @keys.add("escape", "enter")
-        def _newline(event) -> None:  # noqa: ANN001
+        def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
 
         completer = WordCompleter(slash.NAMES, sentence=True, match_middle=False)
@@ -66,7 +68,7 @@ class Repl:
             enable_history_search=False,  # Ctrl-R searches the history
         )
 
-    async def _read(self, prompt_session) -> str | None:  # noqa: ANN001
+    async def _read(self, prompt_session: PromptSession[str] | None) -> str | None:
         """The next prompt; None at end of input (Ctrl-D). Ctrl-C clears the line."""
         if prompt_session is None:
             line = await asyncio.to_thread(sys.stdin.readline)
@@ -223,7 +225,7 @@ def _warm_up() -> None:
     for name in ("golem_cli.core.agent", "rich.markdown", "rich.live", "golem_cli.cli.render"):
         try:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - a failed warm-up only means a slower first reply
+        except Exception:
             return
 
 

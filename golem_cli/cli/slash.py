@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from golem_cli.cli.repl import Repl
+    from golem_cli.core.messages import Message
+    from golem_cli.core.repair import HistoryRepair
 
 EXIT = "exit"
 Handler = Callable[["Repl", str], Awaitable[str | None]]
 
 
-def report_lines(before, after, repair) -> list[str]:  # noqa: ANN001
+def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair) -> list[str]:
     """The repair report as lines for people: what changed, where, and which tool."""
     from golem_cli.cli.findings import repair_findings
     from golem_cli.cli.report import lines
@@ -118,7 +120,9 @@ async def _attach(repl: Repl, arg: str) -> None:
 
     if not arg:
         shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
-        repl.console.print(f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False)
+        repl.console.print(
+            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False
+        )
         return
     try:
         part = part_from(arg)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.live import Live
+    from rich.spinner import Spinner
 
 
 def split_finished(text: str) -> tuple[str, str]:
@@ -97,7 +98,7 @@ class ReplyRenderer:
         self._tail: _Tail | None = None
         self._last_refresh = 0.0
         self._spinning = False
-        self._spinner = None
+        self._spinner: Spinner | None = None
         self.renders = 0
 
     def waiting(self, label: str = "waiting for the model…") -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import typer
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 PANEL = "Conversations"
 
 
-class Format(str, enum.Enum):
+class Format(enum.StrEnum):
     json = "json"
     markdown = "markdown"
 
@@ -35,7 +35,7 @@ def register(app: typer.Typer) -> None:
         fmt: Format = typer.Option(
             Format.json, "--format", "-f", help="json: the Go-readable message array; markdown: a document."
         ),
-        output: Optional[Path] = typer.Option(
+        output: Path | None = typer.Option(
             None, "-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
         ),
     ) -> None:
@@ -49,7 +49,7 @@ def register(app: typer.Typer) -> None:
     def import_command(
         file: Path = typer.Argument(..., metavar="FILE", help="A JSON array of golem messages."),
         trust: bool = typer.Option(False, "--trust", help="Store the history as it is, without sanitizing."),
-        title: Optional[str] = typer.Option(None, "--title", help="A title for the imported conversation."),
+        title: str | None = typer.Option(None, "--title", help="A title for the imported conversation."),
         as_json: bool = typer.Option(False, "--json", help="Print the result and the report as JSON."),
     ) -> None:
         """Import a history file as a new conversation.

@@ -59,22 +59,49 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from golem_cli.core._evidence import (
-        RunCanceledError, ToolCallError, ToolCallFinished, ToolCallStarted, UsageLimitError,
+        RunCanceledError,
+        ToolCallError,
+        ToolCallFinished,
+        ToolCallStarted,
+        UsageLimitError,
     )
     from golem_cli.core.agent import Agent, RunResult, UsageLimits
     from golem_cli.core.codec import dump_history, load_history
     from golem_cli.core.errors import (
-        GolemError, HistoryFormatError, HistoryProcessorError, HistoryValidationError, ModelError,
-        PartialResult, RunError,
+        GolemError,
+        HistoryFormatError,
+        HistoryProcessorError,
+        HistoryValidationError,
+        ModelError,
+        PartialResult,
+        RunError,
     )
     from golem_cli.core.ids import new_id
     from golem_cli.core.messages import (
-        ASSISTANT, INTERRUPTED, INTERRUPTED_REPLY_MARK, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock,
-        ToolCall, is_interrupted_reply, mark_interrupted,
+        ASSISTANT,
+        INTERRUPTED,
+        INTERRUPTED_REPLY_MARK,
+        SYSTEM,
+        TOOL,
+        USER,
+        Message,
+        Part,
+        ThinkingBlock,
+        ToolCall,
+        is_interrupted_reply,
+        mark_interrupted,
     )
     from golem_cli.core.model import (
-        Model, ModelRequest, ModelResponse, ModelSettings, ResponseAccumulator, StreamDone, TextDelta,
-        ThinkingDelta, ToolCallDelta, ToolDefinition,
+        Model,
+        ModelRequest,
+        ModelResponse,
+        ModelSettings,
+        ResponseAccumulator,
+        StreamDone,
+        TextDelta,
+        ThinkingDelta,
+        ToolCallDelta,
+        ToolDefinition,
     )
     from golem_cli.core.offline import EchoModel, ScriptedModel, Step
     from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
@@ -82,7 +109,14 @@ if TYPE_CHECKING:
     from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
     from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text
     from golem_cli.core.tools import (
-        ModelRetry, Tool, ToolCanceled, ToolContext, ToolFailed, ToolResult, ToolTimeoutError, tool,
+        ModelRetry,
+        Tool,
+        ToolCanceled,
+        ToolContext,
+        ToolFailed,
+        ToolResult,
+        ToolTimeoutError,
+        tool,
     )
     from golem_cli.core.usage import Usage
     from golem_cli.core.validate import validate_run_input

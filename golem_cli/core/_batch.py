@@ -78,7 +78,8 @@ async def run_batch(agent: Agent, state: RunState, calls: Sequence[ToolCall], on
                 break  # the stop ends the batch: later groups never start
     except (asyncio.CancelledError, KeyboardInterrupt) as exc:
         stopped = next(
-            (c for c, o in zip(calls, outcomes) if o is None or isinstance(o, KeyboardInterrupt)), calls[-1]
+            (c for c, o in zip(calls, outcomes, strict=True) if o is None or isinstance(o, KeyboardInterrupt)),
+            calls[-1],
         )
         raise state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True) from exc
 
@@ -113,7 +114,7 @@ def _record(
     """Result messages in call order (stamped), or raise the batch's failure."""
     messages: list[Message] = []
     canceled: RunCanceledError | None = None
-    for call, tool, outcome in zip(calls, declared, outcomes):
+    for call, tool, outcome in zip(calls, declared, outcomes, strict=True):
         if outcome is None:
             continue
         if isinstance(outcome, ToolResult):
@@ -123,7 +124,11 @@ def _record(
                     raise state.fail("tool", ToolCallError(call.name, call.id, problem))
             messages.append(
                 Message(
-                    role=TOOL, content=outcome.text, parts=list(outcome.parts), tool_call_id=call.id, tool_name=call.name
+                    role=TOOL,
+                    content=outcome.text,
+                    parts=list(outcome.parts),
+                    tool_call_id=call.id,
+                    tool_name=call.name,
                 )
             )
         elif isinstance(outcome, ToolCanceled):

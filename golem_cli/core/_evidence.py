@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from golem_cli.core.errors import GolemError, PartialResult, RunError
+from golem_cli.core.gojson import go_quote_q
 from golem_cli.core.messages import ASSISTANT, Message, ToolCall, mark_interrupted, replace
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
-from golem_cli.core.gojson import go_quote_q
 from golem_cli.core.validate import thinking_error
 
 Callback = Callable[[Any], Any]
@@ -169,7 +169,5 @@ def cut_message(acc: ResponseAccumulator) -> Message | None:
         return acc.done.message
     if acc.is_empty():
         return None
-    thinking = [
-        b for b in acc.thinking() if thinking_error(b) is None and (b.redacted or b.signature)
-    ]
+    thinking = [b for b in acc.thinking() if thinking_error(b) is None and (b.redacted or b.signature)]
     return Message(role=ASSISTANT, content=mark_interrupted(acc.text), tool_calls=acc.tool_calls(), thinking=thinking)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # in CPython, not in typeshed
 from typing import Any
 
 
@@ -36,7 +36,9 @@ class Node:
     end: int
 
 
-def _go_replace(err: UnicodeDecodeError) -> tuple[str, int]:
+def _go_replace(err: UnicodeError) -> tuple[str | bytes, int]:
+    if not isinstance(err, UnicodeDecodeError):
+        raise err
     # Go's decoder replaces each invalid byte with U+FFFD and moves on by one byte; Python's
     # "replace" would swallow a whole truncated sequence into one U+FFFD.
     return "\ufffd", err.start + 1
@@ -194,6 +196,4 @@ def fold_key(key: str) -> str:
     Kelvin sign). Python's ``str.upper`` would also map e.g. dotless i to I, which Go does not."""
     if key.isascii():
         return key.upper()
-    return "".join(
-        ch.upper() if ch.isascii() else _FOLD_TO_ASCII.get(ch, ch) for ch in key
-    )
+    return "".join(ch.upper() if ch.isascii() else _FOLD_TO_ASCII.get(ch, ch) for ch in key)

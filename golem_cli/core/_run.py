@@ -186,6 +186,7 @@ class Loop:
             return self.state.fail("decode", f"golem: output failed validation after {corrections + 1} attempts: {exc}")
         return self.state.fail("decode", exc)
 
+
 def _retried(exc: Exception, attempts: int) -> Exception:
     """Go's ``runner: model failed after <n> attempts: <err>``, keeping ModelError details."""
     text = f"runner: model failed after {attempts} attempts: {exc}"
@@ -203,4 +204,4 @@ def default_backoff(attempt: int, error: BaseException) -> float:
     retry_after = getattr(error, "retry_after", None)
     if isinstance(retry_after, int | float) and retry_after >= 0:
         return min(float(retry_after), 30.0)
-    return min(0.5 * (2 ** (attempt - 1)), 30.0)
+    return min(0.5 * 2.0 ** (attempt - 1), 30.0)

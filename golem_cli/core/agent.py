@@ -67,6 +67,7 @@ DEFAULT_MAX_TURNS = 10
 #: models meets malformed arguments often enough that one correction is the better default.
 DEFAULT_TOOL_RETRIES = 1
 
+
 @dataclass(frozen=True, slots=True)
 class UsageLimits:
     """Bounds on one run; 0 leaves a dimension unbounded (Go ``UsageLimit``).
@@ -218,7 +219,12 @@ class Agent:
     ) -> RunResult:
         """``run`` over streamed model turns; see ``run_stream_with_history``."""
         return await self.run_stream_with_history(
-            [], prompt, on_delta=on_delta, on_event=on_event, parts=parts, run_id=run_id,
+            [],
+            prompt,
+            on_delta=on_delta,
+            on_event=on_event,
+            parts=parts,
+            run_id=run_id,
             conversation_id=conversation_id,
         )
 
@@ -250,7 +256,9 @@ class Agent:
         the task ends with that error rather than ``CancelledError``.
         """
         if not callable(getattr(self.model, "stream", None)):
-            raise GolemError(f"golem: model {getattr(self.model, 'name', type(self.model).__name__)} does not support streaming")
+            raise GolemError(
+                f"golem: model {getattr(self.model, 'name', type(self.model).__name__)} does not support streaming"
+            )
         return await self._execute(
             history, prompt, parts, run_id, conversation_id, stream=True, on_delta=on_delta, on_event=on_event
         )

@@ -90,7 +90,7 @@ def _tool_calls(calls: list[_DecToolCall]) -> list[ToolCall]:
     return [ToolCall(c.id, c.name, _args_from_raw(c.args), c.signature) for c in calls]
 
 
-def load_history(data: bytes | str) -> list[Message]:
+def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
     """Read a JSON array of golem messages (``null`` reads as empty, as Go does).
 
     Unknown keys are ignored and keys match case-insensitively, as in Go. Raises
@@ -112,7 +112,7 @@ def load_history(data: bytes | str) -> list[Message]:
             return []
         new = Message  # positional construction in one comprehension: this is the hot loop
         return [
-            new(m.role, m.content, m.parts, _tool_calls(m.tool_calls) if m.tool_calls else m.tool_calls,
+            new(m.role, m.content, m.parts, _tool_calls(m.tool_calls) if m.tool_calls else [],
                 m.tool_call_id, m.tool_name, m.failed, m.thinking, m.run_id, m.conversation_id)
             for m in decoded
         ]  # fmt: skip
@@ -191,9 +191,7 @@ def _bind_object(node: Node, fields: dict[str, str], what: str, text: str) -> di
             if not isinstance(val.value, list):
                 raise _BindError(f"{where} must be an array, found {_goparse.describe(val.value)}", val.start)
             item_name = _ITEM_NAMES[kind]
-            out[name] = [
-                _bind_item(kind, item, f"{what}, {item_name} {i}", text) for i, item in enumerate(val.value)
-            ]
+            out[name] = [_bind_item(kind, item, f"{what}, {item_name} {i}", text) for i, item in enumerate(val.value)]
     return out
 
 
@@ -237,9 +235,15 @@ def _load_slow(data: bytes) -> list[Message]:
             f = _bind_object(node, _MESSAGE_FIELDS, f"message {i}", text)
             out.append(
                 Message(
-                    f.get("role", ""), f.get("content", ""), f.get("parts", []),
-                    f.get("toolCalls", []), f.get("toolCallId", ""), f.get("toolName", ""),
-                    f.get("failed", False), f.get("thinking", []), f.get("runId", ""),
+                    f.get("role", ""),
+                    f.get("content", ""),
+                    f.get("parts", []),
+                    f.get("toolCalls", []),
+                    f.get("toolCallId", ""),
+                    f.get("toolName", ""),
+                    f.get("failed", False),
+                    f.get("thinking", []),
+                    f.get("runId", ""),
                     f.get("conversationId", ""),
                 )  # fmt: skip
             )

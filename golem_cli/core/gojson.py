@@ -8,8 +8,11 @@ U+FFFD, and compacts raw JSON values (tool-call ``args``) without touching their
 from __future__ import annotations
 
 import re
+from typing import TypeVar
 
 import msgspec
+
+_Text = TypeVar("_Text", str, bytes)
 
 _ESCAPES = {
     '"': '\\"',
@@ -58,16 +61,25 @@ def html_escape_json(encoded: bytes) -> bytes:
     return encoded
 
 
-def compact_json(raw: bytes) -> bytes | None:
+def compact_json(raw: _Text) -> _Text | None:
     """Go's ``json.Compact`` of one JSON value: insignificant whitespace dropped, every
-    spelling (numbers, escapes, key order, duplicate keys) kept; None if not valid JSON."""
+    spelling (numbers, escapes, key order, duplicate keys) kept; None if not valid JSON.
+    Text in, text out; bytes in, bytes out."""
     try:
         return msgspec.json.format(raw, indent=-1)
     except msgspec.DecodeError:
         return None
 
 
-_SHORT_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+_SHORT_ESCAPES: dict[str, str] = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
 
 
 def go_quote_q(text: str) -> str:

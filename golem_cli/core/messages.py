@@ -27,8 +27,7 @@ PART_KINDS: Final = ("image", "document", "audio", "video")
 
 #: Content of the result that repair synthesizes for a call that never got one (spec §2.1).
 INTERRUPTED: Final = (
-    "Tool call was interrupted before execution; no result was produced. "
-    "Call the tool again if you need its result."
+    "Tool call was interrupted before execution; no result was produced. Call the tool again if you need its result."
 )
 
 #: Appended to the content of an assistant reply that was cut off (Ctrl-C, dropped stream).

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.usage import Usage
 
+
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """A tool as the model sees it: a name, a description, a JSON schema for the arguments."""

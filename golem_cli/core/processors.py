@@ -71,8 +71,7 @@ def budget_history(counter: TokenCounter | None, max_tokens: int) -> HistoryProc
                 return list(kept)
             if len(kept) == 1:
                 raise HistoryProcessorError(
-                    f"golem: BudgetHistory: newest openable turn alone needs {count} tokens, "
-                    f"over budget {max_tokens}"
+                    f"golem: BudgetHistory: newest openable turn alone needs {count} tokens, over budget {max_tokens}"
                 )
             drop += 1
 

@@ -122,9 +122,7 @@ def _repair(history: Sequence[Message], needed: bool) -> tuple[list[Message], li
     out = [history[e] if isinstance(e, int) else e for e in final]
     synthesized = [e.tool_call_id for e in final if not isinstance(e, int)]
     kept = {e for e in final if isinstance(e, int)}
-    dropped = [
-        m.tool_call_id for i, m in enumerate(history) if m.role == TOOL and i not in kept
-    ]
+    dropped = [m.tool_call_id for i, m in enumerate(history) if m.role == TOOL and i not in kept]
     return out, synthesized, dropped
 
 

@@ -127,7 +127,7 @@ class Tool:
         if timeout is not None and timeout <= 0:
             raise ValueError(f"golem: tool {name!r}: timeout must be positive, got {timeout}")
         self.func = func
-        self.name = name or getattr(func, "__name__", "")
+        self.name: str = name or str(getattr(func, "__name__", ""))
         if not self.name:
             raise ValueError("golem: tool name is required")
         summary, param_docs = _parse_docstring(inspect.getdoc(func) or "")
@@ -136,7 +136,7 @@ class Tool:
         self.max_retries = max_retries
         self.timeout = timeout
         self._is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
-            getattr(func, "__call__", None)
+            getattr(func, "__call__", None)  # noqa: B004 - the bound method of a callable object
         )
         self._args_type, self._context_param = _args_struct(func, self.name, param_docs)
         self._fields = self._args_type.__struct_fields__
@@ -275,7 +275,7 @@ def _describe(hint: Any, text: str) -> Any:
 def _args_struct(
     func: Callable[..., Any], tool_name: str, param_docs: dict[str, str]
 ) -> tuple[type[msgspec.Struct], str]:
-    target = func if inspect.isfunction(func) or inspect.ismethod(func) else getattr(func, "__call__", func)
+    target = func if inspect.isfunction(func) or inspect.ismethod(func) else getattr(func, "__call__", func)  # noqa: B004
     signature = inspect.signature(target)
     try:
         hints = get_type_hints(target, include_extras=True)
@@ -285,9 +285,7 @@ def _args_struct(
     context_param = ""
     for param in signature.parameters.values():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
-            raise TypeError(
-                f"golem: tool {tool_name!r}: parameter {param.name!r} must be a plain or keyword parameter"
-            )
+            raise TypeError(f"golem: tool {tool_name!r}: parameter {param.name!r} must be a plain or keyword parameter")
         hint = hints.get(param.name, Any)
         if hint is ToolContext:
             context_param = param.name
@@ -296,7 +294,9 @@ def _args_struct(
         if param.default is param.empty:
             fields.append((param.name, hint))
         elif isinstance(param.default, list | dict | set):
-            fields.append((param.name, hint, msgspec.field(default_factory=functools.partial(copy.deepcopy, param.default))))
+            fields.append(
+                (param.name, hint, msgspec.field(default_factory=functools.partial(copy.deepcopy, param.default)))
+            )
         else:
             fields.append((param.name, hint, param.default))
     struct_name = "".join(p.capitalize() for p in re.split(r"[^0-9A-Za-z]+", tool_name) if p) or "Tool"

@@ -63,7 +63,3 @@ def validate_run_input(prompt_parts: Sequence[Part], history: Sequence[Message])
         for j, block in enumerate(message.thinking):
             if (err := thinking_error(block)) is not None:
                 raise HistoryValidationError(f"golem: history message {i} thinking block {j}: {err}")
-
-
-
-

@@ -106,7 +106,7 @@ def backoff(settings: HttpSettings, attempt: int, retry_after: float | None) -> 
     else exponential backoff with jitter (half to full of the step) so clients spread out."""
     if retry_after is not None:
         return retry_after
-    step = min(settings.backoff_max, settings.backoff_base * 2**attempt)
+    step = min(settings.backoff_max, settings.backoff_base * 2.0**attempt)
     return step * random.uniform(0.5, 1.0)
 
 

@@ -121,7 +121,12 @@ class ProviderStatus:
 def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
     """Every built-in and configured provider with its endpoint and whether its key is set."""
     env = os.environ if env is None else env
-    names = ["openai", "anthropic", "ollama", *sorted(n for n in (providers or {}) if n not in _KIND and n != "offline")]
+    names = [
+        "openai",
+        "anthropic",
+        "ollama",
+        *sorted(n for n in (providers or {}) if n not in _KIND and n != "offline"),
+    ]
     out = [ProviderStatus("offline", "offline", "", "", "")]
     for name in names:
         table = (providers or {}).get(name) or {}
@@ -157,7 +162,10 @@ def _api_key(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[st
     if variable and env.get(variable):
         return env[variable], variable
     if variable:
-        raise ModelError(f"no API key for provider {provider!r}: {variable} is not set", hint=f"export {variable}=... or set api_key in {where}")
+        raise ModelError(
+            f"no API key for provider {provider!r}: {variable} is not set",
+            hint=f"export {variable}=... or set api_key in {where}",
+        )
     if kind == "anthropic":
         raise ModelError(f"no API key for provider {provider!r}", hint=f"set api_key or api_key_env in {where}")
     return "", f"api_key or api_key_env in {where}"  # local servers usually need none
@@ -177,7 +185,9 @@ def _base_url(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[s
             hint=f'add base_url = "https://host/v1" to [providers.{provider}] of the config file',
         )
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
-        raise ModelError(f"base URL of provider {provider!r} is not an http(s) URL", hint="write it like https://host/v1")
+        raise ModelError(
+            f"base URL of provider {provider!r} is not an http(s) URL", hint="write it like https://host/v1"
+        )
     return url
 
 

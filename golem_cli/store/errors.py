@@ -59,8 +59,7 @@ class CorruptConversation(StoreError, HistoryFormatError):
 
     def __init__(self, cid: str, path: Path, problem: str) -> None:
         super().__init__(
-            f"conversation {cid} cannot be read: {problem} "
-            f"(file {path}; see the details with `golem normalize {path}`)"
+            f"conversation {cid} cannot be read: {problem} (file {path}; see the details with `golem normalize {path}`)"
         )
         self.cid = cid
         self.path = path

@@ -43,7 +43,6 @@ import msgspec
 
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files, write_atomic
 from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta
-from golem_cli.store.refs import is_conversation_id
 
 INDEX_VERSION = 1
 RACY_SECONDS = 0.1

@@ -82,7 +82,7 @@ def short_id_length(sorted_ids: list[str], wanted: Iterable[str], minimum: int =
             if 0 <= j < len(sorted_ids) and sorted_ids[j] != cid:
                 other = sorted_ids[j]
                 common = 0
-                for a, b in zip(cid, other):
+                for a, b in zip(cid, other, strict=False):
                     if a != b:
                         break
                     common += 1

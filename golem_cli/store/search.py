@@ -8,11 +8,12 @@ messages' text searched case-insensitively, so a hit is always a real one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from golem_cli.core.messages import Message
     from golem_cli.store.meta import ConversationMeta
     from golem_cli.store.store import Store
 
@@ -42,7 +43,7 @@ def _prefilter(query: str) -> bytes | None:
     return go_quote(query)[1:-1].lower().encode()
 
 
-def _texts(message) -> Iterator[str]:  # noqa: ANN001
+def _texts(message: Message) -> Iterator[str]:
     yield message.content
     for block in message.thinking:
         yield block.text
@@ -84,7 +85,7 @@ def search(store: Store, query: str, limit: int | None = None) -> list[Hit]:
     return hits
 
 
-def _first_hit(meta: ConversationMeta, messages, needle: str, length: int) -> Hit | None:  # noqa: ANN001
+def _first_hit(meta: ConversationMeta, messages: Sequence[Message], needle: str, length: int) -> Hit | None:
     for index, message in enumerate(messages):
         for text in _texts(message):
             at = text.casefold().find(needle)

@@ -9,6 +9,7 @@ import stat
 from golem_cli.core.codec import dump_history, load_history
 from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, ToolCall, mark_interrupted
 from golem_cli.store import Store
+
 from tests.cli.conftest import assert_one_line_error
 
 RUN = "01a028b2-c680-71b2-83d4-e5f60718293a"

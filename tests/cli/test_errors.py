@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
+
 from tests.cli.conftest import GOLEM_CMD, assert_one_line_error
 
 

@@ -4,7 +4,6 @@ anything unusual must go to typer."""
 from __future__ import annotations
 
 import pytest
-
 from golem_cli.cli import fastpath
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store

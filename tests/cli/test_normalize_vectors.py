@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from golem_cli.core.codec import dump_history, load_history
 from golem_cli.core.repair import normalize_history
+
 from tests.vectors import load_vector, messages_from_json, vector_files
 
 VECTORS = [p for p in vector_files() if load_vector(p)["op"] in ("normalize", "sanitize")]

@@ -9,10 +9,10 @@ import subprocess
 import sys
 
 import pytest
-
 from golem_cli.core.codec import dump_history
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
+
 from tests.cli.conftest import assert_one_line_error
 
 BAD_FILES = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from golem_cli.config.settings import DEFAULT_MAX_MESSAGES, ConfigError, Settings, load_settings
 from golem_cli.core.errors import GolemError
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import strategies as st
-
 from golem_cli.core import Message, Part, ThinkingBlock, ToolCall
+from hypothesis import strategies as st
 
 CALL_IDS = st.sampled_from(["", "a", "b", "c", "call-1", "x"])
 ROLES = st.sampled_from(["user", "assistant", "tool", "system", "", "critic"])

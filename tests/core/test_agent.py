@@ -7,8 +7,6 @@ import asyncio
 import time
 
 import pytest
-from hypothesis import given, settings
-
 from golem_cli.core.agent import Agent, RunResult, resolve_instructions
 from golem_cli.core.errors import GolemError, HistoryProcessorError, HistoryValidationError, ModelError, RunError
 from golem_cli.core.ids import is_uuid7
@@ -21,6 +19,8 @@ from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
 from golem_cli.core.usage import Usage
 from golem_cli.core.validate import validate_run_input
+from hypothesis import given, settings
+
 from tests.core.strategies import HISTORIES
 from tests.core.test_agent_support import assert_valid_request, run, stamps
 

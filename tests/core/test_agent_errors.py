@@ -6,9 +6,6 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from golem_cli.core.agent import (
     Agent,
     RunCanceledError,
@@ -35,6 +32,9 @@ from golem_cli.core.repair import repair_history
 from golem_cli.core.tokens import CallableCounter
 from golem_cli.core.tools import ModelRetry, ToolCanceled, tool
 from golem_cli.core.usage import Usage
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.core.test_agent_support import assert_valid_request, run, stamps
 
 

@@ -7,13 +7,12 @@ import json
 import re
 
 import pytest
+from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, codec, dump_history, load_history
+from golem_cli.core.args import wire_args
+from golem_cli.core.repair import normalize_history
 from hypothesis import given
 from hypothesis import strategies as st
 
-from golem_cli.core import HistoryFormatError, Message, Part, ThinkingBlock, ToolCall, dump_history, load_history
-from golem_cli.core import codec
-from golem_cli.core.args import wire_args
-from golem_cli.core.repair import normalize_history
 from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT
 from tests.vectors import DATA
 

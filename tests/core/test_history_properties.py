@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import given, settings
-
 from golem_cli.core import (
     INTERRUPTED,
     Message,
@@ -18,6 +16,8 @@ from golem_cli.core import (
     trim_history,
 )
 from golem_cli.core.errors import HistoryProcessorError
+from hypothesis import given, settings
+
 from tests.core.strategies import HISTORIES
 
 settings.register_profile("golem", max_examples=300, deadline=None)

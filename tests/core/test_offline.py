@@ -6,7 +6,6 @@ import asyncio
 import time
 
 import pytest
-
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import (

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.processors import budget_history
 from golem_cli.core.tokens import (
@@ -19,6 +16,9 @@ from golem_cli.core.tokens import (
     estimate_message,
     estimate_text,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tests.core.strategies import HISTORIES
 
 ANY_TEXT = st.text(max_size=200)

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 import msgspec
 import pytest
-
 from golem_cli.core.messages import Part
 from golem_cli.core.model import ToolDefinition
 from golem_cli.core.tools import (

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from golem_cli.core.errors import HistoryValidationError
+from golem_cli.core.gojson import go_quote_q
+from golem_cli.core.messages import Message, Part, ThinkingBlock
+from golem_cli.core.validate import part_error, thinking_error, validate_run_input
 from hypothesis import given
 from hypothesis import strategies as st
 
-from golem_cli.core.errors import HistoryValidationError
-from golem_cli.core.messages import Message, Part, ThinkingBlock
-from golem_cli.core.gojson import go_quote_q
-from golem_cli.core.validate import part_error, thinking_error, validate_run_input
 from tests.core.strategies import HISTORIES, PARTS
 
 GOOD_IMAGE = Part(kind="image", url="https://example.com/a.png")

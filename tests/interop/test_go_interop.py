@@ -15,12 +15,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from golem_cli.core import Message, ToolCall, dump_history, load_history, normalize_history
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golem_cli.core import Message, ToolCall, dump_history, load_history, normalize_history
 from tests.core import strategies
-from tests.vectors import DATA
 
 GO = shutil.which("go")
 pytestmark = pytest.mark.skipif(

@@ -13,6 +13,7 @@ from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, Strea
 from golem_cli.providers._http import HttpSettings
 from golem_cli.providers.anthropic import AnthropicModel
 from golem_cli.providers.openai import OpenAIModel
+
 from tests.providerserver import ProviderServer
 
 T = TypeVar("T")

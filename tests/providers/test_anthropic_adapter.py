@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.usage import Usage
 from golem_cli.providers.anthropic.model import API_VERSION
 from golem_cli.providers.anthropic.stream import EventFolder
+
 from tests.providers.helpers import anthropic_model, complete, prompt, stream
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
 

@@ -6,9 +6,9 @@ import socket
 from dataclasses import replace
 
 import pytest
-
 from golem_cli.core.errors import ModelError
 from golem_cli.providers._errors import HINT_CONTEXT
+
 from tests.providers.helpers import FAST, complete, make_model, stream
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
 

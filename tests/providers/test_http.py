@@ -7,12 +7,11 @@ import email.utils
 import time
 from collections.abc import AsyncIterator
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from golem_cli.providers._errors import Endpoint, http_error
 from golem_cli.providers._http import HttpSettings, backoff, encode_json, parse_retry_after
 from golem_cli.providers._sse import sse_events
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 BODY = (
     b": comment first\r\n"

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import httpx
-import pytest
 
 from tests.providerserver import ProviderServer, load_recording, recording_paths
 from tests.providerserver.validate import validate_anthropic, validate_openai

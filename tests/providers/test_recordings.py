@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import ThinkingBlock, ToolCall
+
 from tests.providers.helpers import anthropic_model, complete, openai_model, stream
 from tests.providerserver import ProviderServer, Scenario, load_recording, recording_paths
-
 
 
 def _ids(path: Path) -> str:

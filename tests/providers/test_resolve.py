@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from golem_cli.core.errors import ModelError
 from golem_cli.providers import SETUP_HINT, default_model, resolve
 from golem_cli.providers.anthropic import AnthropicModel

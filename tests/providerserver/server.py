@@ -277,7 +277,7 @@ class ProviderServer:
         headers = {"content-type": "text/event-stream; charset=utf-8", **(headers or {}), "transfer-encoding": "chunked"}
         await self._head(writer, status, {**headers, **scenario.headers})
         cut_at = _cut_point(frames, scenario)
-        for n, (tag, frame) in enumerate(frames):
+        for n, (_tag, frame) in enumerate(frames):
             if scenario.malformed == "lines":
                 frame = _JUNK + frame
             if scenario.malformed == "json" and n == 2:

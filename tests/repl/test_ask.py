@@ -7,6 +7,7 @@ import os
 import subprocess
 
 from golem_cli.store import Store
+
 from tests.providerserver import Reply, Scenario
 from tests.repl.conftest import GOLEM, golem_env
 

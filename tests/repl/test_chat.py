@@ -7,6 +7,7 @@ import re
 from golem_cli.core import INTERRUPTED, Message, ToolCall, is_interrupted_reply
 from golem_cli.core.ids import is_uuid7
 from golem_cli.store import Store
+
 from tests.providerserver import Reply, Scenario
 
 CID = re.compile(r"conversation ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})")

@@ -6,8 +6,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from golem_cli.cli.completion import SHELLS, script
+
 from tests.repl.conftest import GOLEM, golem_env
 
 COMPLETIONS = Path(__file__).resolve().parents[2] / "completions"

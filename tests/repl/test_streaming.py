@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
-
 from golem_cli.cli.streaming import ReplyRenderer, split_finished
+from rich.console import Console
 
 
 def test_split_at_blank_lines_outside_code_fences():

@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from golem_cli.store import index as index_module

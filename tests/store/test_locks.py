@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from golem_cli.core.messages import Message
 from golem_cli.store import ConversationLocked, Store
 
@@ -143,7 +142,7 @@ def test_two_processes_never_hold_one_lock_at_once(store, tmp_path):
         for _ in range(3)
     ]
     results = [p.communicate(timeout=120) for p in procs]
-    for p, (_, err) in zip(procs, results):
+    for p, (_, err) in zip(procs, results, strict=True):
         assert p.returncode == 0, err  # FileExistsError would mean two holders at once
     assert sum(int(out) for out, _ in results) > 0
     assert not store.lock_path(cid).exists()

@@ -7,7 +7,6 @@ import os
 import pathlib
 
 import pytest
-
 from golem_cli.core.messages import Message
 from golem_cli.store import AmbiguousReference, ConversationNotFound, InvalidReference, Store, parse_reference
 from golem_cli.store.refs import is_conversation_id, short_id_length

@@ -8,7 +8,6 @@ import stat
 import time
 
 import pytest
-
 from golem_cli.core.codec import dump_history, load_history
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import Message, ToolCall

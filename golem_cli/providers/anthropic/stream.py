@@ -126,7 +126,9 @@ class EventFolder:
                 # spec §9: the argument wrapper applies to Anthropic input; no pieces means {}.
                 calls.append(ToolCall(id=block.id, name=block.name, args=wire_args(joined or block.start_input)))
         message = Message(role=ASSISTANT, content="\n".join(texts), tool_calls=calls, thinking=thinking)
-        return ModelResponse(message=message, usage=usage(self._usage), finish_reason=self.finish, model_name=self.model)
+        return ModelResponse(
+            message=message, usage=usage(self._usage), finish_reason=self.finish, model_name=self.model
+        )
 
 
 _BLOCK_OF_DELTA = {

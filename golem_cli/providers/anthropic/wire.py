@@ -80,8 +80,14 @@ def _assistant(message: Message) -> list[dict[str, Any]] | None:
         blocks.append({"type": "text", "text": message.content})
     for call in message.tool_calls:
         tool_use = {"type": "tool_use", "id": call.id, "name": call.name}
-        blocks.append({**_omit_empty(tool_use), "input": raw_json(compact_json(wire_args(call.args)))})
+        blocks.append({**_omit_empty(tool_use), "input": _input(call.args)})
     return blocks or None
+
+
+def _input(args: str) -> Any:
+    """``input`` as the argument object itself, compact (``wire_args`` always gives an object)."""
+    text = wire_args(args)
+    return raw_json(compact_json(text) or text)
 
 
 def _user(message: Message) -> list[dict[str, Any]]:
@@ -90,7 +96,9 @@ def _user(message: Message) -> list[dict[str, Any]]:
 
 
 def _tool_result(message: Message) -> dict[str, Any]:
-    inner = ([{"type": "text", "text": message.content}] if message.content else []) + _media(message.parts, "tool result ")
+    inner = ([{"type": "text", "text": message.content}] if message.content else []) + _media(
+        message.parts, "tool result "
+    )
     block: dict[str, Any] = {"type": "tool_result"}
     if message.tool_call_id:
         block["tool_use_id"] = message.tool_call_id
@@ -103,14 +111,21 @@ def _tool_result(message: Message) -> dict[str, Any]:
 def _media(parts: Sequence[Part], where: str) -> list[dict[str, Any]]:
     blocks = []
     for index, part in enumerate(parts):
-        if part.kind not in ("image", "document") or (part.kind == "document" and part.data and part.media_type != "application/pdf"):
+        if part.kind not in ("image", "document") or (
+            part.kind == "document" and part.data and part.media_type != "application/pdf"
+        ):
             kind = part.kind + (f" ({part.media_type})" if part.media_type else "")
             raise ModelError(
-                f"the Messages API cannot carry the {where}{kind} part {index}: only images and documents (inline PDF or URL)",
+                f"the Messages API cannot carry the {where}{kind} part {index}: "
+                "only images and documents (inline PDF or URL)",
                 hint="remove the part, or use a provider that accepts it",
             )
         if part.data:
-            source = {"type": "base64", "media_type": part.media_type, "data": base64.b64encode(part.data).decode("ascii")}
+            source = {
+                "type": "base64",
+                "media_type": part.media_type,
+                "data": base64.b64encode(part.data).decode("ascii"),
+            }
         else:
             source = {"type": "url", "url": part.url}
         blocks.append({"type": part.kind, "source": _omit_empty(source)})

@@ -72,7 +72,9 @@ class OpenAIModel(HttpModel):
         endpoint = self._http.endpoint
         if payload.lstrip().startswith(b"{") and b'"error"' in payload:
             try:
-                return event_error(endpoint, decode_event(endpoint, payload.decode("utf-8", "replace")), mid_reply=False)
+                return event_error(
+                    endpoint, decode_event(endpoint, payload.decode("utf-8", "replace")), mid_reply=False
+                )
             except ModelError as inner:
                 return inner
         return ModelError(

@@ -21,7 +21,13 @@ from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
 from golem_cli.providers._http import encode_json
 
-_AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
 _FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_call", "function_call": "tool_call"}
 _FINISH["content_filter"] = "content_filter"
 
@@ -70,7 +76,8 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 entry["tool_call_id"] = result.tool_call_id
             wire.append(entry)
             if result.parts:
-                framed.append(_text(f"<tool_result tool_name={go_quote_q(result.tool_name)} tool_call_id={go_quote_q(result.tool_call_id)}>\n"))
+                name, call_id = go_quote_q(result.tool_name), go_quote_q(result.tool_call_id)
+                framed.append(_text(f"<tool_result tool_name={name} tool_call_id={call_id}>\n"))
                 framed.extend(_media(result.parts))
                 framed.append(_text("\n</tool_result>"))
             i += 1
@@ -109,20 +116,24 @@ def _media(parts: Sequence[Part]) -> list[dict[str, Any]]:
         elif part.kind == "document" and not part.url and part.media_type == "application/pdf":
             out.append({"type": "file", "file": {"file_data": data, "filename": "document.pdf"}})
         elif part.kind == "audio" and not part.url and part.media_type in _AUDIO_FORMATS:
-            out.append({"type": "input_audio", "input_audio": {"data": data, "format": _AUDIO_FORMATS[part.media_type]}})
+            out.append(
+                {"type": "input_audio", "input_audio": {"data": data, "format": _AUDIO_FORMATS[part.media_type]}}
+            )
         else:
             raise _unsupported(index, part)
     return out
 
 
 def _unsupported(index: int, part: Part) -> ModelError:
-    what = f"{part.kind} part {index}" + (f" ({part.media_type})" if part.media_type else "") + (" by URL" if part.url else "")
+    what = (
+        f"{part.kind} part {index}"
+        + (f" ({part.media_type})" if part.media_type else "")
+        + (" by URL" if part.url else "")
+    )
     return ModelError(
         f"chat completions cannot carry the {what}: only images, inline PDF documents and inline wav/mp3 audio",
         hint="attach the file inline, or use a provider that accepts it (anthropic: takes document URLs)",
     )
-
-
 
 
 # --- replies -------------------------------------------------------------------------------
@@ -188,7 +199,11 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
     calls = []
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        calls.append(ToolCall(id=call.get("id") or "", name=function.get("name") or "", args=arguments_text(function.get("arguments"))))
+        calls.append(
+            ToolCall(
+                id=call.get("id") or "", name=function.get("name") or "", args=arguments_text(function.get("arguments"))
+            )
+        )
     return ModelResponse(
         message=Message(
             role=ASSISTANT,
