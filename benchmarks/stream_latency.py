@@ -24,8 +24,8 @@ import httpx
 from golem_cli.core.messages import Message
 from golem_cli.core.model import ModelRequest, TextDelta
 from golem_cli.providers._http import HttpSettings
-from golem_cli.providers.anthropic import AnthropicModel
-from golem_cli.providers.openai import OpenAIModel
+from golem_cli.providers.anthropic.model import AnthropicModel
+from golem_cli.providers.openai.model import OpenAIModel
 from tests.providerserver import ProviderServer, Reply, Scenario
 
 KEY = "sk-bench"

@@ -1,9 +1,9 @@
-"""What both adapters share: one httpx client, the retry policy, and the request bytes.
+"""What both adapters share on the HTTP side: one httpx client and the retry policy.
 
 Retries happen only where nothing can be lost or duplicated: a 429, a 5xx, or a connection
 that failed before any byte of the reply arrived. A reply that dies after its first byte is
 never retried here; the adapter raises and the runtime keeps what arrived (spec §7). How the
-failures are worded lives in ``_errors``; SSE parsing in ``_sse``.
+failures are worded lives in ``_wording``; SSE parsing in ``_sse``; request bytes in ``_wire``.
 """
 
 from __future__ import annotations
@@ -11,19 +11,17 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import random
-import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Self
+from typing import Self
 
 import httpx
-import msgspec
 
 from golem_cli import __version__
-from golem_cli.core.gojson import html_escape_json
-from golem_cli.providers._errors import Endpoint, http_error, stream_cut, transport_error
+from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._wording import http_error, stream_cut, transport_error
 
 USER_AGENT = f"golem-cli/{__version__}"
 
@@ -39,40 +37,6 @@ class HttpSettings:
     backoff_base: float = 0.5
     backoff_max: float = 20.0
     max_retry_after: float = 60.0
-
-
-# --- request bodies ------------------------------------------------------------------------
-
-_encoder = msgspec.json.Encoder()
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def encode_json(body: Any) -> bytes:
-    """Request bytes as Go's encoder writes them: compact, HTML-safe, keys in build order.
-
-    The same history always gives the same bytes, so provider prompt caches hit.
-    """
-    try:
-        encoded = _encoder.encode(body)
-    except UnicodeEncodeError:
-        encoded = _encoder.encode(_without_surrogates(body))
-    return html_escape_json(encoded)
-
-
-def raw_json(text: str) -> msgspec.Raw:
-    """Embed already-valid JSON text as a value (tool arguments), spelling untouched."""
-    return msgspec.Raw(_SURROGATE.sub("\ufffd", text).encode())
-
-
-def _without_surrogates(value: Any) -> Any:
-    # Go replaces invalid UTF-8 with U+FFFD; a lone surrogate is Python's form of it.
-    if isinstance(value, str):
-        return _SURROGATE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_without_surrogates(v) for v in value]
-    return value
 
 
 # --- retries -------------------------------------------------------------------------------

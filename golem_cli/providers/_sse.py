@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import msgspec
 
-from golem_cli.providers._errors import Endpoint, read_error, stream_cut
+from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._wording import read_error, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 

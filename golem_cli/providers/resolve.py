@@ -1,15 +1,17 @@
 """From a model name (``provider:model``) and the configuration to a ready adapter.
 
-Built-in providers: ``openai``, ``anthropic``, ``ollama`` (OpenAI-compatible, local, no key)
-and ``offline`` (``offline:echo``, no network). Any other provider name is a ``[providers.NAME]``
-table of the config file, OpenAI-compatible unless it says ``type = "anthropic"``.
+What golem knows about a provider before any configuration are its facts: the protocol
+packages declare their own (``openai.FACTS``, ``anthropic.FACTS``) and ``presets`` lists the
+OpenAI-compatible services (``ollama``). ``offline:echo`` needs no network. Any other provider
+name is a ``[providers.NAME]`` table of the config file, OpenAI-compatible unless it says
+``type = "anthropic"``.
 
 Where values come from, first hit wins: the config table (``api_key``, ``api_key_env``,
-``base_url``), then the conventional environment variables (``OPENAI_API_KEY``,
-``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``, ``ANTHROPIC_BASE_URL``, ``OLLAMA_HOST``). The
-config wins because those variables are shared with other tools, while the table is golem's
-own. A custom endpoint never falls back to ``OPENAI_API_KEY``: that key must not travel to
-another host. Adapters are imported only when a model of theirs is resolved.
+``base_url``), then the provider's environment variables (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ...), then its facts. The config wins because those variables are shared
+with other tools, while the table is golem's own. A custom endpoint never falls back to
+``OPENAI_API_KEY``: that key must not travel to another host. Adapters are imported only when a
+model of theirs is resolved.
 """
 
 from __future__ import annotations
@@ -22,16 +24,14 @@ from urllib.parse import urlsplit
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
+from golem_cli.providers import anthropic, openai
+from golem_cli.providers.facts import ProviderFacts, load_adapter
+from golem_cli.providers.presets import PRESETS
 
 if TYPE_CHECKING:
     from golem_cli.providers._http import HttpSettings
 
-OPENAI_DEFAULT_MODEL = "gpt-4o-mini"
-ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5"
 OFFLINE_MODEL = "offline:echo"
-OLLAMA_DEFAULT_HOST = "http://127.0.0.1:11434"
-OPENAI_BASE_URL = "https://api.openai.com/v1"
-ANTHROPIC_BASE_URL = "https://api.anthropic.com"
 
 #: What to tell a user who has no real model configured.
 SETUP_HINT = (
@@ -39,9 +39,12 @@ SETUP_HINT = (
     "pick ollama:MODEL, or add a [providers.NAME] table to the config file"
 )
 
-_KIND = {"openai": "openai", "anthropic": "anthropic", "ollama": "openai"}
-_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-_BASE_ENV = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+#: The wire protocols (each with the facts of its own service), by the ``type`` a table may name.
+PROTOCOLS: dict[str, ProviderFacts] = {openai.FACTS.protocol: openai.FACTS, anthropic.FACTS.protocol: anthropic.FACTS}
+#: Every provider golem knows without configuration, by the name used in model names.
+BUILT_IN: dict[str, ProviderFacts] = {openai.FACTS.name: openai.FACTS, anthropic.FACTS.name: anthropic.FACTS, **PRESETS}
+#: Whose key, when set, chooses the default model, in this order.
+DEFAULT_PROVIDERS = (openai.FACTS, anthropic.FACTS)
 _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2 or offline:echo"
 
 Config = Mapping[str, Mapping[str, Any]]
@@ -57,33 +60,23 @@ def resolve(name: str, *, providers: Config | None = None, env: Mapping[str, str
     if provider == "offline":
         return _offline(model)
     table = (providers or {}).get(provider)
-    if table is None and provider not in _KIND:
+    facts = BUILT_IN.get(provider)
+    if table is None and facts is None:
         raise ModelError(
             f"unknown provider {provider!r} in model name {name!r}",
             hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
         )
     table = table or {}
-    kind = str(table.get("type") or _KIND.get(provider, "openai"))
-    if kind not in ("openai", "anthropic"):
-        raise ModelError(
-            f"provider {provider!r} has type {kind!r}",
-            hint=f'set type = "openai" (any OpenAI-compatible server) or "anthropic" in [providers.{provider}]',
-        )
+    kind = _protocol(provider, table, facts)
     settings = _settings(provider, table)
-    api_key, key_hint = _api_key(provider, kind, table, env)
-    base_url = _base_url(provider, kind, table, env)
-    if kind == "anthropic":
-        from golem_cli.providers.anthropic.model import DEFAULT_MAX_TOKENS, AnthropicModel
-
-        max_tokens = _number(provider, table, "max_tokens", DEFAULT_MAX_TOKENS, int)
-        return AnthropicModel(
-            model, api_key=api_key, base_url=base_url, provider=provider,
-            max_tokens=max_tokens, settings=settings, key_hint=key_hint,
-        )  # fmt: skip
-    from golem_cli.providers.openai.model import OpenAIModel
-
-    return OpenAIModel(
-        model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint
+    api_key, key_hint = _api_key(provider, kind, table, facts, env)
+    base_url = _base_url(provider, kind, table, facts, env)
+    extra: dict[str, Any] = {}
+    if kind == "anthropic" and "max_tokens" in table:
+        extra["max_tokens"] = _number(provider, table, "max_tokens", 0, int)
+    adapter = load_adapter(PROTOCOLS[kind])
+    return adapter(
+        model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint, **extra
     )
 
 
@@ -91,14 +84,14 @@ def default_model(providers: Config | None = None, env: Mapping[str, str] | None
     """The model to use when the user named none: OpenAI if a key for it is configured, else
     Anthropic, else ``offline:echo`` (then show ``SETUP_HINT``)."""
     env = os.environ if env is None else env
-    for provider, model in (("openai", OPENAI_DEFAULT_MODEL), ("anthropic", ANTHROPIC_DEFAULT_MODEL)):
-        table = (providers or {}).get(provider) or {}
+    for facts in DEFAULT_PROVIDERS:
+        table = (providers or {}).get(facts.name) or {}
         try:
-            key, _ = _api_key(provider, provider, table, env)
+            key, _ = _api_key(facts.name, facts.protocol, table, facts, env)
         except ModelError:
             continue
         if key:
-            return f"{provider}:{model}"
+            return f"{facts.name}:{facts.default_model}"
     return OFFLINE_MODEL
 
 
@@ -121,23 +114,20 @@ class ProviderStatus:
 def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
     """Every built-in and configured provider with its endpoint and whether its key is set."""
     env = os.environ if env is None else env
-    names = [
-        "openai",
-        "anthropic",
-        "ollama",
-        *sorted(n for n in (providers or {}) if n not in _KIND and n != "offline"),
-    ]
+    names = [*BUILT_IN, *sorted(n for n in (providers or {}) if n not in BUILT_IN and n != "offline")]
     out = [ProviderStatus("offline", "offline", "", "", "")]
     for name in names:
         table = (providers or {}).get(name) or {}
-        kind = str(table.get("type") or _KIND.get(name, "openai"))
+        facts = BUILT_IN.get(name)
         base_url, key, problem = "", "", ""
         try:
-            base_url = _base_url(name, kind, table, env)
-            _, key = _api_key(name, kind, table, env)
-            if name == "ollama" and not table.get("api_key") and not table.get("api_key_env"):
+            kind = _protocol(name, table, facts)
+            base_url = _base_url(name, kind, table, facts, env)
+            _, key = _api_key(name, kind, table, facts, env)
+            if facts is not None and not facts.key_env and not table.get("api_key") and not table.get("api_key_env"):
                 key = ""  # a local server needs none
         except ModelError as e:
+            kind = str(table.get("type") or (facts.protocol if facts else "openai"))
             problem = f"{e}; {e.hint}" if e.hint else str(e)
         out.append(ProviderStatus(name, kind, base_url, key, problem))
     return out
@@ -153,12 +143,24 @@ def _offline(model: str) -> Model:
     return EchoModel()
 
 
-def _api_key(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, str]:
+def _protocol(provider: str, table: Mapping[str, Any], facts: ProviderFacts | None) -> str:
+    kind = str(table.get("type") or (facts.protocol if facts else "openai"))
+    if kind not in PROTOCOLS:
+        raise ModelError(
+            f"provider {provider!r} has type {kind!r}",
+            hint=f'set type = "openai" (any OpenAI-compatible server) or "anthropic" in [providers.{provider}]',
+        )
+    return kind
+
+
+def _api_key(
+    provider: str, kind: str, table: Mapping[str, Any], facts: ProviderFacts | None, env: Mapping[str, str]
+) -> tuple[str, str]:
     """(key, where the user configures it); a provider that needs a key and has none raises."""
     where = f"[providers.{provider}] of the config file"
     if table.get("api_key"):
         return str(table["api_key"]), f"api_key in {where}"
-    variable = str(table.get("api_key_env") or _KEY_ENV.get(provider, ""))
+    variable = str(table.get("api_key_env") or (facts.key_env if facts else ""))
     if variable and env.get(variable):
         return env[variable], variable
     if variable:
@@ -171,14 +173,16 @@ def _api_key(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[st
     return "", f"api_key or api_key_env in {where}"  # local servers usually need none
 
 
-def _base_url(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    url = str(table.get("base_url") or "") or env.get(_BASE_ENV.get(provider, ""), "")
-    if not url and provider == "ollama":
-        url = _ollama_host(env.get("OLLAMA_HOST", "")) + "/v1"
-    if not url and kind == "anthropic":
-        url = ANTHROPIC_BASE_URL
-    if not url and provider == "openai":
-        url = OPENAI_BASE_URL
+def _base_url(
+    provider: str, kind: str, table: Mapping[str, Any], facts: ProviderFacts | None, env: Mapping[str, str]
+) -> str:
+    url = str(table.get("base_url") or "")
+    if not url and facts is not None:
+        value = env.get(facts.base_url_env, "") if facts.base_url_env else ""
+        url = facts.read_base_url_env(value) if facts.read_base_url_env else value
+        url = url or facts.base_url
+    if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
+        url = PROTOCOLS[kind].base_url
     if not url:
         raise ModelError(
             f"provider {provider!r} has no base URL",
@@ -189,22 +193,6 @@ def _base_url(provider: str, kind: str, table: Mapping[str, Any], env: Mapping[s
             f"base URL of provider {provider!r} is not an http(s) URL", hint="write it like https://host/v1"
         )
     return url
-
-
-def _ollama_host(value: str) -> str:
-    """``OLLAMA_HOST`` as Ollama itself reads it: ``host``, ``host:port`` or a URL; a bind-all
-    address means this machine."""
-    value = value.strip()
-    if not value:
-        return OLLAMA_DEFAULT_HOST
-    if "://" not in value:
-        value = "http://" + value
-    parts = urlsplit(value)
-    host = parts.hostname or "127.0.0.1"
-    host = "127.0.0.1" if host in ("0.0.0.0", "::") else host
-    host = f"[{host}]" if ":" in host else host
-    port = parts.port or (443 if parts.scheme == "https" else 11434)
-    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
 
 
 def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:

@@ -11,8 +11,8 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, StreamDone, StreamEvent
 from golem_cli.providers._http import HttpSettings
-from golem_cli.providers.anthropic import AnthropicModel
-from golem_cli.providers.openai import OpenAIModel
+from golem_cli.providers.anthropic.model import AnthropicModel
+from golem_cli.providers.openai.model import OpenAIModel
 
 from tests.providerserver import ProviderServer
 

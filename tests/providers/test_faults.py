@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 from golem_cli.core.errors import ModelError
-from golem_cli.providers._errors import HINT_CONTEXT
+from golem_cli.providers._wording import HINT_CONTEXT
 
 from tests.providers.helpers import FAST, complete, make_model, stream
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
@@ -107,7 +107,7 @@ def test_nothing_listening_is_retried_then_explained() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]  # closed again below: nothing listens there
-    from golem_cli.providers.openai import OpenAIModel
+    from golem_cli.providers.openai.model import OpenAIModel
 
     error = complete(OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", settings=replace(FAST, max_retries=2)))
     assert isinstance(error, ModelError) and error.retryable

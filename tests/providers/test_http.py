@@ -7,9 +7,11 @@ import email.utils
 import time
 from collections.abc import AsyncIterator
 
-from golem_cli.providers._errors import Endpoint, http_error
-from golem_cli.providers._http import HttpSettings, backoff, encode_json, parse_retry_after
+from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._http import HttpSettings, backoff, parse_retry_after
 from golem_cli.providers._sse import sse_events
+from golem_cli.providers._wire import encode_json
+from golem_cli.providers._wording import http_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -23,3 +23,42 @@ def test_importing_providers_and_resolving_loads_no_http_stack() -> None:
     code = "import sys, golem_cli.providers as p; p.default_model({}, {}); print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PROVIDERS.parents[1]).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def provider_import_graph() -> dict[str, set[str]]:
+    """Module -> the golem_cli.providers modules it imports anywhere (lazy imports included)."""
+    modules = {_module_name(p): p for p in PROVIDERS.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module:  # a submodule, else the module
+                subs = {f"{node.module}.{a.name}" for a in node.names}
+                targets.update(subs & modules.keys() or {node.module})
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+def test_no_import_cycles_among_providers_modules() -> None:
+    """resolve.py and the adapters once imported each other, held apart by a lazy import."""
+    graph = provider_import_graph()
+    assert graph["golem_cli.providers.resolve"]  # the scan sees imports
+    done: set[str] = set()
+
+    def visit(node: str, path: list[str]) -> None:
+        assert node not in path, " -> ".join([*path[path.index(node) :], node])
+        if node in done:
+            return
+        for target in sorted(graph[node]):
+            visit(target, [*path, node])
+        done.add(node)
+
+    for module in sorted(graph):
+        visit(module, [])

@@ -7,7 +7,7 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.usage import Usage
-from golem_cli.providers.openai import OpenAIModel
+from golem_cli.providers.openai.model import OpenAIModel
 
 from tests.providers.helpers import complete, openai_model, prompt, run, stream
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from golem_cli.core.errors import ModelError
 from golem_cli.providers import SETUP_HINT, default_model, resolve
-from golem_cli.providers.anthropic import AnthropicModel
-from golem_cli.providers.openai import OpenAIModel
+from golem_cli.providers.anthropic.model import AnthropicModel
+from golem_cli.providers.openai.model import OpenAIModel
 
 
 def url(model: object) -> str:

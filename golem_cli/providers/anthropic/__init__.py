@@ -1,7 +1,17 @@
 """Anthropic Messages: ``wire`` maps requests and replies, ``stream`` folds stream events,
-``model`` is the adapter."""
+``model`` is the adapter.
 
-from golem_cli.providers.anthropic.model import AnthropicModel
-from golem_cli.providers.resolve import ANTHROPIC_BASE_URL as DEFAULT_BASE_URL
+``FACTS`` holds Anthropic's own facts; the adapter loads only when a model of this protocol is resolved.
+"""
 
-__all__ = ["DEFAULT_BASE_URL", "AnthropicModel"]
+from golem_cli.providers.facts import ProviderFacts
+
+FACTS = ProviderFacts(
+    name="anthropic",
+    protocol="anthropic",
+    base_url="https://api.anthropic.com",
+    key_env="ANTHROPIC_API_KEY",
+    base_url_env="ANTHROPIC_BASE_URL",
+    default_model="claude-sonnet-4-5",
+    adapter="golem_cli.providers.anthropic.model:AnthropicModel",
+)

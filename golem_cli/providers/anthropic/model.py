@@ -6,12 +6,13 @@ from collections.abc import AsyncIterator
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._errors import Endpoint, event_error, stream_cut
+from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
 from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._wording import event_error, stream_cut
+from golem_cli.providers.anthropic import FACTS
 from golem_cli.providers.anthropic.stream import EventFolder
 from golem_cli.providers.anthropic.wire import parse_response, request_body
-from golem_cli.providers.resolve import ANTHROPIC_BASE_URL as DEFAULT_BASE_URL
 
 API_VERSION = "2023-06-01"
 #: Sent when the request does not set one (the API requires it); every current model allows it.
@@ -26,11 +27,11 @@ class AnthropicModel(HttpModel):
         model: str,
         *,
         api_key: str,
-        base_url: str = DEFAULT_BASE_URL,
-        provider: str = "anthropic",
+        base_url: str = FACTS.base_url,
+        provider: str = FACTS.name,
         max_tokens: int = DEFAULT_MAX_TOKENS,
         settings: HttpSettings | None = None,
-        key_hint: str = "ANTHROPIC_API_KEY",
+        key_hint: str = FACTS.key_env,
     ) -> None:
         self.model = model
         self.name = f"{provider}:{model}"

@@ -18,7 +18,8 @@ import msgspec
 from golem_cli.core.args import wire_args
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelResponse, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
-from golem_cli.providers.anthropic.wire import finish_reason, usage
+from golem_cli.providers._wire import finish_reason
+from golem_cli.providers.anthropic.wire import FINISH_REASONS, usage
 
 
 @dataclass(slots=True)
@@ -54,7 +55,7 @@ class EventFolder:
             self.model = str(message.get("model") or self.model)
             self._add_usage(message.get("usage"))
         elif kind == "message_delta":
-            self.finish = finish_reason((payload.get("delta") or {}).get("stop_reason")) or self.finish
+            self.finish = finish_reason((payload.get("delta") or {}).get("stop_reason"), FINISH_REASONS) or self.finish
             self._add_usage(payload.get("usage"))
         elif kind == "message_stop":
             self.stopped = True

@@ -19,10 +19,16 @@ from golem_cli.core.gojson import compact_json
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse
 from golem_cli.core.usage import Usage
-from golem_cli.providers._http import encode_json, raw_json
+from golem_cli.providers._wire import count, encode_json, finish_reason, raw_json
 
-_FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_call"}
-_FINISH["refusal"] = "content_filter"
+#: ``stop_reason`` in golem's vocabulary (``_wire.finish_reason``).
+FINISH_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_call",
+    "refusal": "content_filter",
+}
 
 
 def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: bool) -> bytes:
@@ -140,13 +146,6 @@ def _omit_empty(block: dict[str, Any]) -> dict[str, Any]:
 # --- replies -------------------------------------------------------------------------------
 
 
-def finish_reason(reason: object) -> str:
-    """The stop reason in golem's vocabulary; anything undocumented is ``other``."""
-    if not reason:
-        return ""
-    return _FINISH.get(str(reason), "other")
-
-
 def usage(raw: object) -> Usage:
     """Usage from an Anthropic ``usage`` object: cache reads and writes, thinking tokens."""
     if not isinstance(raw, dict):
@@ -154,16 +153,12 @@ def usage(raw: object) -> Usage:
     details = raw.get("output_tokens_details")
     thinking = details.get("thinking_tokens") if isinstance(details, dict) else 0
     return Usage(
-        input_tokens=_int(raw.get("input_tokens")),
-        output_tokens=_int(raw.get("output_tokens")),
-        cache_read_tokens=_int(raw.get("cache_read_input_tokens")),
-        cache_write_tokens=_int(raw.get("cache_creation_input_tokens")),
-        reasoning_tokens=_int(thinking),
+        input_tokens=count(raw.get("input_tokens")),
+        output_tokens=count(raw.get("output_tokens")),
+        cache_read_tokens=count(raw.get("cache_read_input_tokens")),
+        cache_write_tokens=count(raw.get("cache_creation_input_tokens")),
+        reasoning_tokens=count(thinking),
     )
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class _Block(msgspec.Struct):
@@ -209,6 +204,6 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
     return ModelResponse(
         message=Message(role=ASSISTANT, content="\n".join(texts), tool_calls=calls, thinking=thinking),
         usage=usage(reply.usage),
-        finish_reason=finish_reason(reply.stop_reason),
+        finish_reason=finish_reason(reply.stop_reason, FINISH_REASONS),
         model_name=reply.model or model,
     )

@@ -1,7 +1,17 @@
 """OpenAI chat completions (and every server that speaks it): ``wire`` maps requests and
-replies, ``stream`` folds streamed chunks, ``model`` is the adapter."""
+replies, ``stream`` folds streamed chunks, ``model`` is the adapter.
 
-from golem_cli.providers.openai.model import OpenAIModel
-from golem_cli.providers.resolve import OPENAI_BASE_URL as DEFAULT_BASE_URL
+``FACTS`` holds OpenAI's own facts; the adapter loads only when a model of this protocol is resolved.
+"""
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIModel"]
+from golem_cli.providers.facts import ProviderFacts
+
+FACTS = ProviderFacts(
+    name="openai",
+    protocol="openai",
+    base_url="https://api.openai.com/v1",
+    key_env="OPENAI_API_KEY",
+    base_url_env="OPENAI_BASE_URL",
+    default_model="gpt-4o-mini",
+    adapter="golem_cli.providers.openai.model:OpenAIModel",
+)

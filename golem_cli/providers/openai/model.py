@@ -9,12 +9,13 @@ from collections.abc import AsyncIterator
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
-from golem_cli.providers._errors import Endpoint, event_error, stream_cut
+from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
 from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._wording import event_error, stream_cut
+from golem_cli.providers.openai import FACTS
 from golem_cli.providers.openai.stream import ChunkFolder
 from golem_cli.providers.openai.wire import parse_response, request_body
-from golem_cli.providers.resolve import OPENAI_BASE_URL as DEFAULT_BASE_URL
 
 
 class OpenAIModel(HttpModel):
@@ -26,10 +27,10 @@ class OpenAIModel(HttpModel):
         model: str,
         *,
         api_key: str = "",
-        base_url: str = DEFAULT_BASE_URL,
-        provider: str = "openai",
+        base_url: str = FACTS.base_url,
+        provider: str = FACTS.name,
         settings: HttpSettings | None = None,
-        key_hint: str = "OPENAI_API_KEY",
+        key_hint: str = FACTS.key_env,
     ) -> None:
         self.model = model
         self.name = f"{provider}:{model}"

@@ -14,7 +14,8 @@ from typing import Any
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelResponse, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.usage import Usage
-from golem_cli.providers.openai.wire import arguments_text, finish_reason, reasoning_of, usage
+from golem_cli.providers._wire import finish_reason
+from golem_cli.providers.openai.wire import FINISH_REASONS, arguments_text, reasoning_of, usage
 
 
 class ChunkFolder:
@@ -51,7 +52,7 @@ class ChunkFolder:
         for piece in delta.get("tool_calls") or ():
             yield self._call_piece(piece)
         if choice.get("finish_reason"):
-            self.finish = finish_reason(choice["finish_reason"])
+            self.finish = finish_reason(choice["finish_reason"], FINISH_REASONS)
 
     def _call_piece(self, piece: dict[str, Any]) -> ToolCallDelta:
         function = piece.get("function") or {}

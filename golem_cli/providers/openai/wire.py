@@ -19,7 +19,7 @@ from golem_cli.core.gojson import go_quote, go_quote_q
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
-from golem_cli.providers._http import encode_json
+from golem_cli.providers._wire import count, encode_json, finish_reason
 
 _AUDIO_FORMATS = {
     "audio/wav": "wav",
@@ -28,8 +28,14 @@ _AUDIO_FORMATS = {
     "audio/mpeg": "mp3",
     "audio/mp3": "mp3",
 }
-_FINISH = {"stop": "stop", "length": "length", "tool_calls": "tool_call", "function_call": "tool_call"}
-_FINISH["content_filter"] = "content_filter"
+#: ``finish_reason`` in golem's vocabulary (``_wire.finish_reason``).
+FINISH_REASONS = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_call",
+    "function_call": "tool_call",
+    "content_filter": "content_filter",
+}
 
 
 def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
@@ -139,13 +145,6 @@ def _unsupported(index: int, part: Part) -> ModelError:
 # --- replies -------------------------------------------------------------------------------
 
 
-def finish_reason(reason: object) -> str:
-    """The provider's finish reason in golem's vocabulary; anything undocumented is ``other``."""
-    if not reason:
-        return ""
-    return _FINISH.get(str(reason), "other")
-
-
 def usage(raw: object) -> Usage:
     """Usage from a chat-completions ``usage`` object (cached and reasoning tokens included)."""
     if not isinstance(raw, dict):
@@ -154,15 +153,11 @@ def usage(raw: object) -> Usage:
     completion = raw.get("completion_tokens_details") or {}
     cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
     return Usage(
-        input_tokens=_int(raw.get("prompt_tokens")),
-        output_tokens=_int(raw.get("completion_tokens")),
-        cache_read_tokens=_int(cached if cached is not None else raw.get("prompt_cache_hit_tokens")),
-        reasoning_tokens=_int(completion.get("reasoning_tokens") if isinstance(completion, dict) else 0),
+        input_tokens=count(raw.get("prompt_tokens")),
+        output_tokens=count(raw.get("completion_tokens")),
+        cache_read_tokens=count(cached if cached is not None else raw.get("prompt_cache_hit_tokens")),
+        reasoning_tokens=count(completion.get("reasoning_tokens") if isinstance(completion, dict) else 0),
     )
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def reasoning_of(message: dict[str, Any]) -> str:
@@ -212,6 +207,6 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
             thinking=[ThinkingBlock(text=reasoning)] if reasoning else [],
         ),
         usage=usage(data.get("usage")),
-        finish_reason=finish_reason(choices[0].get("finish_reason")),
+        finish_reason=finish_reason(choices[0].get("finish_reason"), FINISH_REASONS),
         model_name=str(data.get("model") or model),
     )

@@ -1,52 +1,20 @@
 """How provider failures are worded: one line saying what happened, and a hint saying what to do.
 
-The line names the HTTP status, the provider's own message, the model and the endpoint. The API
-key is scrubbed from everything quoted, and the endpoint is shown without userinfo or query
-string (either may carry credentials).
+Each function here builds the ``ModelError`` for one kind of failure. The line names the HTTP
+status, the provider's own message, the model and the endpoint (``Endpoint`` keeps the key out
+of everything quoted and shows the URL without userinfo or query string).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import msgspec
 
 from golem_cli.core.errors import ModelError
-
-
-@dataclass(frozen=True, slots=True)
-class Endpoint:
-    """Where one adapter posts, and what to say about it in errors."""
-
-    provider: str
-    model: str
-    url: str
-    key_hint: str = ""
-    secret: str = field(default="", repr=False)
-
-    @property
-    def shown_url(self) -> str:
-        """The URL without userinfo or query string (either may carry credentials)."""
-        parts = urlsplit(self.url)
-        host = parts.hostname or ""
-        if parts.port:
-            host = f"{host}:{parts.port}"
-        return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-    def scrub(self, text: str) -> str:
-        """``text`` on one line, at most 400 characters, with the key removed."""
-        if self.secret and len(self.secret) >= 4:
-            text = text.replace(self.secret, "[key]")
-        text = " ".join(text.split())
-        return text if len(text) <= 400 else text[:399] + "…"
-
-    def where(self) -> str:
-        return f"{self.provider} model {self.model!r} at {self.shown_url}"
-
+from golem_cli.providers._endpoint import Endpoint
 
 _CONTEXT_TOO_LONG = re.compile(
     r"context.length|context_length|context window|maximum context|prompt is too long|"

@@ -1,0 +1,47 @@
+"""What golem knows about a built-in provider before reading any configuration.
+
+Each protocol package (``openai``, ``anthropic``) declares the facts of its own service next to
+the adapter that speaks it; ``presets`` lists the OpenAI-compatible services. ``resolve`` only
+reads these facts, so adding a service is one line of a table, not a new code path. Nothing here
+imports httpx: ``golem models`` and the default-model choice read facts without loading the
+HTTP stack.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from golem_cli.core.model import Model
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderFacts:
+    """One provider as golem knows it out of the box.
+
+    ``protocol`` names the adapter that speaks to it (``openai`` or ``anthropic``);
+    ``key_env`` is the environment variable holding the key (``""``: no key needed);
+    ``base_url_env`` the variable that moves the endpoint; ``default_model`` what golem picks
+    when this provider's key is the one that is set.
+    """
+
+    name: str
+    protocol: str
+    base_url: str
+    key_env: str = ""
+    base_url_env: str = ""
+    default_model: str = ""
+    #: Turns the value of ``base_url_env`` into a base URL (Ollama's ``OLLAMA_HOST`` is a host).
+    read_base_url_env: Callable[[str], str] | None = None
+    #: The adapter class as ``module:Class`` (protocol packages only), imported on first use.
+    adapter: str = ""
+
+
+def load_adapter(facts: ProviderFacts) -> Callable[..., Model]:
+    """The adapter class a protocol's facts name (this is where the HTTP stack gets imported)."""
+    module, _, name = facts.adapter.partition(":")
+    cls: Callable[..., Model] = getattr(importlib.import_module(module), name)
+    return cls
