@@ -20,7 +20,7 @@ FORBIDDEN = {
     "core": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit", "httpx",
              "httpx_sse", "platformdirs", "filelock", "pydantic"},
     "providers": {"cli", "session", "store", "config", "typer", "rich", "prompt_toolkit"},
-    "store": {"cli", "session", "providers", "config.settings", "typer", "rich", "prompt_toolkit", "httpx"},
+    "store": {"cli", "session", "providers", "config", "typer", "rich", "prompt_toolkit", "httpx"},
     "config": {"cli", "session", "providers", "store", "typer", "rich", "prompt_toolkit", "httpx"},
     "session": {"cli", "typer", "rich", "prompt_toolkit"},
 }  # fmt: skip

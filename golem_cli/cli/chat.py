@@ -80,9 +80,9 @@ def register(app: typer.Typer) -> None:
 
 
 def _store() -> Store:
-    from golem_cli.store import Store
+    from golem_cli.cli.common import open_store
 
-    return Store()
+    return open_store()
 
 
 def _note(text: str) -> None:

@@ -17,9 +17,10 @@ if TYPE_CHECKING:
 
 def open_store() -> Store:
     """The user's store (``GOLEM_HOME`` or the platform data directory)."""
+    from golem_cli.config.paths import data_dir
     from golem_cli.store import Store
 
-    return Store()
+    return Store(data_dir())
 
 
 @dataclass

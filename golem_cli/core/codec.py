@@ -19,9 +19,10 @@ import binascii
 import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
+from msgspec.structs import astuple
 
 from golem_cli.core import _goparse
 from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
@@ -30,50 +31,70 @@ from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.gojson import compact_json, html_escape_json
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 
-# --- fast path -------------------------------------------------------------------------------
+# --- the field layout, read from the declarations in messages.py ---------------------------------
+#
+# ``Message`` and its parts are declared once, in messages.py. The decoding structs below and the
+# Go-semantics reader's field tables are derived from those declarations at import (about 0.1 ms),
+# so a field added to ``Message`` is read and written everywhere without an edit here. Only a field
+# of a type not in ``_KINDS`` needs one, and it fails at import until it has it.
 
 
-class _DecToolCall(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fields=True):
-    id: str = ""
-    name: str = ""
-    args: msgspec.Raw = msgspec.Raw(b"")
-    signature: str = ""
+class _Field(NamedTuple):
+    attr: str  # the Python attribute
+    key: str  # the JSON name
+    kind: str  # how it is read: "str", "bool", "bytes", "raw" (verbatim JSON), or a list kind
 
 
-class _DecMessage(msgspec.Struct, gc=False, rename="camel", forbid_unknown_fields=True):
-    role: str = ""
-    content: str = ""
-    parts: list[Part] = []  # the public types decode directly: they forbid unknown keys
-    tool_calls: list[_DecToolCall] = []
-    tool_call_id: str = ""
-    tool_name: str = ""
-    failed: bool = False
-    thinking: list[ThinkingBlock] = []
-    run_id: str = ""
-    conversation_id: str = ""
+# annotation in messages.py -> kind
+_KINDS = {
+    "str": "str",
+    "bool": "bool",
+    "bytes": "bytes",
+    "list[Part]": "parts",
+    "list[ToolCall]": "calls",
+    "list[ThinkingBlock]": "thinking",
+}
+_ZEROS: dict[str, Any] = {"str": "", "bool": False, "bytes": b"", "raw": ""}
+_LISTS = ("parts", "calls", "thinking")
 
 
-class _EncToolCall(msgspec.Struct, gc=False, rename="camel", omit_defaults=True):
-    id: str
-    name: str
-    args: msgspec.Raw
-    signature: str = ""
+def _layout(struct: type[msgspec.Struct], raw: tuple[str, ...] = ()) -> tuple[_Field, ...]:
+    notes = struct.__annotations__
+    names = zip(struct.__struct_fields__, struct.__struct_encode_fields__, strict=True)
+    return tuple(_Field(attr, key, "raw" if attr in raw else _KINDS[notes[attr]]) for attr, key in names)
 
 
-class _EncMessage(msgspec.Struct, gc=False, rename="camel", omit_defaults=True):
-    role: str
-    content: str = ""
-    parts: list[Part] = []
-    tool_calls: list[_EncToolCall] = []
-    tool_call_id: str = ""
-    tool_name: str = ""
-    failed: bool = False
-    thinking: list[ThinkingBlock] = []
-    run_id: str = ""
-    conversation_id: str = ""
+_MESSAGE = _layout(Message)
+_CALL = _layout(ToolCall, raw=("args",))  # args are kept as the model wrote them: any JSON, or not JSON
+_PART = _layout(Part)
+_THINKING = _layout(ThinkingBlock)
 
 
-_decoder = msgspec.json.Decoder(list[_DecMessage] | None)
+def _zero(kind: str) -> Any:
+    return [] if kind in _LISTS else _ZEROS[kind]
+
+
+# --- fast path -------------------------------------------------------------------------------------
+
+
+def _decoding_struct(name: str, layout: tuple[_Field, ...], types: dict[str, Any]) -> Any:
+    """A struct that decodes exactly the files golem and Go write: every field optional (Go
+    fills in zero values), unknown or differently spelled keys refused (the slow path reads
+    those)."""
+    fields = [(f.attr, types[f.kind], msgspec.Raw(b"") if f.kind == "raw" else _zero(f.kind)) for f in layout]
+    rename = {f.attr: f.key for f in layout}
+    return msgspec.defstruct(name, fields, rename=rename, gc=False, forbid_unknown_fields=True)
+
+
+_SCALARS = {"str": str, "bool": bool, "bytes": bytes, "raw": msgspec.Raw}
+_DecToolCall = _decoding_struct("_DecToolCall", _CALL, _SCALARS)
+# Parts and thinking blocks decode into the public types directly: they forbid unknown keys.
+_DecMessage = _decoding_struct(
+    "_DecMessage",
+    _MESSAGE,
+    _SCALARS | {"parts": list[Part], "thinking": list[ThinkingBlock], "calls": list[_DecToolCall]},  # type: ignore[valid-type]  # a struct built at import
+)
+_decoder = msgspec.json.Decoder(list[_DecMessage] | None)  # type: ignore[valid-type]  # a struct built at import
 _encoder = msgspec.json.Encoder()
 
 
@@ -86,8 +107,10 @@ def _args_from_raw(raw: msgspec.Raw) -> str:
     return text
 
 
-def _tool_calls(calls: list[_DecToolCall]) -> list[ToolCall]:
-    return [ToolCall(c.id, c.name, _args_from_raw(c.args), c.signature) for c in calls]
+def _tool_calls(calls: list[Any]) -> list[ToolCall]:
+    for c in calls:
+        c.args = _args_from_raw(c.args)
+    return [ToolCall(*astuple(c)) for c in calls]
 
 
 def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
@@ -110,12 +133,13 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
             return _load_slow(data)
         if not decoded:
             return []
-        new = Message  # positional construction in one comprehension: this is the hot loop
-        return [
-            new(m.role, m.content, m.parts, _tool_calls(m.tool_calls) if m.tool_calls else [],
-                m.tool_call_id, m.tool_name, m.failed, m.thinking, m.run_id, m.conversation_id)
-            for m in decoded
-        ]  # fmt: skip
+        for m in decoded:
+            if m.tool_calls:
+                m.tool_calls = _tool_calls(m.tool_calls)
+        # Same field order as Message (both come from its declaration): positional
+        # construction from a tuple is the fastest way to build 150,000 messages.
+        new, fields = Message, astuple
+        return [new(*fields(m)) for m in decoded]
 
 
 @contextmanager
@@ -133,16 +157,6 @@ def _no_gc() -> Iterator[None]:
 
 # --- slow path: Go semantics -------------------------------------------------------------------
 
-_MESSAGE_FIELDS = {
-    "role": "str", "content": "str", "parts": "parts", "toolCalls": "calls",
-    "toolCallId": "str", "toolName": "str", "failed": "bool", "thinking": "thinking",
-    "runId": "str", "conversationId": "str",
-}  # fmt: skip
-_CALL_FIELDS = {"id": "str", "name": "str", "args": "raw", "signature": "str"}
-_PART_FIELDS = {"kind": "str", "url": "str", "data": "bytes", "mediaType": "str"}
-_THINKING_FIELDS = {"text": "str", "signature": "str", "redacted": "str"}
-
-
 _ITEM_NAMES = {"parts": "part", "calls": "tool call", "thinking": "thinking block"}
 
 
@@ -152,26 +166,25 @@ class _BindError(Exception):
         self.pos = pos
 
 
-def _field_index(fields: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
-    return {k: k for k in fields}, {_goparse.fold_key(k): k for k in fields}
+def _field_index(layout: tuple[_Field, ...]) -> tuple[dict[str, _Field], dict[str, _Field]]:
+    return {f.key: f for f in layout}, {_goparse.fold_key(f.key): f for f in layout}
 
 
-_INDEXES = {id(f): _field_index(f) for f in (_MESSAGE_FIELDS, _CALL_FIELDS, _PART_FIELDS, _THINKING_FIELDS)}
+_INDEXES = {id(layout): _field_index(layout) for layout in (_MESSAGE, _CALL, _PART, _THINKING)}
 
 
-def _bind_object(node: Node, fields: dict[str, str], what: str, text: str) -> dict[str, Any]:
-    """Go's struct decoding: exact key first, then case-insensitive; last occurrence wins."""
-    if node.value is None:
-        return {}
-    if not isinstance(node.value, Obj):
-        raise _BindError(f"{what} must be an object, found {_goparse.describe(node.value)}", node.start)
-    exact, folded = _INDEXES[id(fields)]
+def _bind_object(node: Node, layout: tuple[_Field, ...], what: str, text: str) -> list[Any]:
+    """Go's struct decoding: exact key first, then case-insensitive; last occurrence wins.
+    Returns the field values in declaration order (zero values for absent fields)."""
     out: dict[str, Any] = {}
-    for key, val in node.value.pairs:
-        name = exact.get(key) or folded.get(_goparse.fold_key(key))
-        if name is None:
+    if node.value is not None and not isinstance(node.value, Obj):
+        raise _BindError(f"{what} must be an object, found {_goparse.describe(node.value)}", node.start)
+    exact, folded = _INDEXES[id(layout)]
+    for key, val in node.value.pairs if node.value is not None else ():
+        field = exact.get(key) or folded.get(_goparse.fold_key(key))
+        if field is None:
             continue
-        kind = fields[name]
+        name, kind = field.key, field.kind
         where = f'{what}: field "{name}"'
         if kind == "raw":
             out[name] = text[val.start : val.end]
@@ -192,7 +205,7 @@ def _bind_object(node: Node, fields: dict[str, str], what: str, text: str) -> di
                 raise _BindError(f"{where} must be an array, found {_goparse.describe(val.value)}", val.start)
             item_name = _ITEM_NAMES[kind]
             out[name] = [_bind_item(kind, item, f"{what}, {item_name} {i}", text) for i, item in enumerate(val.value)]
-    return out
+    return [out[f.key] if f.key in out else _zero(f.kind) for f in layout]
 
 
 def _base64(val: Node, where: str) -> bytes:
@@ -207,16 +220,13 @@ def _base64(val: Node, where: str) -> bytes:
 
 def _bind_item(kind: str, node: Node, what: str, text: str) -> Any:
     if kind == "parts":
-        f = _bind_object(node, _PART_FIELDS, what, text)
-        return Part(f.get("kind", ""), f.get("url", ""), f.get("data", b""), f.get("mediaType", ""))
+        return Part(*_bind_object(node, _PART, what, text))
     if kind == "thinking":
-        f = _bind_object(node, _THINKING_FIELDS, what, text)
-        return ThinkingBlock(f.get("text", ""), f.get("signature", ""), f.get("redacted", ""))
-    f = _bind_object(node, _CALL_FIELDS, what, text)
-    args = f.get("args", "")
-    if args.startswith('{"truncated_args":'):
-        args = unwrap_truncated(args) or args
-    return ToolCall(f.get("id", ""), f.get("name", ""), args, f.get("signature", ""))
+        return ThinkingBlock(*_bind_object(node, _THINKING, what, text))
+    call = ToolCall(*_bind_object(node, _CALL, what, text))
+    if call.args.startswith('{"truncated_args":'):
+        call = msgspec.structs.replace(call, args=unwrap_truncated(call.args) or call.args)
+    return call
 
 
 def _load_slow(data: bytes) -> list[Message]:
@@ -230,24 +240,7 @@ def _load_slow(data: bytes) -> list[Message]:
                 f"a history must be a JSON array of messages, found {_goparse.describe(root.value)}",
                 root.start,
             )
-        out = []
-        for i, node in enumerate(root.value):
-            f = _bind_object(node, _MESSAGE_FIELDS, f"message {i}", text)
-            out.append(
-                Message(
-                    f.get("role", ""),
-                    f.get("content", ""),
-                    f.get("parts", []),
-                    f.get("toolCalls", []),
-                    f.get("toolCallId", ""),
-                    f.get("toolName", ""),
-                    f.get("failed", False),
-                    f.get("thinking", []),
-                    f.get("runId", ""),
-                    f.get("conversationId", ""),
-                )  # fmt: skip
-            )
-        return out
+        return [Message(*_bind_object(node, _MESSAGE, f"message {i}", text)) for i, node in enumerate(root.value)]
     except (JSONSyntaxError, _BindError) as e:
         line, col = _goparse.line_col(text, e.pos)
         kind = "invalid JSON" if isinstance(e, JSONSyntaxError) else "not a golem history"
@@ -269,19 +262,12 @@ def persisted_args(args: str) -> bytes:
     return compacted if compacted is not None else truncated_wrapper(args).encode()
 
 
-def _to_enc(m: Message) -> _EncMessage:
-    return _EncMessage(
-        m.role,
-        m.content,
-        m.parts,
-        [_EncToolCall(c.id, c.name, msgspec.Raw(persisted_args(c.args)), c.signature) for c in m.tool_calls],
-        m.tool_call_id,
-        m.tool_name,
-        m.failed,
-        m.thinking,
-        m.run_id,
-        m.conversation_id,
-    )
+def _to_enc(m: Message) -> Message:
+    """The message as it is encoded: each call's args as raw JSON bytes (the encoder does not
+    check the declared types, so the public structs carry them, and Go's omitempty rules are
+    the declarations' defaults)."""
+    calls = [msgspec.structs.replace(c, args=msgspec.Raw(persisted_args(c.args))) for c in m.tool_calls]
+    return msgspec.structs.replace(m, tool_calls=calls)
 
 
 def dump_history(messages: Iterable[Message]) -> bytes:

@@ -31,7 +31,6 @@ still re-checked against their files.
 
 from __future__ import annotations
 
-import fcntl
 import os
 import re
 import time
@@ -42,6 +41,7 @@ from pathlib import Path
 import msgspec
 
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files, write_atomic
+from golem_cli.store.locks import exclusive
 from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta
 
 INDEX_VERSION = 1
@@ -223,11 +223,9 @@ def changing(directory: Path, index_path: Path, cid: str) -> Iterator[None]:
     """Hold the index lock while conversation ``cid`` changes, then write the change through
     to the index if the index was fresh before it (see the module docstring)."""
     index_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    fd = os.open(index_path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with exclusive(index_path.with_suffix(".lock")):
         try:
-            before = os.stat(directory).st_mtime_ns
+            before: int | None = os.stat(directory).st_mtime_ns
         except FileNotFoundError:
             before = None
         yield
@@ -236,8 +234,6 @@ def changing(directory: Path, index_path: Path, cid: str) -> Iterator[None]:
                 _write_through(directory, index_path, cid, before)
             except OSError:
                 pass  # the index is a cache: the next listing refreshes it
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def _write_through(directory: Path, index_path: Path, cid: str, before: int) -> None:

@@ -1,12 +1,31 @@
-"""One writer per conversation: an advisory ``flock`` plus a record of who holds it.
+"""The store's one lock helper: an advisory, per-file, exclusive OS lock.
 
-The lock file (``locks/<id>.lock``) exists only while a process holds the lock, and holds a
-small JSON record: pid, host, since when, and the command. The kernel releases a ``flock`` when
-its process dies, however it dies, so a lock left by a dead process is simply free: the next
-process takes it and overwrites the record. There is no timeout and no pid guessing.
+Two kinds of lock use it:
 
-Removing the file on release races with a process that opened it just before: after
-acquiring, a process checks that the path still names the file it locked, and retries if not.
+- ``acquire(path)``: one writer per conversation. Non-blocking; the lock file
+  (``locks/<id>.lock``) exists only while a process holds the lock and holds a small JSON
+  record (pid, host, since when, the command), so a refusal can name the holder.
+- ``exclusive(path)``: a short critical section that waits its turn (the index's writes).
+
+The operating system releases these locks when their process dies, however it dies, so a lock
+left by a dead process is simply free: the next process takes it and overwrites the record.
+There is no timeout and no pid guessing.
+
+The primitive is ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on Windows, both in the
+standard library. The cross-platform packages (portalocker, filelock) cost 45 to 75 ms to
+import, more than ``golem list`` may spend altogether, and filelock truncates the lock file on
+open, which would erase the holder record (docs/adr/0006-store-lock-helper.md). On Windows the
+lock covers one byte far past the record, because Windows byte-range locks are mandatory: a
+lock over the record would stop other processes from reading who holds it.
+
+Removing the lock file on release races with a process that opened it just before. On POSIX
+the file is removed while still locked, and after acquiring, a process checks that the path
+still names the file it locked, and retries if not. Windows cannot remove an open file, so
+there the lock is released and the file closed first; the removal then fails harmlessly if
+another process has opened it meanwhile.
+
+Lock files are opened with ``O_NOFOLLOW``: a symlink planted at a lock's path is refused
+instead of followed (golem would otherwise write the record into its target).
 
 Locks are per process and re-entrant: the registry below counts nested acquisitions, because
 ``flock`` on a second descriptor of the same file would conflict with the process itself.
@@ -17,17 +36,159 @@ from __future__ import annotations
 import json
 import os
 import socket
+import stat
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from golem_cli.store.atomic import PRIVATE_FILE
 
-try:
+RECORD_BYTES = 4096
+#: Windows: the byte that is locked, far past any record.
+LOCKED_BYTE = 1 << 30
+_SAFE_FLAGS = getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+class LockBusy(Exception):
+    """Internal: the lock is held by another process (``holder`` may be None)."""
+
+    def __init__(self, holder: LockHolder | None) -> None:
+        super().__init__("busy")
+        self.holder = holder
+
+
+class LockFileUnsafe(OSError):
+    """Internal: the lock path is not a plain file (a planted symlink, a FIFO, a directory)."""
+
+
+# --- the primitive -------------------------------------------------------------------------------
+
+
+def open_lock_file(path: Path, *, create: bool = True) -> int:
+    """A descriptor of the lock file at ``path``: read-write and created (0600) if missing,
+    or read-only with ``create=False``.
+
+    Anything but a regular file at ``path`` (a symlink, a FIFO, a directory, a device) is
+    refused with ``LockFileUnsafe`` without being followed or waited on (``O_NOFOLLOW``,
+    ``O_NONBLOCK``).
+    """
+    flags = _SAFE_FLAGS | (os.O_RDWR | os.O_CREAT if create else os.O_RDONLY)
+    try:
+        fd = os.open(path, flags, PRIVATE_FILE)
+    except OSError as e:
+        if os.path.islink(path) or os.path.isdir(path):
+            raise LockFileUnsafe(f"{path} is a symlink or a directory, not a lock file") from None
+        raise e
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise LockFileUnsafe(f"{path} is a special file, not a lock file")
+    return fd
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def lock_fd(fd: int, *, blocking: bool) -> bool:
+        """Lock ``fd`` exclusively; False when another process holds it and ``blocking`` is
+        False (Windows: the lock covers ``LOCKED_BYTE``)."""
+        while True:
+            os.lseek(fd, LOCKED_BYTE, os.SEEK_SET)
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                return True
+            except OSError:
+                if not blocking:
+                    return False
+            time.sleep(0.01)
+
+    def unlock_fd(fd: int) -> None:
+        os.lseek(fd, LOCKED_BYTE, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+        except OSError:
+            pass
+
+else:
     import fcntl
-except ImportError:  # pragma: no cover - Windows: no advisory locks, one writer is trusted
-    fcntl = None  # type: ignore[assignment]
+
+    def lock_fd(fd: int, *, blocking: bool) -> bool:
+        """Lock ``fd`` exclusively; False when another process holds it and ``blocking`` is
+        False."""
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def unlock_fd(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def _read_at_start(fd: int, size: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    return os.read(fd, size)
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` still names the file open as ``fd`` (it was not removed and re-created
+    between our open and our lock)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _close_and_remove(path: Path, fd: int) -> None:
+    """Release a lock file: on POSIX remove it while still locked (see the module docstring),
+    on Windows unlock and close first, since an open file cannot be removed there."""
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        unlock_fd(fd)
+        os.close(fd)
+        try:
+            os.unlink(path)
+        except OSError:
+            pass  # another process opened it meanwhile: it is theirs now
+        return
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+    os.close(fd)  # closing releases the lock
+
+
+def _lock_path(path: Path, *, blocking: bool) -> int:
+    """Open and lock ``path``, retrying when the file was removed between open and lock;
+    raises ``LockBusy`` (non-blocking only) with the holder's record."""
+    while True:
+        fd = open_lock_file(path)
+        try:
+            if not lock_fd(fd, blocking=blocking):
+                raise LockBusy(_parse_holder(_read_at_start(fd, RECORD_BYTES)))
+            if _same_file(path, fd):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # released and removed between our open and our lock: retry
+
+
+@contextmanager
+def exclusive(path: Path) -> Iterator[None]:
+    """Hold the lock on ``path`` for the ``with`` block, waiting for other processes (for
+    short critical sections: the index's writes)."""
+    fd = _lock_path(path, blocking=True)
+    try:
+        yield
+    finally:
+        _close_and_remove(path, fd)
+
+
+# --- conversation locks, with the holder record ----------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -56,19 +217,17 @@ def _parse_holder(data: bytes) -> LockHolder | None:
 
 
 def read_holder(path: Path) -> LockHolder | None:
-    """The record in a lock file, or None (no file, empty, or not a record)."""
+    """The record in a lock file, or None (no file, empty, not a record, not a plain file)."""
     try:
-        return _parse_holder(path.read_bytes()[:4096])
+        fd = open_lock_file(path, create=False)
     except OSError:
         return None
-
-
-class LockBusy(Exception):
-    """Internal: the lock is held by another process (``holder`` may be None)."""
-
-    def __init__(self, holder: LockHolder | None) -> None:
-        super().__init__("busy")
-        self.holder = holder
+    try:
+        return _parse_holder(_read_at_start(fd, RECORD_BYTES))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class FileLock:
@@ -93,12 +252,8 @@ class FileLock:
         if self._count > 0:
             return
         _HELD.pop(str(self.path), None)
-        try:
-            os.unlink(self.path)  # while still locked: see the module docstring
-        except OSError:
-            pass
-        os.close(self._fd)
-        self._fd = -1
+        fd, self._fd = self._fd, -1
+        _close_and_remove(self.path, fd)
 
     def __enter__(self) -> FileLock:
         return self
@@ -125,33 +280,16 @@ def acquire(path: Path) -> FileLock:
     if mine is not None:
         mine._count += 1
         return mine
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, PRIVATE_FILE)
-        try:
-            if fcntl is not None:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    raise LockBusy(_parse_holder(os.pread(fd, 4096, 0))) from None
-            try:
-                same = os.stat(path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if not same:  # released and removed between our open and our flock: retry
-                os.close(fd)
-                continue
-            previous = _parse_holder(os.pread(fd, 4096, 0))
-            _write_record(fd)
-        except BaseException:
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-            raise
-        lock = FileLock(path, fd, previous)
-        _HELD[str(path)] = lock
-        return lock
+    fd = _lock_path(path, blocking=False)
+    try:
+        previous = _parse_holder(_read_at_start(fd, RECORD_BYTES))
+        _write_record(fd)
+    except BaseException:
+        _close_and_remove(path, fd)
+        raise
+    lock = FileLock(path, fd, previous)
+    _HELD[str(path)] = lock
+    return lock
 
 
 def _write_record(fd: int) -> None:
@@ -163,4 +301,5 @@ def _write_record(fd: int) -> None:
     }
     data = json.dumps(record).encode()
     os.ftruncate(fd, 0)
-    os.pwrite(fd, data, 0)
+    os.lseek(fd, 0, os.SEEK_SET)
+    os.write(fd, data)

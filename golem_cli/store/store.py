@@ -15,7 +15,7 @@ a rename never exposes a half-written file.
 
 Typical use by a chat session::
 
-    store = Store()
+    store = Store(data_dir())        # the caller picks the root (the CLI: config.paths)
     cid = store.create(model="openai:gpt-4o-mini", hold=True)   # new ID, locked for us
     history = store.load(cid)
     ...
@@ -45,7 +45,7 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
-from golem_cli.store.locks import FileLock, LockBusy, LockHolder, acquire, held_lock, read_holder
+from golem_cli.store.locks import FileLock, LockBusy, LockFileUnsafe, LockHolder, acquire, held_lock, read_holder
 from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, refresh_meta
 from golem_cli.store.refs import ID_LENGTH, LAST, is_conversation_id, match_prefix, parse_reference
 
@@ -80,13 +80,10 @@ class Listing:
 
 
 class Store:
-    """The conversations under ``root`` (default: golem's data directory)."""
+    """The conversations under ``root``, which the caller chooses (the CLI passes golem's data
+    directory from ``config.paths``: the store and the configuration are siblings)."""
 
-    def __init__(self, root: Path | None = None) -> None:
-        if root is None:
-            from golem_cli.config.paths import data_dir
-
-            root = data_dir()
+    def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
         self.conversations_dir = self.root / "conversations"
         self.locks_dir = self.root / "locks"
@@ -204,6 +201,8 @@ class Store:
             return acquire(path)
         except LockBusy as busy:
             raise ConversationLocked(_locked_message(cid, busy.holder), cid, busy.holder) from None
+        except LockFileUnsafe as e:
+            raise StoreError(f"cannot lock conversation {cid}: {e}; remove it and try again") from None
 
     def release(self, cid: str) -> None:
         """Release this process's hold on a conversation (no-op if it holds none)."""

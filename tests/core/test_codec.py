@@ -293,3 +293,55 @@ def test_damaged_files_load_or_fail_cleanly(history, edits):
         return
     again = dump_history(loaded)
     assert dump_history(load_history(again)) == again
+
+
+# --- the field layout comes from the one declaration in messages.py ----------------------------
+
+
+def _filled(struct: type) -> object:
+    """An instance of ``struct`` with every field set to a value other than its default, by
+    type, so a field added to the declaration is covered without editing this test."""
+    import typing
+
+    import msgspec
+
+    values = {}
+    for f in msgspec.structs.fields(struct):
+        if f.name == "args":
+            values[f.name] = '{"q":"x"}'
+        elif f.type is str:
+            values[f.name] = f"{f.name}-value"
+        elif f.type is bool:
+            values[f.name] = True
+        elif f.type is bytes:
+            values[f.name] = b"\x00\xffdata"
+        elif typing.get_origin(f.type) is list:
+            values[f.name] = [_filled(typing.get_args(f.type)[0])]
+        else:
+            raise AssertionError(f"no test value for {struct.__name__}.{f.name}: {f.type}")
+    return struct(**values)
+
+
+def test_every_declared_field_is_written_and_read_on_both_paths():
+    import msgspec
+
+    message = _filled(Message)
+    data = dump_history([message])
+    for struct in (Message, ToolCall, ThinkingBlock, codec.Part):
+        for f in msgspec.structs.fields(struct):
+            assert f'"{f.encode_name}":'.encode() in data, f"{struct.__name__}.{f.name} is not written"
+    assert load_history(data) == [message]  # the strict fast path
+    slow = data.replace(b'{"role"', b'{"notAField":1,"role"', 1)  # an unknown key: the Go-semantics reader
+    assert codec._decoder.decode(data) and load_history(slow) == [message]
+    with pytest.raises(msgspec.ValidationError):
+        codec._decoder.decode(slow)  # it really took the slow path
+
+
+def test_decoding_structs_mirror_the_declarations():
+    import msgspec
+
+    for public, decoding in ((Message, codec._DecMessage), (ToolCall, codec._DecToolCall)):
+        assert decoding.__struct_fields__ == public.__struct_fields__
+        assert decoding.__struct_encode_fields__ == public.__struct_encode_fields__
+        assert all(f.default is not msgspec.NODEFAULT or f.default_factory is not msgspec.NODEFAULT
+                   for f in msgspec.structs.fields(decoding))  # Go reads a missing key as zero  # fmt: skip

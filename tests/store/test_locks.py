@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from golem_cli.core.messages import Message
-from golem_cli.store import ConversationLocked, Store
+from golem_cli.store import ConversationLocked, Store, StoreError
 
 HOLDER = """
 import sys, time
@@ -156,3 +156,43 @@ def test_lock_files_live_outside_the_conversations_directory(store):
         pass
     assert os.stat(store.conversations_dir).st_mtime_ns == mtime  # the listing index stays fresh
     assert Path(store.lock_path(cid)).parent == store.locks_dir
+
+
+def test_a_symlink_planted_at_the_lock_path_is_refused_and_its_target_untouched(store, tmp_path):
+    cid = store.create([Message("user", "hi")])
+    target = tmp_path / "precious.txt"
+    target.write_text("do not overwrite")
+    store.locks_dir.mkdir(exist_ok=True)
+    os.symlink(target, store.lock_path(cid))
+    with pytest.raises(StoreError, match="symlink"):
+        store.save(cid, [Message("user", "mine")])
+    assert target.read_text() == "do not overwrite"
+    assert store.holder(cid) is None  # reading the record does not follow it either
+    assert store.load(cid) == [Message("user", "hi")]
+
+
+def test_a_fifo_at_the_lock_path_is_refused_at_once(store):
+    cid = store.create([Message("user", "hi")])
+    os.mkfifo(store.lock_path(cid))
+    start = time.monotonic()
+    with pytest.raises(StoreError, match="special file"):
+        store.save(cid, [Message("user", "mine")])
+    assert store.holder(cid) is None
+    assert time.monotonic() - start < 5
+
+
+def test_only_the_lock_helper_takes_os_locks():
+    """index.py once took flock its own way (and imported fcntl unconditionally)."""
+    import ast
+
+    import golem_cli.store
+
+    package = Path(golem_cli.store.__file__).parent
+    users = set()
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+                if {"fcntl", "msvcrt"} & set(names):
+                    users.add(path.name)
+    assert users == {"locks.py"}

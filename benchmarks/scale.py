@@ -1,0 +1,298 @@
+"""Issue 13's table: list, search, index rebuild, resume, chat start-up and the history round
+trip, at 1,000 / 10,000 / 100,000 conversations and 20,000 / 150,000-message histories.
+
+Every figure is printed beside its yardstick measured in the same run (``python -c pass``,
+``grep -rlF``, a Python loop that reads every file, ``orjson``), as medians of interleaved
+repetitions, with peak memory (the child's maximum resident set, from ``wait4``).
+
+    python benchmarks/scale.py [--sizes 1000,10000,100000] [--histories 20000,150000]
+                               [--reps 5] [--roundtrip-mb 81] [--keep DIR] [--skip chat,roundtrip]
+
+Stores are generated directly in golem's file format (as cli_speed.py does): going through
+``Store.create`` would fsync every file and measure the disk. ``pip install -e '.[bench]'``
+brings orjson. Run ``python -m compileall -q golem_cli`` first (PYTHONDONTWRITEBYTECODE is set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cli_speed import conversation, uuid7_at, write_conversation
+from golem_cli.core.codec import dump_history
+from golem_cli.store import Store
+from history_roundtrip import generate as generate_history
+
+GOLEM = str(Path(sys.executable).parent / "golem")
+PY = sys.executable
+MISS = "zebraquantum"  # a word no generated conversation contains
+READ_LOOP = "import os,sys\nd=sys.argv[1]\nfor n in os.listdir(d):\n    open(os.path.join(d,n),'rb').read()"
+
+
+# --- running and measuring ---------------------------------------------------------------------
+
+
+def run(cmd: list[str], env: dict[str, str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one run of ``cmd``."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in ok:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.decode()[:500]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def medians(cmds: dict[str, list[str]], env: dict[str, str], reps: int,
+            before: Callable[[str], None] | None = None) -> dict[str, tuple[float, float]]:  # fmt: skip
+    """Interleaved repetitions (load on the machine hits every command alike): median ms and
+    the largest peak RSS. ``before(name)`` runs untimed before each run (e.g. drop the index)."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    for _ in range(reps):
+        for name, cmd in cmds.items():
+            if before is not None:
+                before(name)
+            samples[name].append(run(cmd, env))
+    return {n: (statistics.median(s[0] for s in v) * 1000, max(s[1] for s in v)) for n, v in samples.items()}
+
+
+ROWS: list[tuple[str, str, float, float, str]] = []
+
+
+def row(group: str, name: str, ms: float, mib: float, against: str = "") -> None:
+    ROWS.append((group, name, ms, mib, against))
+    print(f"  {name:<58}{ms:>10.1f} ms{mib:>8.0f} MiB  {against}", flush=True)
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "-"
+
+
+# --- stores ------------------------------------------------------------------------------------
+
+
+def make_store(home: Path, count: int, seed: int = 7) -> None:
+    rng = random.Random(seed)
+    store = Store(home)
+    store.conversations_dir.mkdir(parents=True, mode=0o700)
+    now = time.time()
+    for _ in range(count):
+        updated = now - rng.uniform(60, 365 * 86400)
+        cid = uuid7_at(updated - 600, rng)
+        write_conversation(store, cid, conversation(rng, rng.randint(1, 6), cid), updated, "openai:gpt-4o-mini")
+
+
+def drop_index(home: Path) -> None:
+    """Remove every index and cache file golem keeps beside the conversations."""
+    for path in home.iterdir():
+        if path.name.startswith("index"):
+            path.unlink()
+
+
+def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
+    env = env | {"GOLEM_HOME": str(home)}
+    conv = str(home / "conversations")
+    label = f"{count:,} conversations"
+    print(f"\n{label}")
+    run([GOLEM, "list", "--limit", "20"], env)  # build the index, warm the page cache
+    run([GOLEM, "search", MISS], env)
+    warm = medians({
+        "floor": [PY, "-c", "pass"],
+        "list": [GOLEM, "list", "--limit", "20"],
+        "search": [GOLEM, "search", MISS],
+        "grep": ["grep", "-rlF", MISS, conv],
+        "read": [PY, "-c", READ_LOOP, conv],
+    }, env, reps)  # fmt: skip
+    floor, grep, read = warm["floor"][0], warm["grep"][0], warm["read"][0]
+    row(label, "python -c pass", *warm["floor"])
+    row(label, f"grep -rlF {MISS}", *warm["grep"])
+    row(label, "python loop reading every file", *warm["read"])
+    row(label, "golem list --limit 20 (warm)", *warm["list"], f"{ratio(warm['list'][0], floor)} python -c pass")
+    row(label, f"golem search {MISS} (warm, a miss)", *warm["search"],
+        f"{ratio(warm['search'][0], grep)} grep, {ratio(warm['search'][0], read)} read loop")  # fmt: skip
+    cold_reps = max(1, min(reps, 3 if count >= 100_000 else reps))
+    cold = medians({
+        "list": [GOLEM, "list", "--limit", "20"],
+        "search": [GOLEM, "search", MISS],
+    }, env, cold_reps, before=lambda _: drop_index(home))  # fmt: skip
+    row(label, "index rebuild: golem list --limit 20, no index", *cold["list"], f"{ratio(cold['list'][0], read)} read loop")
+    row(label, f"golem search {MISS}, index must be rebuilt", *cold["search"],
+        f"{ratio(cold['search'][0], grep)} grep, {ratio(cold['search'][0], read)} read loop")  # fmt: skip
+    run([GOLEM, "list", "--limit", "20"], env)
+
+
+# --- resume ------------------------------------------------------------------------------------
+
+
+def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) -> None:
+    import pexpect
+
+    home = root / "resume-home"
+    store = Store(home)
+    store.conversations_dir.mkdir(parents=True, mode=0o700)
+    env = env | {"GOLEM_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
+    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
+    for n in sizes:
+        messages = generate_history(n)
+        cid = uuid7_at(time.time() - 60, random.Random(n))
+        write_conversation(store, cid, messages, time.time() - 60, "offline:echo")
+        path = store.messages_path(cid)
+        label = f"resume, {n:,} messages ({path.stat().st_size / 1e6:.0f} MB)"
+        print(f"\n{label}")
+        yard = [PY, "-c", "import sys,time;from golem_cli.core import load_history,normalize_history;"
+                "d=open(sys.argv[1],'rb').read();t=time.perf_counter();normalize_history(load_history(d));"
+                "print(time.perf_counter()-t)", str(path)]  # fmt: skip
+
+        def to_prompt(cid: str = cid) -> float:
+            start = time.perf_counter()
+            child = pexpect.spawn(GOLEM, ["resume", cid], env=env, encoding="utf-8", dimensions=(40, 120), timeout=60)
+            child.expect("you>")
+            elapsed = time.perf_counter() - start
+            child.sendeof()
+            child.expect(pexpect.EOF)
+            child.close()
+            return elapsed
+
+        samples: dict[str, list[float]] = {"floor": [], "resume": [], "load": []}
+        for _ in range(reps):
+            samples["floor"].append(run([PY, "-c", "pass"], env)[0])
+            samples["resume"].append(to_prompt())
+            out = subprocess.run(yard, env=env, capture_output=True, text=True, check=True)
+            samples["load"].append(float(out.stdout))
+        m = {k: statistics.median(v) * 1000 for k, v in samples.items()}
+        row(label, "python -c pass", m["floor"], 0)
+        row(label, "load_history + normalize_history (in process)", m["load"], 0)
+        row(label, "golem resume ID -> prompt", m["resume"], 0,
+            f"{ratio(m['resume'], m['load'] + m['floor'])} (python -c pass + load + normalize)")  # fmt: skip
+
+
+# --- chat start-up -----------------------------------------------------------------------------
+
+
+def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
+    import pexpect
+
+    home = root / "chat-home"
+    home.mkdir()
+    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
+    env |= {"GOLEM_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
+    label = "golem chat, empty store"
+    print(f"\n{label}")
+
+    def to(cmd: list[str], pattern: object) -> float:
+        start = time.perf_counter()
+        child = pexpect.spawn(cmd[0], cmd[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=30)
+        child.expect(pattern)
+        elapsed = time.perf_counter() - start
+        if child.isalive():
+            child.sendeof()
+            child.expect(pexpect.EOF)
+        child.close()
+        return elapsed
+
+    samples: dict[str, list[float]] = {"floor": [], "pt": [], "chat": []}
+    for _ in range(reps):
+        samples["floor"].append(to([PY, "-c", "pass"], pexpect.EOF))
+        samples["pt"].append(to([PY, "-c", "import prompt_toolkit.shortcuts"], pexpect.EOF))
+        samples["chat"].append(to([GOLEM, "chat"], "you>"))
+    m = {k: statistics.median(v) * 1000 for k, v in samples.items()}
+    row(label, "python -c pass (pty)", m["floor"], 0)
+    row(label, "python -c 'import prompt_toolkit.shortcuts' (pty)", m["pt"], 0)
+    row(label, "golem chat -> prompt", m["chat"], 0, f"{ratio(m['chat'], m['pt'])} interpreter + prompt_toolkit")
+
+
+# --- history round trip ------------------------------------------------------------------------
+
+ROUNDTRIP = """
+import os, resource, sys, time
+kind, path = sys.argv[1], sys.argv[2]
+data = open(path, 'rb').read()
+if kind == 'orjson':
+    import orjson
+    fn = lambda d: orjson.dumps(orjson.loads(d))
+else:
+    from golem_cli.core import dump_history, load_history, normalize_history
+    fn = lambda d: dump_history(normalize_history(load_history(d))[0])
+import gc; gc.collect()
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with open('/proc/self/statm') as f:
+    rss = int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE') // 1024
+t = time.perf_counter()
+out = fn(data)
+elapsed = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert kind == 'orjson' or out == data, 'a clean golem file must round-trip byte for byte'
+print(elapsed, (peak - max(rss, 0)) / 1024)
+"""
+
+
+def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int) -> None:
+    n = int(megabytes * 1e6 / 540)  # history_roundtrip's messages average about 540 bytes
+    path = root / "roundtrip.json"
+    path.write_bytes(dump_history(generate_history(n)))
+    size = path.stat().st_size
+    label = f"load + normalize + dump, {size / 1e6:.0f} MB ({n:,} messages)"
+    print(f"\n{label}")
+    samples: dict[str, list[tuple[float, float]]] = {"orjson": [], "golem": []}
+    for _ in range(reps):
+        for kind in samples:
+            out = subprocess.run([PY, "-c", ROUNDTRIP, kind, str(path)], env=env, capture_output=True, text=True, check=True)
+            elapsed, grown = (float(x) for x in out.stdout.split())
+            samples[kind].append((elapsed, grown))
+    m = {k: (statistics.median(s[0] for s in v) * 1000, max(s[1] for s in v)) for k, v in samples.items()}
+    file_mib = size / 2**20
+    row(label, "orjson.loads + orjson.dumps", *m["orjson"], f"peak {m['orjson'][1] / file_mib:.1f}x the file")
+    row(label, "golem load + normalize + dump", *m["golem"],
+        f"{ratio(m['golem'][0], m['orjson'][0])} orjson; peak {m['golem'][1] / file_mib:.1f}x the file")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--histories", default="20000,150000")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--roundtrip-mb", type=float, default=81)
+    parser.add_argument("--skip", default="", help="comma-separated: stores,resume,chat,roundtrip")
+    parser.add_argument("--keep", type=Path, help="generate into DIR and keep it (reused when it exists)")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    root = args.keep or Path(tempfile.mkdtemp(prefix="golem-scale-"))
+    root.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+    env["GOLEM_HOME"] = str(root / "unused-home")
+    try:
+        if "stores" not in skip:
+            for count in (int(s) for s in args.sizes.split(",") if s):
+                home = root / f"store-{count}"
+                if not home.exists():
+                    t0 = time.perf_counter()
+                    make_store(home, count)
+                    print(f"generated {count:,} conversations in {time.perf_counter() - t0:.0f} s", flush=True)
+                store_rows(home, count, env, args.reps)
+        if "resume" not in skip:
+            resume_rows(root, [int(s) for s in args.histories.split(",") if s], env, args.reps)
+        if "chat" not in skip:
+            chat_rows(root, env, args.reps)
+        if "roundtrip" not in skip:
+            roundtrip_rows(root, args.roundtrip_mb, env, max(3, args.reps // 2))
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
