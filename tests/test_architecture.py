@@ -1,7 +1,8 @@
-"""The layers import only downward: core <- providers | store | config <- session <- cli.
+"""The layers import only downward: core <- providers | store | config <- session <- cli,
+and no golem_cli modules import each other in a circle.
 
-An AST scan of every module's imports, including imports inside functions, so a lazy import
-cannot sneak a dependency in either.
+An AST scan of every module's imports, including imports inside functions and under
+``TYPE_CHECKING``, so a lazy import cannot sneak a dependency or a circle in either.
 """
 
 from __future__ import annotations
@@ -67,6 +68,105 @@ def test_the_scan_catches_a_violation(tmp_path):
     source.write_text("import msgspec\ndef f():\n    import rich\n    from golem_cli.cli import app\n")
     assert sorted(violations(source, "core")) == ["golem_cli.cli", "rich"]
     assert sorted(violations(source, "session")) == ["golem_cli.cli", "rich"]
+
+
+# --- no import circles ------------------------------------------------------------------------
+
+# Circles being taken apart by other work; each entry is a debt with an owner, not a permission.
+# A circle found inside one of these (the same modules or fewer) is tolerated, anything else fails.
+KNOWN_CYCLES = [
+    # issue 14.3: the provider packages will declare their facts and resolve.py read them
+    {"golem_cli.providers.resolve", "golem_cli.providers.openai.model", "golem_cli.providers.anthropic.model"},
+]
+
+
+def module_names(package: Path) -> dict[str, Path]:
+    """Dotted name -> file, for every module of ``package`` (a directory with __init__.py)."""
+    names = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+def import_graph(package: Path) -> dict[str, set[str]]:
+    """Module -> the modules of the same package it imports, wherever the import statement is.
+
+    ``from pkg import name`` is an edge to the submodule ``pkg.name`` when there is one, else to
+    ``pkg`` itself (the parent packages a submodule import runs are not edges: they are not
+    what the importer depends on)."""
+    modules = module_names(package)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = here.split(".")[: len(here.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([node.module] if node.module else []))
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            graph[name].update(t for t in targets if t in modules and t != name)
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_circles():
+    cycles = import_cycles(import_graph(PACKAGE))
+    assert [sorted(c) for c in cycles if not any(c <= known for known in KNOWN_CYCLES)] == []
+
+
+def test_the_cycle_scan_catches_lazy_and_type_only_circles(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from pkg.sub.b import B\n")
+    (pkg / "a.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("def f():\n    from ..c import C\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    (pkg / "d.py").write_text("from pkg.sub import B\n")  # the package, not a circle
+    graph = import_graph(pkg)
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.c"} and graph["pkg.d"] == {"pkg.sub"}
+    assert import_cycles(graph) == [{"pkg.a", "pkg.sub.b", "pkg.c"}]
+    (pkg / "c.py").write_text("")
+    assert import_cycles(import_graph(pkg)) == []
 
 
 def test_core_public_api_resolves():

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from golem_cli.cli.repl import Repl
-    from golem_cli.core.messages import Message
+    from rich.console import Console
+
+    from golem_cli.core.messages import Message, Part
     from golem_cli.core.repair import HistoryRepair
+    from golem_cli.session import ChatSession, TurnOutcome
 
 EXIT = "exit"
-Handler = Callable[["Repl", str], Awaitable[str | None]]
+
+
+class Repl(Protocol):
+    """What a command may use of the REPL (``cli.repl.Repl``, which imports this module)."""
+
+    session: ChatSession
+    console: Console
+    attachments: list[Part]
+
+    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome: ...
+
+
+Handler = Callable[[Repl, str], Awaitable[str | None]]
 
 
 def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair) -> list[str]:

@@ -27,7 +27,8 @@ _EXPORTS: dict[str, str] = {
     "HistoryValidationError": "errors", "ModelError": "errors", "PartialResult": "errors",
     "RunError": "errors", "Usage": "usage",
     # runs
-    "Agent": "agent", "RunResult": "agent", "UsageLimits": "agent",
+    "Agent": "agent", "RunResult": "agent", "UsageLimits": "usage",
+    "RunConfig": "runconfig", "RunHooks": "runconfig",
     "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
     "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
@@ -65,7 +66,7 @@ if TYPE_CHECKING:
         ToolCallStarted,
         UsageLimitError,
     )
-    from golem_cli.core.agent import Agent, RunResult, UsageLimits
+    from golem_cli.core.agent import Agent, RunResult
     from golem_cli.core.codec import dump_history, load_history
     from golem_cli.core.errors import (
         GolemError,
@@ -106,6 +107,7 @@ if TYPE_CHECKING:
     from golem_cli.core.offline import EchoModel, ScriptedModel, Step
     from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
     from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
+    from golem_cli.core.runconfig import RunConfig, RunHooks
     from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
     from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text
     from golem_cli.core.tools import (
@@ -118,5 +120,5 @@ if TYPE_CHECKING:
         ToolTimeoutError,
         tool,
     )
-    from golem_cli.core.usage import Usage
+    from golem_cli.core.usage import Usage, UsageLimits
     from golem_cli.core.validate import validate_run_input

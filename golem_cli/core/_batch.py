@@ -18,35 +18,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from golem_cli.core._evidence import (
-    Callback,
-    RunCanceledError,
-    RunState,
-    ToolCallError,
-    ToolCallFinished,
-    ToolCallStarted,
-    call_back,
-)
+from golem_cli.core._evidence import RunCanceledError, RunState, ToolCallError, ToolCallFinished, ToolCallStarted
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
+from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import ModelRetry, Tool, ToolCanceled, ToolContext, ToolFailed, ToolResult
 from golem_cli.core.validate import part_error
-
-if TYPE_CHECKING:
-    from golem_cli.core.agent import Agent
 
 Outcome = ToolResult | BaseException | None  # None: the call never started
 
 
-async def run_batch(agent: Agent, state: RunState, calls: Sequence[ToolCall], on_event: Callback | None) -> None:
+async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall], hooks: RunHooks) -> None:
     """Execute ``calls`` and append their stamped results to ``state.messages``, or raise the
     batch's ``RunError`` (stages ``tool`` and ``canceled``; ``tool`` with ``interrupted`` on
     Ctrl-C or cancellation, the evidence then ending at the requesting turn)."""
-    registry = {t.name: t for t in agent.tools}
     declared: list[Tool] = []
     for call in calls:
-        found = registry.get(call.name)
+        found = config.tool(call.name)
         if found is None:
             raise state.fail("tool", ToolCallError(call.name, call.id, "tool was not declared for this run"))
         declared.append(found)
@@ -64,9 +52,9 @@ async def run_batch(agent: Agent, state: RunState, calls: Sequence[ToolCall], on
             outcomes[i] = exc
 
     try:
-        for group in _groups(declared, agent.parallel_tool_calls):
+        for group in _groups(declared, config.parallel_tool_calls):
             for i in group:
-                await call_back(on_event, ToolCallStarted(calls[i]))
+                await hooks.event(ToolCallStarted(calls[i]))
             if len(group) == 1:
                 await execute(group[0])
             else:
@@ -83,12 +71,12 @@ async def run_batch(agent: Agent, state: RunState, calls: Sequence[ToolCall], on
         )
         raise state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True) from exc
 
-    results = _record(agent, state, calls, declared, outcomes)
+    results = _record(config, state, calls, declared, outcomes)
     state.messages.extend(results)
     for call in calls:
         result = next((m for m in results if m.tool_call_id == call.id), None)
         if result is not None:
-            await call_back(on_event, ToolCallFinished(call, result))
+            await hooks.event(ToolCallFinished(call, result))
 
 
 def _groups(declared: Sequence[Tool], parallel: bool) -> list[list[int]]:
@@ -104,12 +92,12 @@ def _groups(declared: Sequence[Tool], parallel: bool) -> list[list[int]]:
     return groups
 
 
-def _retry_limit(agent: Agent, tool: Tool) -> int:
-    return agent.tool_retries if tool.max_retries is None else tool.max_retries
+def _retry_limit(config: RunConfig, tool: Tool) -> int:
+    return config.tool_retries if tool.max_retries is None else tool.max_retries
 
 
 def _record(
-    agent: Agent, state: RunState, calls: Sequence[ToolCall], declared: Sequence[Tool], outcomes: Sequence[Outcome]
+    config: RunConfig, state: RunState, calls: Sequence[ToolCall], declared: Sequence[Tool], outcomes: Sequence[Outcome]
 ) -> list[Message]:
     """Result messages in call order (stamped), or raise the batch's failure."""
     messages: list[Message] = []
@@ -138,7 +126,7 @@ def _record(
             messages.append(
                 Message(role=TOOL, content=outcome.reason, tool_call_id=call.id, tool_name=call.name, failed=True)
             )
-        elif isinstance(outcome, ModelRetry) and state.feedbacks.get(tool.name, 0) < _retry_limit(agent, tool):
+        elif isinstance(outcome, ModelRetry) and state.feedbacks.get(tool.name, 0) < _retry_limit(config, tool):
             state.feedbacks[tool.name] = state.feedbacks.get(tool.name, 0) + 1
             rejection = f"Your tool call was rejected: {outcome.reason}. Correct the arguments and call the tool again."
             messages.append(Message(role=TOOL, content=rejection, tool_call_id=call.id, tool_name=call.name))

@@ -4,16 +4,13 @@
 place a ``RunError`` and its ``PartialResult`` are built, so the evidence rules (contents per
 failure kind, the Partial-nil rule and golem's divergence from it for interruptions) live in
 one function. Also here: the error types that become ``RunError`` causes, the events
-``on_event`` receives beyond the model stream, and ``cut_message``, which turns a stream that
-died into a resumable assistant message.
+``RunHooks.on_event`` receives beyond the model stream, and ``cut_message``, which turns a
+stream that died into a resumable assistant message.
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from golem_cli.core.errors import GolemError, PartialResult, RunError
 from golem_cli.core.gojson import go_quote_q
@@ -21,9 +18,6 @@ from golem_cli.core.messages import ASSISTANT, Message, ToolCall, mark_interrupt
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
 from golem_cli.core.validate import thinking_error
-
-Callback = Callable[[Any], Any]
-
 
 # --- errors carried as RunError causes ------------------------------------------------------
 
@@ -75,14 +69,6 @@ class ToolCallFinished:
 def interruption(exc: BaseException) -> str:
     """The cause text of an interrupted run: Ctrl-C, or cancellation of the task."""
     return "interrupted" if isinstance(exc, KeyboardInterrupt) else "canceled"
-
-
-async def call_back(callback: Callback | None, value: Any) -> None:
-    """Call a sync or async callback."""
-    if callback is not None:
-        result = callback(value)
-        if inspect.isawaitable(result):
-            await result
 
 
 # --- the state of one run ---------------------------------------------------------------------

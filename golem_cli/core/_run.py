@@ -2,8 +2,9 @@
 
 Kept apart from ``agent.py`` so that file reads as the public contract (preparation, identity,
 request assembly) and this one as the mechanics: model turns with retries and streaming,
-usage bounds, the optional output validator. Tool batches are ``_batch.py``; the run's state
-and the evidence a failure leaves are ``_evidence.py``.
+usage bounds, the optional output validator. The loop reads only its ``RunConfig``, never the
+agent. Tool batches are ``_batch.py``; the run's state and the evidence a failure leaves are
+``_evidence.py``.
 """
 
 from __future__ import annotations
@@ -11,36 +12,25 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from golem_cli.core._batch import run_batch
-from golem_cli.core._evidence import Callback, RunState, UsageLimitError, call_back, cut_message, interruption
+from golem_cli.core._evidence import RunState, UsageLimitError, cut_message, interruption
 from golem_cli.core.errors import GolemError, ModelError, RunError
 from golem_cli.core.messages import USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, ResponseAccumulator, StreamEvent, TextDelta
+from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import ModelRetry
-
-if TYPE_CHECKING:
-    from golem_cli.core.agent import Agent
 
 # --- the loop ---------------------------------------------------------------------------------
 
 
 class Loop:
-    """Drives one run of ``agent`` over ``state`` (streamed when ``stream`` is true)."""
+    """Drives one run configured by ``config`` over ``state`` (streamed when ``stream`` is true)."""
 
-    def __init__(
-        self,
-        agent: Agent,
-        state: RunState,
-        *,
-        stream: bool,
-        on_delta: Callback | None = None,
-        on_event: Callback | None = None,
-    ) -> None:
-        self.agent, self.state, self.stream = agent, state, stream
-        self.on_delta, self.on_event = on_delta, on_event
-        self.definitions = [t.definition() for t in agent.tools]
+    def __init__(self, config: RunConfig, state: RunState, hooks: RunHooks, *, stream: bool) -> None:
+        self.config, self.state, self.hooks, self.stream = config, state, hooks, stream
+        self.definitions = config.tool_definitions()
 
     async def run(self) -> tuple[ModelResponse, Any]:
         """Turns until a reply without tool calls; returns it and the decoded output.
@@ -58,13 +48,13 @@ class Loop:
             raise self.state.fail("model", exc) from exc
 
     async def _turns(self) -> tuple[ModelResponse, Any]:
-        agent, state = self.agent, self.state
+        config, state = self.config, self.state
         corrections = 0
         turn = 0
         while True:
-            if turn >= agent.max_turns:
-                raise state.fail("loop", f"runner: model turn limit exceeded after {agent.max_turns} turns")
-            request = ModelRequest(messages=list(state.messages), tools=self.definitions, settings=agent.settings)
+            if turn >= config.max_turns:
+                raise state.fail("loop", f"runner: model turn limit exceeded after {config.max_turns} turns")
+            request = ModelRequest(messages=list(state.messages), tools=self.definitions, settings=config.settings)
             self._check_request_size(request)
             response = await self._model_turn(request)
             state.finish_reason = response.finish_reason
@@ -76,7 +66,7 @@ class Loop:
                 try:
                     return response, await self._decode(response)
                 except ModelRetry as rejection:
-                    if corrections >= agent.output_retries:
+                    if corrections >= config.output_retries:
                         raise self._decode_failure(rejection, corrections) from rejection
                     corrections += 1
                     state.messages.append(
@@ -92,15 +82,15 @@ class Loop:
                     continue
                 except Exception as exc:
                     raise self._decode_failure(exc, corrections) from exc
-            await run_batch(agent, state, calls, self.on_event)
+            await run_batch(config, state, calls, self.hooks)
             self._check_limits()
             turn += 1
 
     # --- model ---------------------------------------------------------------------------
 
     async def _model_turn(self, request: ModelRequest) -> ModelResponse:
-        """One model turn with the agent's retry policy; every failure becomes a RunError."""
-        agent, state = self.agent, self.state
+        """One model turn with the configured retry policy; every failure becomes a RunError."""
+        config, state = self.config, self.state
         attempt = 0
         while True:
             attempt += 1
@@ -109,13 +99,13 @@ class Loop:
             try:
                 if self.stream:
                     return await self._stream_once(request, acc)
-                return await agent.model.request(request)
+                return await config.model.request(request)
             except (asyncio.CancelledError, KeyboardInterrupt) as exc:
                 raise state.fail("model", interruption(exc), interrupted=True, cut=cut_message(acc)) from exc
             except Exception as exc:
                 retryable = isinstance(exc, ModelError) and exc.retryable and acc.is_empty()
-                if retryable and attempt < agent.max_attempts:
-                    delay = agent.retry_backoff(attempt, exc)
+                if retryable and attempt < config.max_attempts:
+                    delay = config.retry_backoff(attempt, exc)
                     try:
                         if delay > 0:
                             await asyncio.sleep(delay)
@@ -126,14 +116,14 @@ class Loop:
                 raise state.fail("model", error, cut=cut_message(acc)) from exc
 
     async def _stream_once(self, request: ModelRequest, acc: ResponseAccumulator) -> ModelResponse:
-        stream_method = getattr(self.agent.model, "stream", None)
+        stream_method = getattr(self.config.model, "stream", None)
         events: AsyncIterator[StreamEvent] = stream_method(request)  # type: ignore[misc]
         try:
             async for event in events:
                 acc.add(event)
-                await call_back(self.on_event, event)
+                await self.hooks.event(event)
                 if isinstance(event, TextDelta) and event.text:
-                    await call_back(self.on_delta, event.text)
+                    await self.hooks.delta(event.text)
         finally:
             aclose = getattr(events, "aclose", None)
             if aclose is not None:
@@ -146,9 +136,9 @@ class Loop:
         return acc.done
 
     def _check_request_size(self, request: ModelRequest) -> None:
-        """The pre-send per-request bound (needs the agent's token counter)."""
-        limit = self.agent.usage_limits.per_request_input_tokens if self.agent.usage_limits else 0
-        counter = self.agent.token_counter
+        """The pre-send per-request bound (needs the configured token counter)."""
+        limit = self.config.usage_limits.per_request_input_tokens if self.config.usage_limits else 0
+        counter = self.config.token_counter
         if not limit or counter is None:
             return
         try:
@@ -159,23 +149,13 @@ class Loop:
             raise self.state.fail("usage", UsageLimitError("per-request input token", limit, count))
 
     def _check_limits(self) -> None:
-        limits, state = self.agent.usage_limits, self.state
-        if limits is None:
-            return
-        usage = state.usage
-        checks = (
-            ("input token", limits.input_tokens, usage.input_tokens),
-            ("output token", limits.output_tokens, usage.output_tokens),
-            ("total token", limits.total_tokens, usage.input_tokens + usage.output_tokens),
-            ("request", limits.requests, state.requests),
-            ("tool call", limits.tool_calls, state.tool_calls),
-        )
-        for kind, limit, actual in checks:
-            if limit and actual > limit:
-                raise state.fail("usage", UsageLimitError(kind, limit, actual))
+        limits, state = self.config.usage_limits, self.state
+        crossed = limits.crossed(state.usage, state.requests, state.tool_calls) if limits else None
+        if crossed is not None:
+            raise state.fail("usage", UsageLimitError(*crossed))
 
     async def _decode(self, response: ModelResponse) -> Any:
-        validator = self.agent.output_validator
+        validator = self.config.output_validator
         if validator is None:
             return response.message.content
         value = validator(response.message.content)
@@ -196,12 +176,3 @@ def _retried(exc: Exception, attempts: int) -> Exception:
         wrapped = GolemError(text)
     wrapped.__cause__ = exc
     return wrapped
-
-
-def default_backoff(attempt: int, error: BaseException) -> float:
-    """Seconds to wait after failed attempt ``attempt``: the provider's ``retry_after`` when
-    given, else 0.5 s doubling per attempt, capped at 30 s (Go's default)."""
-    retry_after = getattr(error, "retry_after", None)
-    if isinstance(retry_after, int | float) and retry_after >= 0:
-        return min(float(retry_after), 30.0)
-    return min(0.5 * 2.0 ** (attempt - 1), 30.0)

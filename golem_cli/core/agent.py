@@ -10,8 +10,9 @@ A run goes through fixed steps, in Go golem's order:
 4. request assembly (§8): the instructions as a system message (static and dynamic text
    joined by a blank line), the *repaired* history without its system messages, then the
    prompt, stamped with the run identity (§6.3), always present even if empty;
-5. the loop (``_run.Loop``): model turn, tools in parallel with results in call order, and
-   again, until a reply without tool calls.
+5. the loop (``_run.Loop``, given the agent's frozen ``RunConfig`` and the caller's
+   ``RunHooks``, never the agent): model turn, tools in parallel with results in call order,
+   and again, until a reply without tool calls.
 
 Success returns a ``RunResult``; failure after step 3 raises ``RunError`` whose ``partial``
 is resume-ready: ``agent.run_with_history(err.partial.messages, "next")`` continues cleanly.
@@ -26,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from golem_cli.core._evidence import (
-    Callback,
     RunCanceledError,
     RunState,
     ToolCallError,
@@ -34,16 +34,24 @@ from golem_cli.core._evidence import (
     ToolCallStarted,
     UsageLimitError,
 )
-from golem_cli.core._run import Loop, default_backoff
+from golem_cli.core._run import Loop
 from golem_cli.core.errors import GolemError, HistoryProcessorError
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings
 from golem_cli.core.processors import HistoryProcessor
 from golem_cli.core.repair import repair_history
+from golem_cli.core.runconfig import (
+    DEFAULT_MAX_TURNS,
+    DEFAULT_TOOL_RETRIES,
+    Callback,
+    RunConfig,
+    RunHooks,
+    default_backoff,
+)
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
-from golem_cli.core.usage import Usage
+from golem_cli.core.usage import Usage, UsageLimits
 from golem_cli.core.validate import validate_run_input
 
 __all__ = [
@@ -52,6 +60,8 @@ __all__ = [
     "Agent",
     "HistoryProcessor",
     "RunCanceledError",
+    "RunConfig",
+    "RunHooks",
     "RunResult",
     "ToolCallError",
     "ToolCallFinished",
@@ -60,30 +70,6 @@ __all__ = [
     "UsageLimits",
     "resolve_instructions",
 ]
-
-#: Model turns per run (Go ``DefaultMaxIterations``).
-DEFAULT_MAX_TURNS = 10
-#: Tool-argument corrections fed back per tool per run. Go defaults to 0; a chat with real
-#: models meets malformed arguments often enough that one correction is the better default.
-DEFAULT_TOOL_RETRIES = 1
-
-
-@dataclass(frozen=True, slots=True)
-class UsageLimits:
-    """Bounds on one run; 0 leaves a dimension unbounded (Go ``UsageLimit``).
-
-    Token, request and tool-call bounds are checked after every model response and tool
-    batch against the run's totals; the crossing response is kept in ``partial``.
-    ``per_request_input_tokens`` is checked before each request with the agent's
-    ``token_counter``.
-    """
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    total_tokens: int = 0
-    requests: int = 0
-    tool_calls: int = 0
-    per_request_input_tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,16 +107,14 @@ def resolve_instructions(static: str, dynamic: str) -> str:
 
 
 class Agent:
-    """A model with instructions, tools and a history policy; runs are independent.
+    """A model with instructions, tools and policies (its ``RunConfig``); runs are independent.
 
-    ``instructions_func`` (sync or async, no arguments) is evaluated once per run.
-    ``history_processor`` (e.g. ``trim_history(20)``) sees exactly the supplied history.
-    ``max_attempts`` retries retryable ``ModelError``s; a streamed turn is retried only if
-    nothing of it arrived yet (a retry must not replay deltas the caller has shown).
-    ``output_validator`` (optional, sync or async) turns the final text into ``output``; its
-    ``ModelRetry`` asks the model to correct it (up to ``output_retries`` times), any other
-    error fails the run at the ``decode`` stage.
+    The keyword arguments are ``RunConfig``'s fields, documented there. The four Go-shaped
+    run methods are thin entry points over one implementation; a caller that needs other
+    tools or settings for one run uses ``Agent.from_config(replace(agent.config, ...))``.
     """
+
+    config: RunConfig
 
     def __init__(
         self,
@@ -151,43 +135,32 @@ class Agent:
         output_validator: Callable[[str], Any] | None = None,
         output_retries: int = 0,
     ) -> None:
-        if model is None:
-            raise ValueError("golem: model is required")
-        if max_turns < 1:
-            raise ValueError(f"golem: max iterations must be at least 1, got {max_turns}")
-        if max_attempts < 1:
-            raise ValueError(f"golem: max attempts must be at least 1, got {max_attempts}")
-        if tool_retries < 0:
-            raise ValueError(f"golem: tool retries must not be negative, got {tool_retries}")
-        if output_retries < 0:
-            raise ValueError(f"golem: output retries must not be negative, got {output_retries}")
-        if usage_limits is not None:
-            if min(getattr(usage_limits, f) for f in UsageLimits.__slots__) < 0:
-                raise ValueError(f"golem: usage limit must not be negative, got {usage_limits}")
-            if usage_limits.per_request_input_tokens and token_counter is None:
-                raise ValueError("golem: usage limit per_request_input_tokens requires a token_counter")
-        seen: set[str] = set()
-        for t in tools:
-            if t.name in seen:
-                raise ValueError(f"golem: tool {t.name!r}: duplicate name")
-            seen.add(t.name)
-        self.model = model
-        self.instructions = instructions
-        self.instructions_func = instructions_func
-        self.tools = tuple(tools)
-        self.history_processor = history_processor
-        self.settings = settings
-        self.max_turns = max_turns
-        self.usage_limits = usage_limits
-        self.token_counter = token_counter
-        self.tool_retries = tool_retries
-        self.parallel_tool_calls = parallel_tool_calls
-        self.max_attempts = max_attempts
-        self.retry_backoff = retry_backoff
-        self.output_validator = output_validator
-        self.output_retries = output_retries
+        self.config = RunConfig(
+            model=model,
+            instructions=instructions,
+            instructions_func=instructions_func,
+            tools=tuple(tools),
+            history_processor=history_processor,
+            settings=settings,
+            max_turns=max_turns,
+            usage_limits=usage_limits,
+            token_counter=token_counter,
+            tool_retries=tool_retries,
+            parallel_tool_calls=parallel_tool_calls,
+            max_attempts=max_attempts,
+            retry_backoff=retry_backoff,
+            output_validator=output_validator,
+            output_retries=output_retries,
+        )
 
-    # --- public runs ---------------------------------------------------------------------
+    @classmethod
+    def from_config(cls, config: RunConfig) -> Agent:
+        """An agent over a ready (already validated) configuration."""
+        agent = cls.__new__(cls)
+        agent.config = config
+        return agent
+
+    # --- public runs: thin entry points over ``_execute`` ----------------------------------
 
     async def run(
         self, prompt: str, *, parts: Sequence[Part] = (), run_id: str | None = None, conversation_id: str | None = None
@@ -218,15 +191,8 @@ class Agent:
         conversation_id: str | None = None,
     ) -> RunResult:
         """``run`` over streamed model turns; see ``run_stream_with_history``."""
-        return await self.run_stream_with_history(
-            [],
-            prompt,
-            on_delta=on_delta,
-            on_event=on_event,
-            parts=parts,
-            run_id=run_id,
-            conversation_id=conversation_id,
-        )
+        hooks = RunHooks(on_delta, on_event)
+        return await self._execute([], prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
 
     async def run_stream_with_history(
         self,
@@ -241,9 +207,7 @@ class Agent:
     ) -> RunResult:
         """``run_with_history`` over streamed model turns.
 
-        ``on_delta(text)`` gets every text delta as it arrives, across tool turns;
-        ``on_event(event)`` gets every stream event (text, thinking and tool-call deltas) and
-        ``ToolCallStarted`` / ``ToolCallFinished``. Both may be sync or async.
+        ``on_delta`` and ``on_event`` are the run's ``RunHooks`` (see there).
 
         Interruption (``KeyboardInterrupt`` anywhere, e.g. from ``on_delta``, or cancellation
         of the task) raises ``RunError(interrupted=True)``: at stage ``model``, with the text
@@ -255,13 +219,8 @@ class Agent:
         (``interrupted`` stays False). Converting the cancellation into ``RunError`` means
         the task ends with that error rather than ``CancelledError``.
         """
-        if not callable(getattr(self.model, "stream", None)):
-            raise GolemError(
-                f"golem: model {getattr(self.model, 'name', type(self.model).__name__)} does not support streaming"
-            )
-        return await self._execute(
-            history, prompt, parts, run_id, conversation_id, stream=True, on_delta=on_delta, on_event=on_event
-        )
+        hooks = RunHooks(on_delta, on_event)
+        return await self._execute(history, prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
 
     def run_sync(self, prompt: str, **kwargs: Any) -> RunResult:
         """``run`` for callers without an event loop."""
@@ -276,10 +235,11 @@ class Agent:
     def process_history(self, history: Sequence[Message]) -> list[Message]:
         """Step 1: the processor's view of the history (a copy; the input is never mutated)."""
         supplied = list(history)
-        if self.history_processor is None:
+        processor = self.config.history_processor
+        if processor is None:
             return supplied
         try:
-            processed = self.history_processor(supplied)
+            processed = processor(supplied)
         except Exception as exc:
             raise HistoryProcessorError(f"golem: history processor: {exc}") from exc
         return list(processed) if processed is not None else []
@@ -287,10 +247,10 @@ class Agent:
     async def instructions_text(self) -> str:
         """The run's resolved instructions (static, then the function's text)."""
         dynamic = ""
-        if self.instructions_func is not None:
-            value = self.instructions_func()
+        if self.config.instructions_func is not None:
+            value = self.config.instructions_func()
             dynamic = await value if inspect.isawaitable(value) else value
-        return resolve_instructions(self.instructions, dynamic or "")
+        return resolve_instructions(self.config.instructions, dynamic or "")
 
     async def _execute(
         self,
@@ -301,9 +261,12 @@ class Agent:
         conversation_id: str | None,
         *,
         stream: bool,
-        on_delta: Callback | None = None,
-        on_event: Callback | None = None,
+        hooks: RunHooks = RunHooks(),
     ) -> RunResult:
+        """Every run: steps 1-4 here, then the loop over the agent's configuration."""
+        if stream and not callable(getattr(self.config.model, "stream", None)):
+            model = self.config.model
+            raise GolemError(f"golem: model {getattr(model, 'name', type(model).__name__)} does not support streaming")
         processed = self.process_history(history)
         validate_run_input(parts, processed)
         run_id = run_id or new_id()
@@ -320,7 +283,7 @@ class Agent:
             Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=conversation_id)
         )
         state = RunState(messages, prompt_index, sent, run_id, conversation_id)
-        loop = Loop(self, state, stream=stream, on_delta=on_delta, on_event=on_event)
+        loop = Loop(self.config, state, hooks, stream=stream)
         response, output = await loop.run()
         return RunResult(
             messages=state.messages,

@@ -1,4 +1,4 @@
-"""Token usage, summed over the model calls of a run."""
+"""Token usage, summed over the model calls of a run, and the bounds a run may set on it."""
 
 from __future__ import annotations
 
@@ -39,3 +39,46 @@ class Usage:
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class UsageLimits:
+    """Bounds on one run; 0 leaves a dimension unbounded (Go ``UsageLimit``).
+
+    Token, request and tool-call bounds are checked after every model response and tool
+    batch against the run's totals; the crossing response is kept in ``partial``.
+    ``per_request_input_tokens`` is checked before each request with the run's
+    ``token_counter``.
+    """
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    requests: int = 0
+    tool_calls: int = 0
+    per_request_input_tokens: int = 0
+
+    def is_valid(self) -> bool:
+        """No bound is negative."""
+        return 0 <= min(
+            self.input_tokens,
+            self.output_tokens,
+            self.total_tokens,
+            self.requests,
+            self.tool_calls,
+            self.per_request_input_tokens,
+        )
+
+    def crossed(self, usage: Usage, requests: int, tool_calls: int) -> tuple[str, int, int] | None:
+        """The first bound the totals so far cross, as (kind, limit, actual), else None."""
+        checks = (
+            ("input token", self.input_tokens, usage.input_tokens),
+            ("output token", self.output_tokens, usage.output_tokens),
+            ("total token", self.total_tokens, usage.total_tokens),
+            ("request", self.requests, requests),
+            ("tool call", self.tool_calls, tool_calls),
+        )
+        for kind, limit, actual in checks:
+            if limit and actual > limit:
+                return kind, limit, actual
+        return None

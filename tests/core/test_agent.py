@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import pytest
 from golem_cli.core.agent import Agent, RunResult, resolve_instructions
 from golem_cli.core.errors import GolemError, HistoryProcessorError, HistoryValidationError, ModelError, RunError
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, ToolCall
-from golem_cli.core.model import TextDelta, ThinkingDelta, ToolCallDelta
+from golem_cli.core.model import ModelSettings, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.offline import EchoModel, ScriptedModel, Step, call, fail, reply
 from golem_cli.core.processors import budget_history, trim_history
 from golem_cli.core.repair import repair_history
@@ -532,6 +533,22 @@ def test_construction_errors():
 
     with pytest.raises(ValueError, match="requires a token_counter"):
         Agent(model, usage_limits=UsageLimits(per_request_input_tokens=5))
+    with pytest.raises(ValueError, match="duplicate name"):  # a variation is validated too
+        replace(Agent(model, tools=[echo]).config, tools=(echo, echo))
+
+
+def test_one_run_can_use_a_variation_of_the_agents_config():
+    """What a CLI does to switch tools or settings for one run: the agent stays as it was."""
+    model = ScriptedModel([calls(("c1", "echo", '{"text": "x"}')), reply("done"), reply("plain")])
+    agent = Agent(model, instructions="be brief")
+    with_tools = Agent.from_config(replace(agent.config, tools=(echo,), settings=ModelSettings(temperature=0.5)))
+    result = run(with_tools.run("use the tool"))
+    assert result.output == "done" and result.tool_calls == 1
+    assert [d.name for d in model.requests[0].tools] == ["echo"] and model.requests[0].settings.temperature == 0.5
+    assert model.requests[0].messages[0].content == "be brief"
+    assert run(agent.run("no tools now")).output == "plain"
+    assert model.requests[2].tools == [] and model.requests[2].settings == ModelSettings()
+    assert agent.config.tools == () and with_tools.config.model is agent.config.model
 
 
 # --- property: any valid history yields a valid request and untouched evidence -------------

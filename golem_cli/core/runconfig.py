@@ -1,0 +1,137 @@
+"""What a run is given: the agent's frozen configuration, and the caller's hooks for one run.
+
+``RunConfig`` is everything an ``Agent`` is (model, instructions, tools, limits, policies),
+validated once and immutable, so the run loop reads explicit values instead of reaching into
+the agent (the Go runner, likewise, takes its configuration, not the agent). A caller that
+needs a variation for one run (other tools, other model settings, another history processor)
+builds one with ``dataclasses.replace(agent.config, ...)`` and ``Agent.from_config``; the
+original is untouched.
+
+``RunHooks`` are per run and never part of the configuration: they are how the caller hears
+what happens (text deltas, stream and tool events) while the run is going.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from golem_cli.core.model import Model, ModelSettings, ToolDefinition
+from golem_cli.core.processors import HistoryProcessor
+from golem_cli.core.tokens import TokenCounter
+from golem_cli.core.tools import Tool
+from golem_cli.core.usage import UsageLimits
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "DEFAULT_TOOL_RETRIES",
+    "Callback",
+    "RunConfig",
+    "RunHooks",
+    "default_backoff",
+]
+
+#: Model turns per run (Go ``DefaultMaxIterations``).
+DEFAULT_MAX_TURNS = 10
+#: Tool-argument corrections fed back per tool per run. Go defaults to 0; a chat with real
+#: models meets malformed arguments often enough that one correction is the better default.
+DEFAULT_TOOL_RETRIES = 1
+
+#: A sync or async callable the run calls with one value (a delta's text, an event).
+Callback = Callable[[Any], Any]
+
+
+def default_backoff(attempt: int, error: BaseException) -> float:
+    """Seconds to wait after failed attempt ``attempt``: the provider's ``retry_after`` when
+    given, else 0.5 s doubling per attempt, capped at 30 s (Go's default)."""
+    retry_after = getattr(error, "retry_after", None)
+    if isinstance(retry_after, int | float) and retry_after >= 0:
+        return min(float(retry_after), 30.0)
+    return min(0.5 * 2.0 ** (attempt - 1), 30.0)
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """An agent's configuration; construction validates it with Go's texts.
+
+    ``instructions_func`` (sync or async, no arguments) is evaluated once per run and joined
+    to ``instructions``. ``history_processor`` (e.g. ``trim_history(20)``) sees exactly the
+    supplied history. ``max_attempts`` bounds the model calls of one turn when a
+    ``ModelError`` is retryable, waiting ``retry_backoff(attempt, error)`` seconds between
+    them; a streamed turn is retried only if nothing of it arrived yet. ``output_validator``
+    (sync or async) turns the final text into the run's ``output``; its ``ModelRetry`` asks
+    the model to correct it, up to ``output_retries`` times.
+    """
+
+    model: Model
+    instructions: str = ""
+    instructions_func: Callable[[], str | Awaitable[str]] | None = None
+    tools: tuple[Tool, ...] = ()
+    history_processor: HistoryProcessor | None = None
+    settings: ModelSettings = ModelSettings()
+    max_turns: int = DEFAULT_MAX_TURNS
+    usage_limits: UsageLimits | None = None
+    token_counter: TokenCounter | None = None
+    tool_retries: int = DEFAULT_TOOL_RETRIES
+    parallel_tool_calls: bool = True
+    max_attempts: int = 1
+    retry_backoff: Callable[[int, BaseException], float] = default_backoff
+    output_validator: Callable[[str], Any] | None = None
+    output_retries: int = 0
+
+    def __post_init__(self) -> None:
+        if self.model is None:
+            raise ValueError("golem: model is required")
+        if self.max_turns < 1:
+            raise ValueError(f"golem: max iterations must be at least 1, got {self.max_turns}")
+        if self.max_attempts < 1:
+            raise ValueError(f"golem: max attempts must be at least 1, got {self.max_attempts}")
+        if self.tool_retries < 0:
+            raise ValueError(f"golem: tool retries must not be negative, got {self.tool_retries}")
+        if self.output_retries < 0:
+            raise ValueError(f"golem: output retries must not be negative, got {self.output_retries}")
+        if self.usage_limits is not None:
+            if not self.usage_limits.is_valid():
+                raise ValueError(f"golem: usage limit must not be negative, got {self.usage_limits}")
+            if self.usage_limits.per_request_input_tokens and self.token_counter is None:
+                raise ValueError("golem: usage limit per_request_input_tokens requires a token_counter")
+        seen: set[str] = set()
+        for t in self.tools:
+            if t.name in seen:
+                raise ValueError(f"golem: tool {t.name!r}: duplicate name")
+            seen.add(t.name)
+
+    def tool_definitions(self) -> list[ToolDefinition]:
+        """The tools as every request of a run shows them to the model, in declaration order."""
+        return [t.definition() for t in self.tools]
+
+    def tool(self, name: str) -> Tool | None:
+        """The declared tool called ``name``, if any."""
+        return next((t for t in self.tools if t.name == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class RunHooks:
+    """How the caller hears one run: ``on_delta(text)`` gets every text delta as it arrives,
+    across tool turns; ``on_event(event)`` gets every stream event (text, thinking and
+    tool-call deltas) and ``ToolCallStarted`` / ``ToolCallFinished``. Sync or async; an
+    exception from either ends the run (at the ``model`` stage, Go's stage for unclassified
+    errors)."""
+
+    on_delta: Callback | None = None
+    on_event: Callback | None = None
+
+    async def delta(self, text: str) -> None:
+        await _call(self.on_delta, text)
+
+    async def event(self, event: object) -> None:
+        await _call(self.on_event, event)
+
+
+async def _call(callback: Callback | None, value: Any) -> None:
+    if callback is not None:
+        result = callback(value)
+        if inspect.isawaitable(result):
+            await result
