@@ -72,14 +72,6 @@ def test_the_scan_catches_a_violation(tmp_path):
 
 # --- no import circles ------------------------------------------------------------------------
 
-# Circles being taken apart by other work; each entry is a debt with an owner, not a permission.
-# A circle found inside one of these (the same modules or fewer) is tolerated, anything else fails.
-KNOWN_CYCLES = [
-    # issue 14.3: the provider packages will declare their facts and resolve.py read them
-    {"golem_cli.providers.resolve", "golem_cli.providers.openai.model", "golem_cli.providers.anthropic.model"},
-]
-
-
 def module_names(package: Path) -> dict[str, Path]:
     """Dotted name -> file, for every module of ``package`` (a directory with __init__.py)."""
     names = {}
@@ -149,8 +141,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_no_import_circles():
-    cycles = import_cycles(import_graph(PACKAGE))
-    assert [sorted(c) for c in cycles if not any(c <= known for known in KNOWN_CYCLES)] == []
+    assert [sorted(c) for c in import_cycles(import_graph(PACKAGE))] == []
 
 
 def test_the_cycle_scan_catches_lazy_and_type_only_circles(tmp_path):
