@@ -23,3 +23,12 @@ def server(provider_server: ProviderServer) -> Iterator[ProviderServer]:
     provider_server.reset()
     yield provider_server
     provider_server.reset()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """How many request bodies were validated against the official SDKs' request types."""
+    from tests.providerserver.sdk import COUNTS
+
+    if COUNTS:
+        detail = ", ".join(f"{name} {count}" for name, count in sorted(COUNTS.items()))
+        terminalreporter.write_line(f"request bodies validated against the SDK request types: {sum(COUNTS.values())} ({detail})")

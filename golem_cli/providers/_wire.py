@@ -4,12 +4,13 @@ the same way whatever the protocol."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from golem_cli.core.gojson import html_escape_json
+from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 
 _encoder = msgspec.json.Encoder()
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -54,3 +55,57 @@ def finish_reason(reason: object, vocabulary: Mapping[str, str]) -> str:
 def count(value: object) -> int:
     """A token count from a usage object; anything but a whole number counts as 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def paired(messages: Sequence[Message]) -> list[Message]:
+    """``messages`` in the order both APIs demand: every call has an ID, and the results of a
+    turn's calls follow it, in call order, before anything else.
+
+    Repair (spec §2) pairs a call with a result that comes after an intervening message, and
+    leaves a call without an ID unanswered; both APIs reject either. On the wire, such a result
+    moves up next to its call, and an ID-less call gets a deterministic ID and the result repair
+    gives an interrupted call. The stored history is unchanged (docs/adr/0007).
+    """
+    messages = _with_ids(messages)
+    out: list[Message] = []
+    moved: set[int] = set()
+    for index, message in enumerate(messages):
+        if index in moved:
+            continue
+        out.append(message)
+        if message.role != ASSISTANT or not message.tool_calls:
+            continue
+        order = {call.id: n for n, call in reversed(list(enumerate(message.tool_calls)))}
+        answers: list[tuple[int, Message]] = []
+        for later in range(index + 1, len(messages)):
+            other = messages[later]
+            if other.role == ASSISTANT:
+                break
+            if other.role == TOOL and other.tool_call_id in order:
+                answers.append((order[other.tool_call_id], other))
+                moved.add(later)
+        out.extend(answer for _, answer in sorted(answers, key=lambda pair: pair[0]))
+    return out
+
+
+def _with_ids(messages: Sequence[Message]) -> Sequence[Message]:
+    """ID-less calls with a wire ID and the result repair gives an interrupted call."""
+    if not any(not call.id for m in messages if m.role == ASSISTANT for call in m.tool_calls):
+        return messages
+    out: list[Message] = []
+    owed: list[Message] = []
+    for index, message in enumerate(messages):
+        if owed and message.role != TOOL:
+            out.extend(owed)
+            owed = []
+        if message.role == ASSISTANT and any(not call.id for call in message.tool_calls):
+            calls = []
+            for n, call in enumerate(message.tool_calls):
+                if not call.id:
+                    call = msgspec.structs.replace(call, id=f"golem_no_id_{index}_{n}")
+                    owed.append(Message(role=TOOL, content=INTERRUPTED, tool_call_id=call.id, tool_name=call.name))
+                calls.append(call)
+            message = msgspec.structs.replace(message, tool_calls=calls)
+        out.append(message)
+    out.extend(owed)
+    return out

@@ -75,14 +75,50 @@ def test_consecutive_same_role_turns_merge() -> None:
     assert [b["type"] for b in turns[0]["content"]] == ["text", "text"]
     assert turns[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "a", "content": [{"type": "text", "text": "A"}]},
-        {"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text"}], "is_error": True},
+        {"type": "tool_result", "tool_use_id": "b", "is_error": True},  # empty: no content (ADR 0007)
         {"type": "text", "text": "go on"},
     ]
 
 
-def test_empty_messages_keep_the_go_shapes() -> None:
-    sent = body([Message(role="user"), Message(role="assistant")])
-    assert b'"messages":[{"role":"user","content":[{"type":"text"}]},{"role":"assistant","content":null}]' in sent
+def test_what_the_api_rejects_is_not_sent_as_go_spells_it() -> None:
+    """Spec §9.2 writes "content":null and [{"type":"text"}]; the API rejects both (ADR 0007)."""
+    history = [
+        Message(role="user", content="hi"),
+        Message(role="assistant"),  # an empty reply (a refusal, once)
+        Message(role="user"),  # an empty user message
+        Message(role="user", content="again"),
+    ]
+    assert json.loads(body(history))["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "text", "text": "again"}]}]
+    opening = json.loads(body([Message(role="assistant", content="Ahoy!"), Message(role="user", content="hi")]))["messages"]
+    assert opening[0] == {"role": "user", "content": [{"type": "text", "text": "(empty message)"}]}
+    empty_prompt = json.loads(body([Message(role="user", content="q"), Message(role="assistant", content="a"), Message(role="user")]))
+    assert empty_prompt["messages"][-1] == {"role": "user", "content": [{"type": "text", "text": "(empty message)"}]}
+    prefill = json.loads(body([Message(role="user", content="q"), Message(role="assistant", content="{")]))["messages"]
+    assert prefill[-1] == {"role": "assistant", "content": [{"type": "text", "text": "{"}]}  # a prefill stays one
+
+
+def test_calls_without_an_id_or_with_foreign_characters_get_a_wire_id() -> None:
+    history = [
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=[ToolCall(id="", name="roll", args="{}"), ToolCall(id="fc:1.a", name="roll", args="{}")]),
+        Message(role="tool", content="4", tool_call_id="fc:1.a", tool_name="roll"),
+    ]
+    turns = json.loads(body(history))["messages"]
+    assert [b["id"] for b in turns[1]["content"]] == ["golem_no_id_1_0", "fc_1_a"]
+    assert [(b["tool_use_id"], b["content"][0]["text"][:25]) for b in turns[2]["content"]] == [
+        ("golem_no_id_1_0", "Tool call was interrupted"), ("fc_1_a", "4")
+    ]
+
+
+def test_a_result_after_an_intervening_message_moves_next_to_its_call() -> None:
+    history = [
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=[ToolCall(id="c1", name="roll", args="{}")]),
+        Message(role="user", content="still there?"),
+        Message(role="tool", content="6", tool_call_id="c1"),
+    ]
+    turns = json.loads(body(history))["messages"]
+    assert [b["type"] for b in turns[2]["content"]] == ["tool_result", "text"]  # results first, as the API wants
 
 
 def test_thinking_is_replayed_with_signatures_in_order() -> None:
@@ -95,8 +131,7 @@ def test_thinking_is_replayed_with_signatures_in_order() -> None:
     assert blocks == [
         {"type": "thinking", "thinking": "hmm", "signature": "sig1"},
         {"type": "redacted_thinking", "data": "opaque"},
-        {"type": "thinking", "thinking": "unsigned"},
-        {"type": "text", "text": "ok"},
+        {"type": "text", "text": "ok"},  # unsigned reasoning is not sent (ADR 0007)
     ]
 
 

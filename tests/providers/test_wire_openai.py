@@ -79,7 +79,7 @@ def test_media_parts_map_per_kind() -> None:
     ]
     content = json.loads(body([Message(role="user", parts=parts)]))["messages"][0]["content"]
     assert content == [
-        {"type": "file", "file": {"file_data": "JVBERg==", "filename": "document.pdf"}},
+        {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERg==", "filename": "document.pdf"}},  # ADR 0007
         {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
         {"type": "input_audio", "input_audio": {"data": "SUQz", "format": "mp3"}},
     ]
@@ -120,3 +120,18 @@ def test_go_quote_matches_go_percent_q() -> None:
     assert go_q('a"b\\c') == '"a\\"b\\\\c"'
     assert go_q("tab\tbell\a\x01\x7f") == '"tab\\tbell\\a\\x01\\x7f"'
     assert go_q("é漢\u200b\U0001f600") == '"é漢\\u200b😀"'
+
+
+def test_calls_without_an_id_and_late_results_are_paired_on_the_wire() -> None:
+    """The API wants every call answered right after it, by ID (ADR 0007); stored history is untouched."""
+    history = [
+        Message(role="user", content="go"),
+        Message(role="assistant", tool_calls=[ToolCall(id="", name="roll", args="{}"), ToolCall(id="c2", name="roll", args="{}")]),
+        Message(role="user", content="still there?"),
+        Message(role="tool", content="6", tool_call_id="c2"),
+    ]
+    messages = json.loads(body(history))["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "tool", "user"]
+    assert [c["id"] for c in messages[1]["tool_calls"]] == ["golem_no_id_1_0", "c2"]
+    assert [m["tool_call_id"] for m in messages[2:4]] == ["golem_no_id_1_0", "c2"]  # in call order
+    assert history[1].tool_calls[0].id == ""

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.providerserver import render
+from tests.providerserver import render, sdk
 from tests.providerserver.recordings import load_recording
 from tests.providerserver.validate import anthropic_error, openai_error, validate_anthropic, validate_openai
 
@@ -82,6 +82,7 @@ class ProviderServer:
     def __init__(self, host: str = "127.0.0.1", port: int = 0, api_key: str | None = "sk-test", seed: int = 7) -> None:
         self.host, self.port, self.api_key = host, port, api_key
         self.requests: list[Received] = []
+        self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self._queue: collections.deque[Scenario] = collections.deque()
         self._rng = random.Random(seed)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -103,11 +104,13 @@ class ProviderServer:
     def reset(self, api_key: str | None = "sk-test") -> None:
         self._queue.clear()
         self.requests.clear()
+        self.sdk_rejections.clear()
         self.api_key = api_key
 
     # --- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
+        sdk.warm_up()
         self._server = await asyncio.start_server(self._connection, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -119,6 +122,7 @@ class ProviderServer:
             await self._server.serve_forever()
 
     def start_in_thread(self) -> ProviderServer:
+        sdk.warm_up()
         ready = threading.Event()
 
         def run() -> None:
@@ -201,6 +205,11 @@ class ProviderServer:
         )
         if problem:
             return await self._json(writer, problem[0], problem[1])
+        mismatch = sdk.sdk_problem(protocol, data)  # the SDK's request type as a second oracle
+        if mismatch:
+            self.sdk_rejections.append(mismatch)
+            body_of = openai_error if protocol == "openai" else anthropic_error
+            return await self._json(writer, 400, body_of(f"golem test server: {mismatch}"))
         reply = scenario.reply or render.Reply(text="echo: " + _last_user_text(data))
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)

@@ -187,6 +187,8 @@ def _anthropic(body: Any) -> str | None:
     messages = body["messages"]
     if not isinstance(messages, list):
         return "messages: Input should be a valid list"
+    if messages and isinstance(messages[0], dict) and messages[0].get("role") == "assistant":
+        return 'messages: first message must use the "user" role'
     for i, message in enumerate(messages):
         problem = _anthropic_message(i, message, i == len(messages) - 1)
         if problem:

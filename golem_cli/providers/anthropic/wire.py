@@ -2,12 +2,14 @@
 
 Turns alternate user/assistant: system messages become the top-level ``system`` string, tool
 results become ``tool_result`` blocks of a user turn, and consecutive turns with the same wire
-role merge. Thinking blocks are replayed with their signatures, which the API verifies.
+role merge. Thinking blocks are replayed with their signatures, which the API verifies;
+unsigned reasoning (from OpenAI-compatible models) is not sent (docs/adr/0007).
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +21,7 @@ from golem_cli.core.gojson import compact_json
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse
 from golem_cli.core.usage import Usage
-from golem_cli.providers._wire import count, encode_json, finish_reason, raw_json
+from golem_cli.providers._wire import count, encode_json, finish_reason, paired, raw_json
 
 #: ``stop_reason`` in golem's vocabulary (``_wire.finish_reason``).
 FINISH_REASONS = {
@@ -38,7 +40,7 @@ def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: 
     body: dict[str, Any] = {"model": model, "max_tokens": settings.max_tokens or max_tokens}
     if system:
         body["system"] = system
-    body["messages"] = turns or None
+    body["messages"] = turns
     if request.tools:
         body["tools"] = [
             {"name": t.name, **({"description": t.description} if t.description else {}), "input_schema": t.parameters}
@@ -54,11 +56,17 @@ def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: 
 
 
 def wire_turns(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
-    """(system text, turns) for a history."""
+    """(system text, turns) for a history.
+
+    Where spec §9.2 (Go's encoder) writes what the API rejects, what the API accepts wins
+    (docs/adr/0007): a message with nothing to send is left out instead of ``null`` or an
+    empty text block, unsigned thinking is left out, an empty tool result has no ``content``,
+    and results sit right after their calls (``_wire.paired``).
+    """
     system: list[str] = []
     turns: list[dict[str, Any]] = []
-    for message in messages:
-        blocks: list[dict[str, Any]] | None
+    role = ""
+    for message in paired(messages):
         if message.role == SYSTEM:
             system.append(message.content)
             continue
@@ -68,26 +76,48 @@ def wire_turns(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:
             role, blocks = "user", [_tool_result(message)]
         else:
             role, blocks = "user", _user(message)
+        if not blocks:
+            continue
         if turns and turns[-1]["role"] == role:
-            turns[-1]["content"] = ((turns[-1]["content"] or []) + (blocks or [])) or None
+            turns[-1]["content"] = turns[-1]["content"] + blocks
         else:
             turns.append({"role": role, "content": blocks})
+    if turns and turns[0]["role"] != "user":  # the API requires a user turn first
+        turns.insert(0, {"role": "user", "content": [_text(EMPTY_TURN)]})
+    if role == "user" and (not turns or turns[-1]["role"] != "user"):
+        turns.append({"role": "user", "content": [_text(EMPTY_TURN)]})  # an empty prompt, not a prefill
     return "\n\n".join(system), turns
 
 
-def _assistant(message: Message) -> list[dict[str, Any]] | None:
+#: Stands in for a user turn the API requires where the history has none with content.
+EMPTY_TURN = "(empty message)"
+
+
+def _text(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def _assistant(message: Message) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     for block in message.thinking:
         if block.redacted:
             blocks.append({"type": "redacted_thinking", "data": block.redacted})
-        else:
-            blocks.append(_omit_empty({"type": "thinking", "thinking": block.text, "signature": block.signature}))
+        elif block.signature:  # unsigned reasoning (another provider's) would be rejected
+            blocks.append({"type": "thinking", "thinking": block.text, "signature": block.signature})
     if message.content:
-        blocks.append({"type": "text", "text": message.content})
+        blocks.append(_text(message.content))
     for call in message.tool_calls:
-        tool_use = {"type": "tool_use", "id": call.id, "name": call.name}
-        blocks.append({**_omit_empty(tool_use), "input": _input(call.args)})
-    return blocks or None
+        blocks.append({"type": "tool_use", "id": tool_id(call.id), "name": call.name, "input": _input(call.args)})
+    return blocks
+
+
+def tool_id(call_id: str) -> str:
+    """A call ID as this API accepts it (``^[a-zA-Z0-9_-]+$``): other characters, which
+    other providers' IDs may hold, become ``_``; the same ID always maps the same way."""
+    return _NOT_ID.sub("_", call_id)
+
+
+_NOT_ID = re.compile(r"[^a-zA-Z0-9_-]")
 
 
 def _input(args: str) -> Any:
@@ -97,18 +127,14 @@ def _input(args: str) -> Any:
 
 
 def _user(message: Message) -> list[dict[str, Any]]:
-    blocks = ([{"type": "text", "text": message.content}] if message.content else []) + _media(message.parts, "")
-    return blocks or [{"type": "text"}]
+    return ([_text(message.content)] if message.content else []) + _media(message.parts, "")
 
 
 def _tool_result(message: Message) -> dict[str, Any]:
-    inner = ([{"type": "text", "text": message.content}] if message.content else []) + _media(
-        message.parts, "tool result "
-    )
-    block: dict[str, Any] = {"type": "tool_result"}
-    if message.tool_call_id:
-        block["tool_use_id"] = message.tool_call_id
-    block["content"] = inner or [{"type": "text"}]
+    inner = ([_text(message.content)] if message.content else []) + _media(message.parts, "tool result ")
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id(message.tool_call_id)}
+    if inner:
+        block["content"] = inner
     if message.failed:
         block["is_error"] = True
     return block

@@ -19,7 +19,7 @@ from golem_cli.core.gojson import go_quote, go_quote_q
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
-from golem_cli.providers._wire import count, encode_json, finish_reason
+from golem_cli.providers._wire import count, encode_json, finish_reason, paired
 
 _AUDIO_FORMATS = {
     "audio/wav": "wav",
@@ -65,6 +65,7 @@ def wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """Messages in chat-completions form. Each run of tool messages keeps its place; media the
     tools produced follow the run in one synthetic user message, framed per call."""
     wire: list[dict[str, Any]] = []
+    messages = paired(messages)  # results right after their calls, every call with an ID
     i = 0
     while i < len(messages):
         if messages[i].role != TOOL:
@@ -120,7 +121,9 @@ def _media(parts: Sequence[Part]) -> list[dict[str, Any]]:
             url = f"data:{part.media_type};base64,{data}" if part.data else part.url
             out.append({"type": "image_url", "image_url": {"url": url}})
         elif part.kind == "document" and not part.url and part.media_type == "application/pdf":
-            out.append({"type": "file", "file": {"file_data": data, "filename": "document.pdf"}})
+            # The documented form is a data URL; spec §9.1 (Go) sends bare base64 (docs/adr/0007).
+            file = {"file_data": f"data:application/pdf;base64,{data}", "filename": "document.pdf"}
+            out.append({"type": "file", "file": file})
         elif part.kind == "audio" and not part.url and part.media_type in _AUDIO_FORMATS:
             out.append(
                 {"type": "input_audio", "input_audio": {"data": data, "format": _AUDIO_FORMATS[part.media_type]}}
