@@ -1,9 +1,9 @@
-"""The ``golem`` command: a typer app assembled from one module per command group.
+"""The ``golem`` command: commands declared in one module per command group, run by the fast
+path or by a typer app built from the same declarations.
 
-Registering commands: every module named in ``COMMAND_MODULES`` exposes
-``register(app: typer.Typer) -> None`` and adds its commands there. Command modules import
-only typer at module level; everything heavy (the store, the codec, rich) is imported inside
-the command functions, so building the app costs the same whichever command runs.
+Registering commands: every module named in ``COMMAND_MODULES`` declares
+``COMMANDS: tuple[Command, ...]`` (see command.py). Command modules import nothing heavy at
+module level; the store, the codec and rich are imported inside the command functions.
 
 ``golem --version`` never gets here: ``__main__`` answers it before any import.
 """
@@ -19,16 +19,27 @@ from golem_cli.cli import errors
 if TYPE_CHECKING:
     import typer
 
-#: Command groups, in the order ``golem --help`` shows them. The chat commands (chat, resume,
-#: fork, ask) register by adding their module here, first in the tuple.
+    from golem_cli.cli.command import Command
+
+#: Command groups, in the order ``golem --help`` shows them.
 COMMAND_MODULES: tuple[str, ...] = (
     "golem_cli.cli.chat",  # chat, resume, fork, ask
-    "golem_cli.cli.models_command",  # models
+    "golem_cli.cli.models",  # models
     "golem_cli.cli.conversations",  # list, show, delete
-    "golem_cli.cli.search_command",  # search
+    "golem_cli.cli.search",  # search
     "golem_cli.cli.normalize",  # normalize
     "golem_cli.cli.transfer",  # export, import
 )
+
+
+def commands() -> dict[str, Command]:
+    """Every command by name, in help order."""
+    found: dict[str, Command] = {}
+    for name in COMMAND_MODULES:
+        for command in importlib.import_module(name).COMMANDS:
+            found[command.name] = command
+    return found
+
 
 HELP = """golem: a command-line chat for large language models that never loses a turn.
 
@@ -52,6 +63,7 @@ def build_app() -> typer.Typer:
     plain (and faster) when piped."""
     import typer
 
+    from golem_cli.cli.command import to_typer
     from golem_cli.cli.console import styled
 
     app = typer.Typer(
@@ -73,15 +85,15 @@ def build_app() -> typer.Typer:
     ) -> None:
         """golem: a command-line chat for large language models that never loses a turn."""
 
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(app)
+    for command in commands().values():
+        to_typer(app, command)
     return app
 
 
 def run(args: list[str]) -> int:
     """Run the command line ``args`` (without the program name) and return the exit code.
 
-    ``list`` and ``show`` in their plain forms skip typer (see fastpath.py). Usage errors are
+    Plain argument lists skip typer (see fastpath.py). Usage errors are
     printed by typer (exit 2); everything else that escapes a command goes through
     ``errors.report``: one line on stderr, never a traceback unless ``--debug``.
     """
@@ -89,7 +101,7 @@ def run(args: list[str]) -> int:
     try:
         from golem_cli.cli import fastpath
 
-        fast = fastpath.parse(list(args))
+        fast = fastpath.parse(list(args), commands())
         if fast is not None:
             return fast()
         import typer

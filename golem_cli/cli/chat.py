@@ -10,70 +10,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import typer
+from golem_cli.cli.command import Argument, Command, Option
 
+if TYPE_CHECKING:
     from golem_cli.session import TurnOutcome
     from golem_cli.store import Store
 
 PANEL = "Chat"
-
-
-def register(app: typer.Typer) -> None:
-    import typer
-
-    model_opt = typer.Option(None, "--model", "-m", help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")
-    trim_opt = typer.Option(
-        None, "--max-messages", min=1, help="Send at most the newest N messages per run (default 20)."
-    )
-    plain_opt = typer.Option(False, "--no-markdown", help="Print replies as plain text.")
-
-    @app.command("chat", rich_help_panel=PANEL)
-    def chat_command(
-        model: str = model_opt,
-        system: str = typer.Option("", "--system", "-s", help="System prompt for this conversation."),
-        max_messages: int = trim_opt,
-        no_markdown: bool = plain_opt,
-    ) -> None:
-        """Start a new conversation."""
-        raise typer.Exit(chat(model, system, max_messages, no_markdown))
-
-    @app.command("resume", rich_help_panel=PANEL)
-    def resume_command(
-        ref: str = typer.Argument(None, metavar="[ID]", help="Conversation ID, unique prefix, or `last`."),
-        model: str = model_opt,
-        max_messages: int = trim_opt,
-        no_markdown: bool = plain_opt,
-    ) -> None:
-        """Continue a stored conversation (repaired first if needed)."""
-        raise typer.Exit(resume(ref, model, max_messages, not no_markdown))
-
-    @app.command("fork", rich_help_panel=PANEL)
-    def fork_command(
-        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
-        at: int = typer.Option(None, "--at", min=0, help="Copy only the first N messages."),
-        no_chat: bool = typer.Option(False, "--no-chat", help="Only create the fork and print its ID."),
-        model: str = model_opt,
-        max_messages: int = trim_opt,
-        no_markdown: bool = plain_opt,
-    ) -> None:
-        """Continue in a copy of a conversation (lineage recorded)."""
-        raise typer.Exit(fork(ref, at, no_chat, model, max_messages, not no_markdown))
-
-    @app.command("ask", rich_help_panel=PANEL)
-    def ask_command(
-        prompt: str = typer.Argument(None, help="The prompt; read from stdin when omitted or `-`."),
-        continue_last: bool = typer.Option(False, "--continue", "-c", help="Continue the most recent conversation."),
-        cid: str = typer.Option(None, "--cid", help="Continue this conversation."),
-        model: str = model_opt,
-        system: str = typer.Option(None, "--system", "-s", help="System prompt (new conversations)."),
-        as_json: bool = typer.Option(False, "--json", help="Print reply, IDs and usage as one JSON object."),
-        no_stream: bool = typer.Option(False, "--no-stream", help="Print the reply only once it is complete."),
-        max_messages: int = trim_opt,
-        attach: list[str] = typer.Option(None, "--attach", "-a", help="Attach a file or http(s) URL (repeatable)."),
-    ) -> None:
-        """One turn without the REPL; prints only the reply."""
-        raise typer.Exit(ask(prompt, continue_last, cid, model, system, as_json, no_stream, max_messages, attach))
 
 
 # --- implementations -----------------------------------------------------------------------
@@ -90,9 +33,9 @@ def _note(text: str) -> None:
         sys.stderr.write(text + "\n")
 
 
-def chat(model: str | None = None, system: str = "", max_messages: int | None = None, no_markdown: bool = False) -> int:
-    from golem_cli.cli.models import choose_model
-    from golem_cli.cli.models import max_messages as trim
+def chat(*, model: str | None, system: str, max_messages: int | None, no_markdown: bool) -> int:
+    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.session import ChatSession
 
@@ -123,10 +66,10 @@ def _pick(store: Store) -> str:
     return store.resolve(answer)
 
 
-def resume(ref: str | None, model: str | None, max_messages: int | None, markdown: bool) -> int:
+def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_markdown: bool) -> int:
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.models import choose_model
-    from golem_cli.cli.models import max_messages as trim
+    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.session import ChatSession
@@ -145,12 +88,14 @@ def resume(ref: str | None, model: str | None, max_messages: int | None, markdow
     lines = report_lines(before, session.history, repair)
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
-    return run_repl(session, markdown=markdown, note=choice.note, report_lines=lines)
+    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
 
 
-def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, markdown: bool) -> int:
-    from golem_cli.cli.models import choose_model
-    from golem_cli.cli.models import max_messages as trim
+def fork(
+    *, ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, no_markdown: bool
+) -> int:
+    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.core.repair import normalize_history
@@ -174,7 +119,7 @@ def fork(ref: str, at: int | None, no_chat: bool, model: str | None, max_message
         store, new, choice.model, max_messages=trim(max_messages, choice.settings)
     )
     lines = [f"Forked {parent[:13]} into {new}.", *report_lines(before, session.history, repair)]
-    return run_repl(session, markdown=markdown, note=choice.note, report_lines=lines)
+    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
 
 
 def _prompt_text(prompt: str | None) -> str:
@@ -189,22 +134,23 @@ def _prompt_text(prompt: str | None) -> str:
 
 
 def ask(
-    prompt: str | None = None,
-    continue_last: bool = False,
-    cid: str | None = None,
-    model: str | None = None,
-    system: str | None = None,
-    as_json: bool = False,
-    no_stream: bool = False,
-    max_messages: int | None = None,
-    attach: list[str] | None = None,
+    *,
+    prompt: str | None,
+    continue_last: bool,
+    cid: str | None,
+    model: str | None,
+    system: str | None,
+    as_json: bool,
+    no_stream: bool,
+    max_messages: int | None,
+    attach: list[str] | None,
 ) -> int:
     import asyncio
 
     from golem_cli.cli.attach import part_from
     from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.models import choose_model, close_model
-    from golem_cli.cli.models import max_messages as trim
+    from golem_cli.cli.model_choice import choose_model, close_model
+    from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.session import ChatSession
 
     if continue_last and cid:
@@ -261,3 +207,48 @@ def ask(
     if outcome.error is not None:
         return report(outcome.error)
     return 0
+
+
+# --- declarations ----------------------------------------------------------------------------
+
+MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL",
+               help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")  # fmt: skip
+MAX_MESSAGES = Option("max_messages", "--max-messages", type=int, min=1,
+                      help="Send at most the newest N messages per run (default 20).")  # fmt: skip
+NO_MARKDOWN = Option("no_markdown", "--no-markdown", help="Print replies as plain text.")
+ID_HELP = "Conversation ID, unique prefix, or `last`."
+
+COMMANDS = (
+    Command("chat", chat, "Start a new conversation.", PANEL, [
+        MODEL,
+        Option("system", "--system", "-s", type=str, default="", help="System prompt for this conversation."),
+        MAX_MESSAGES,
+        NO_MARKDOWN,
+    ]),
+    Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
+        Argument("ref", "ID", ID_HELP, required=False),
+        MODEL,
+        MAX_MESSAGES,
+        NO_MARKDOWN,
+    ]),
+    Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
+        Argument("ref", "ID", ID_HELP),
+        Option("at", "--at", type=int, min=0, help="Copy only the first N messages."),
+        Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
+        MODEL,
+        MAX_MESSAGES,
+        NO_MARKDOWN,
+    ]),
+    Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
+        Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
+        Option("continue_last", "--continue", "-c", help="Continue the most recent conversation."),
+        Option("cid", "--cid", type=str, metavar="ID", help="Continue this conversation."),
+        MODEL,
+        Option("system", "--system", "-s", type=str, help="System prompt (new conversations)."),
+        Option("as_json", "--json", help="Print reply, IDs and usage as one JSON object."),
+        Option("no_stream", "--no-stream", help="Print the reply only once it is complete."),
+        MAX_MESSAGES,
+        Option("attach", "--attach", "-a", type=list[str], metavar="FILE|URL",
+               help="Attach a file or http(s) URL (repeatable)."),
+    ]),
+)  # fmt: skip

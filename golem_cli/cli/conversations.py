@@ -1,63 +1,27 @@
 """``golem list``, ``golem show`` and ``golem delete``: finding and reading stored
 conversations.
 
-The commands are plain functions returning an exit code; ``register`` declares them to typer.
-Keeping typer out of the implementations lets ``fastpath`` run ``list`` and ``show`` without
-importing it (see app.py).
+The commands are plain functions returning an exit code, declared in ``COMMANDS`` at the end
+(see command.py): the fast path runs them without typer.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import typer
+from golem_cli.cli.command import Argument, Command, Option
 
+if TYPE_CHECKING:
     from golem_cli.store import ConversationInfo, ConversationMeta, Listing
 
 PANEL = "Conversations"
 TITLE_WIDTH = 60
 
 
-def register(app: typer.Typer) -> None:
-    import typer
-
-    @app.command("list", rich_help_panel=PANEL)
-    def list_command(
-        limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many to show (0: all)."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-        tree: bool = typer.Option(False, "--tree", help="Show forks under the conversation they came from."),
-    ) -> None:
-        """List conversations, newest first."""
-        raise typer.Exit(list_conversations(limit, as_json=as_json, tree=tree))
-
-    @app.command("show", rich_help_panel=PANEL)
-    def show_command(
-        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
-        as_json: bool = typer.Option(False, "--json", help="Print the metadata and the messages as JSON."),
-        run_ids: bool = typer.Option(False, "--run-ids", help="Show which run added each message."),
-    ) -> None:
-        """Show a conversation's transcript.
-
-        Markdown replies, tool calls and results, and markers for interrupted replies,
-        calls that never got a result, and failed tools.
-        """
-        raise typer.Exit(show(ref, as_json=as_json, run_ids=run_ids))
-
-    @app.command("delete", rich_help_panel=PANEL)
-    def delete_command(
-        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
-        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
-        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-    ) -> None:
-        """Delete a conversation (asks first)."""
-        raise typer.Exit(delete(ref, yes=yes, as_json=as_json))
-
-
 # --- list ------------------------------------------------------------------------------------
 
 
-def list_conversations(limit: int = 20, *, as_json: bool = False, tree: bool = False) -> int:
+def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
     """List conversations, most recently updated first (``limit`` 0: all)."""
     from golem_cli.cli import console
     from golem_cli.cli.common import open_store
@@ -190,7 +154,7 @@ def _meta_json(m: ConversationMeta) -> dict[str, object]:
 # --- show ------------------------------------------------------------------------------------
 
 
-def show(ref: str, *, as_json: bool = False, run_ids: bool = False) -> int:
+def show(*, ref: str, as_json: bool, run_ids: bool) -> int:
     """Print a conversation's transcript: replies, tool calls and results, and markers for
     interrupted replies, calls that never got a result and failed tools."""
     import sys
@@ -238,7 +202,7 @@ def _escape(text: str) -> str:
 # --- delete ----------------------------------------------------------------------------------
 
 
-def delete(ref: str, *, yes: bool = False, as_json: bool = False) -> int:
+def delete(*, ref: str, yes: bool, as_json: bool) -> int:
     """Delete a conversation, asking first unless ``yes``."""
     import sys
 
@@ -263,3 +227,29 @@ def delete(ref: str, *, yes: bool = False, as_json: bool = False) -> int:
     else:
         console.out(f"deleted {cid}")
     return 0
+
+
+# --- declarations ----------------------------------------------------------------------------
+
+ID = Argument("ref", "ID", "Conversation ID, unique prefix, or `last`.")
+
+COMMANDS = (
+    Command("list", list_conversations, "List conversations, newest first.", PANEL, [
+        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many to show (0: all)."),
+        Option("as_json", "--json", help="Print JSON."),
+        Option("tree", "--tree", help="Show forks under the conversation they came from."),
+    ]),
+    Command("show", show, """Show a conversation's transcript.
+
+        Markdown replies, tool calls and results, and markers for interrupted replies,
+        calls that never got a result, and failed tools.""", PANEL, [
+        ID,
+        Option("as_json", "--json", help="Print the metadata and the messages as JSON."),
+        Option("run_ids", "--run-ids", help="Show which run added each message."),
+    ]),
+    Command("delete", delete, "Delete a conversation (asks first).", PANEL, [
+        ID,
+        Option("yes", "--yes", "-y", help="Do not ask for confirmation."),
+        Option("as_json", "--json", help="Print the result as JSON."),
+    ]),
+)  # fmt: skip

@@ -1,68 +1,30 @@
-"""``golem list``, ``show``, ``chat`` and ``ask`` without typer, for speed.
+"""Plain argument lists parsed without typer, from the commands' own declarations.
 
-typer 0.29 costs about 120 ms before a command runs (its import, plus a pydantic adapter
-built for every parameter), while ``golem list`` must answer within 150 ms. Both commands
-have a tiny grammar, so when their arguments use only the plain spellings below they are
-parsed here and the same implementation functions run. Anything else (``--help``, a typo,
-``--limit=5``, ``-n5``, an option typer would reject) returns None and goes to typer, which
-remains the one judge of what is valid; tests/cli/test_fastpath.py checks that both paths
-give the same output for the same arguments.
+typer costs about 150 ms before a command runs, more than ``golem list`` may take in all
+(ADR 0004). Every command is declared once as a ``Command`` (command.py); this module reads
+an argument list against that declaration when it uses only plain spellings: ``--flag``,
+``--option VALUE`` with VALUE not starting with ``-``, ints as ASCII digits within bounds,
+enum values by name, repeatable options, positionals. Anything else (``--help``, a typo, ``--limit=5``, ``-n5``,
+a value typer would reject) returns None and goes to typer, which
+remains the one judge of what is valid and the one producer of usage errors.
 """
 
 from __future__ import annotations
 
-import importlib
+import enum
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import typing
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from golem_cli.cli.command import Command, Option
 
 GLOBAL_FLAGS = ("--debug",)
+_DECLINE = object()
 
 
-@dataclass(frozen=True)
-class Spec:
-    module: str
-    function: str
-    positionals: int
-    flags: dict[str, str] = field(default_factory=dict)
-    int_options: dict[str, str] = field(default_factory=dict)
-    int_minimum: int = 0
-    str_options: dict[str, str] = field(default_factory=dict)
-    optional_positionals: int = 0
-
-
-SPECS = {
-    "list": Spec(
-        "golem_cli.cli.conversations",
-        "list_conversations",
-        0,
-        flags={"--json": "as_json", "--tree": "tree"},
-        int_options={"--limit": "limit", "-n": "limit"},
-    ),
-    "show": Spec("golem_cli.cli.conversations", "show", 1, flags={"--json": "as_json", "--run-ids": "run_ids"}),
-    "chat": Spec(
-        "golem_cli.cli.chat",
-        "chat",
-        0,
-        flags={"--no-markdown": "no_markdown"},
-        int_options={"--max-messages": "max_messages"},
-        int_minimum=1,
-        str_options={"--model": "model", "-m": "model", "--system": "system", "-s": "system"},
-    ),
-    "ask": Spec(
-        "golem_cli.cli.chat",
-        "ask",
-        0,
-        optional_positionals=1,
-        flags={"--continue": "continue_last", "-c": "continue_last", "--json": "as_json", "--no-stream": "no_stream"},
-        int_options={"--max-messages": "max_messages"},
-        int_minimum=1,
-        str_options={"--model": "model", "-m": "model", "--system": "system", "-s": "system", "--cid": "cid"},
-    ),
-}
-
-
-def parse(args: list[str]) -> Callable[[], int] | None:
+def parse(args: list[str], commands: Mapping[str, Command]) -> Callable[[], int] | None:
     """A call running the command, or None when typer should parse ``args``
     (always None when ``GOLEM_NO_FASTPATH`` is set, to compare the two paths)."""
     if os.environ.get("GOLEM_NO_FASTPATH"):
@@ -70,30 +32,57 @@ def parse(args: list[str]) -> Callable[[], int] | None:
     rest = list(args)
     while rest and rest[0] in GLOBAL_FLAGS:
         rest.pop(0)
-    if not rest or rest[0] not in SPECS:
+    if not rest or rest[0] not in commands:
         return None
-    spec = SPECS[rest[0]]
+    command = commands[rest[0]]
+    keywords = keywords_for(command, rest[1:])
+    if keywords is None:
+        return None
+    return lambda: command.call(keywords)
+
+
+def keywords_for(command: Command, tokens: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments typer would pass for ``tokens``, or None to leave them to typer."""
+    by_flag = {flag: option for option in command.options for flag in option.flags}
+    keywords = command.defaults()
     positionals: list[str] = []
-    kwargs: dict[str, object] = {}
-    tokens = iter(rest[1:])
-    for token in tokens:
-        if token in spec.flags:
-            kwargs[spec.flags[token]] = True
-        elif token in spec.int_options:
-            value = next(tokens, None)
-            if value is None or not value.isascii() or not value.isdigit() or int(value) < spec.int_minimum:
+    stream = iter(tokens)
+    for token in stream:
+        option = by_flag.get(token)
+        if option is None:
+            if token.startswith("-"):
                 return None
-            kwargs[spec.int_options[token]] = int(value)
-        elif token in spec.str_options:
-            value = next(tokens, None)
-            if value is None or value.startswith("-"):
-                return None
-            kwargs[spec.str_options[token]] = value
-        elif token.startswith("-"):
-            return None
-        else:
             positionals.append(token)
-    if not spec.positionals <= len(positionals) <= spec.positionals + spec.optional_positionals:
+            continue
+        if option.type is bool:
+            keywords[option.name] = True
+            continue
+        repeatable = typing.get_origin(option.type) is list
+        value = _convert(option, typing.get_args(option.type)[0] if repeatable else option.type, next(stream, None))
+        if value is _DECLINE:
+            return None
+        keywords[option.name] = [*(keywords[option.name] or ()), value] if repeatable else value
+    arguments = command.arguments
+    required = sum(1 for a in arguments if a.required)
+    if not required <= len(positionals) <= len(arguments):
         return None
-    function = getattr(importlib.import_module(spec.module), spec.function)
-    return lambda: function(*positionals, **kwargs)
+    for argument, text in zip(arguments, positionals, strict=False):
+        if argument.type not in (str, Path):
+            return None
+        keywords[argument.name] = argument.type(text)
+    return keywords
+
+
+def _convert(option: Option, kind: Any, text: str | None) -> Any:
+    if text is None or text.startswith("-"):
+        return _DECLINE
+    if kind is str or kind is Path:
+        return kind(text)
+    if kind is int:
+        if not (text.isascii() and text.isdigit()):
+            return _DECLINE
+        value = int(text)
+        return value if option.min is None or value >= option.min else _DECLINE
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        return next((member for member in kind if member.value == text), _DECLINE)
+    return _DECLINE

@@ -1,70 +1,65 @@
-"""Choosing the model for a chat: the flag, then the config, then what the environment offers.
+"""``golem models``: which model golem will use, and which providers are ready and why not.
 
-With nothing configured golem still works: it falls back to the offline echo model and says
-how to configure a real one.
+Configuring a provider is where people get stuck (a key exported in another shell, a typo in
+``config.toml``); this command answers "what will `golem chat` talk to" without sending a
+request, and never prints a key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import os
+import sys
 
-if TYPE_CHECKING:
-    from golem_cli.config.settings import Settings
-    from golem_cli.core.model import Model
+from golem_cli.cli.command import Command, Option
 
-OFFLINE = "offline:echo"
+PANEL = "Chat"
 
 
-@dataclass
-class Choice:
-    model: Model
-    settings: Settings
-    note: str = ""  # said once to the person (on stderr) when the fallback was taken
-
-
-def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
-    """The model for this command: ``--model``, else the conversation's own model (on resume,
-    when it is still available here), else ``model`` in the config or ``GOLEM_MODEL``, else a
-    provider whose key is set, else the offline echo model."""
+def models(*, as_json: bool) -> int:
     from golem_cli.config.paths import config_file
-    from golem_cli.config.settings import load_settings
-    from golem_cli.core.errors import ModelError
-    from golem_cli.providers.resolve import default_model, resolve
+    from golem_cli.config.settings import MODEL_ENV, load_settings
+    from golem_cli.providers.resolve import default_model, provider_statuses
 
     settings = load_settings()
-    notes: list[str] = []
-    if stored and not flag:
-        try:
-            return _with_notes(Choice(resolve(stored, providers=settings.providers), settings), settings, notes)
-        except ModelError as e:  # the conversation's model is not available here: say so, go on
-            stored = ""
-            reason = f"{e}; {e.hint}" if e.hint else str(e)
-            notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
-    name = flag or settings.model or default_model(settings.providers)
-    if name == OFFLINE and not (flag or settings.model):
-        notes.append(
-            "No model configured: using the built-in offline echo model. For a real one, set "
-            "OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
-            f'model = "openai:gpt-4o-mini" in {config_file()}.'
+    if os.environ.get(MODEL_ENV, "").strip():
+        source = MODEL_ENV
+    elif settings.model:
+        source = f"model in {settings.source}"
+    else:
+        source = (
+            "a provider whose key is set"
+            if default_model(settings.providers) != "offline:echo"
+            else "nothing configured"
         )
-    return _with_notes(Choice(resolve(name, providers=settings.providers), settings), settings, notes)
+    default = settings.model or default_model(settings.providers)
+    statuses = provider_statuses(settings.providers)
+    path = config_file()
+    if as_json:
+        import json
+
+        sys.stdout.write(json.dumps({"default_model": default, "default_from": source, "config_file": str(path),
+                                     "config_exists": path.exists(),
+                                     "providers": [s.to_json() for s in statuses]}, indent=2) + "\n")  # fmt: skip
+        return 0
+    out = sys.stdout.write
+    out(f"default model: {default} ({source})\n")
+    out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n\n")
+    width = max(len(s.name) for s in statuses)
+    for s in statuses:
+        if s.kind == "offline":
+            where = "built in, no network: offline:echo"
+        elif s.problem:
+            where = f"not ready: {s.problem}"
+        else:
+            key = f", key from {s.key}" if s.key else ", no key needed"
+            where = f"configured: {s.kind} API at {s.base_url}{key}"
+        out(f"  {s.name:<{width}}  {where}\n")
+    out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
+    return 0
 
 
-def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
-    if settings.unknown_keys:
-        keys = ", ".join(settings.unknown_keys)
-        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)")
-    choice.note = "\n".join(notes)
-    return choice
-
-
-def max_messages(flag: int | None, settings: Settings) -> int:
-    return flag if flag is not None else settings.max_messages
-
-
-async def close_model(model: object) -> None:
-    """Close a model's HTTP client, if it has one (the offline models have none)."""
-    aclose = getattr(model, "aclose", None)
-    if aclose is not None:
-        await aclose()
+COMMANDS = (
+    Command("models", models, "Show the default model and which providers are configured.", PANEL, [
+        Option("as_json", "--json", help="Print JSON."),
+    ]),
+)  # fmt: skip

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import typer
+from golem_cli.cli.command import Argument, Command, Option
 
+if TYPE_CHECKING:
     from golem_cli.cli.common import Source
     from golem_cli.cli.findings import Finding
     from golem_cli.core.messages import Message
@@ -19,44 +19,7 @@ if TYPE_CHECKING:
 PANEL = "Conversations"
 
 
-def register(app: typer.Typer) -> None:
-    import typer
-
-    @app.command("normalize", rich_help_panel=PANEL)
-    def normalize_command(
-        source: str = typer.Argument(..., metavar="FILE|ID", help="A history file, or a stored conversation."),
-        output: Path | None = typer.Option(
-            None, "-o", "--output", metavar="OUT", help="Write the repaired history to OUT.", dir_okay=False
-        ),
-        in_place: bool = typer.Option(False, "--in-place", help="Replace the input with the result (keeps a backup)."),
-        sanitize: bool = typer.Option(
-            False, "--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."
-        ),
-        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-        check: bool = typer.Option(False, "--check", help="Exit 1 when the history needs repair; write nothing."),
-    ) -> None:
-        """Check a history; repair it on request.
-
-        Reports each repair with message index, role and tool name.
-
-        Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
-        are needed; 2 when the input cannot be read (the error names the position). Cut-off
-        tool arguments are reported but never rewritten, so alone they need no repair.
-        """
-        raise typer.Exit(
-            normalize(source, output=output, in_place=in_place, sanitize=sanitize, as_json=as_json, check=check)
-        )
-
-
-def normalize(
-    source: str,
-    *,
-    output: Path | None = None,
-    in_place: bool = False,
-    sanitize: bool = False,
-    as_json: bool = False,
-    check: bool = False,
-) -> int:
+def normalize(*, source: str, output: Path | None, in_place: bool, sanitize: bool, as_json: bool, check: bool) -> int:
     """Run normalize (or sanitize) on a file or stored conversation; returns the exit code."""
     from golem_cli.cli import common
     from golem_cli.cli.errors import InputError
@@ -161,3 +124,22 @@ def _print(
         verb = "normalize --sanitize" if sanitize else "normalize"
         ref = src.cid[:13] if src.cid else src.label
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")
+
+
+COMMANDS = (
+    Command("normalize", normalize, """Check a history; repair it on request.
+
+        Reports each repair with message index, role and tool name.
+
+        Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
+        are needed; 2 when the input cannot be read (the error names the position). Cut-off
+        tool arguments are reported but never rewritten, so alone they need no repair.""", PANEL, [
+        Argument("source", "FILE|ID", "A history file, or a stored conversation."),
+        Option("output", "-o", "--output", type=Path, metavar="OUT", help="Write the repaired history to OUT."),
+        Option("in_place", "--in-place", help="Replace the input with the result (keeps a backup)."),
+        Option("sanitize", "--sanitize",
+               help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
+        Option("as_json", "--json", help="Print the report as JSON."),
+        Option("check", "--check", help="Exit 1 when the history needs repair; write nothing."),
+    ]),
+)  # fmt: skip

@@ -233,6 +233,6 @@ async def _main(repl: Repl) -> int:
     try:
         return await repl.run()
     finally:
-        from golem_cli.cli.models import close_model
+        from golem_cli.cli.model_choice import close_model
 
         await close_model(repl.session.model)

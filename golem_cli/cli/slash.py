@@ -70,7 +70,7 @@ async def _model(repl: Repl, arg: str) -> None:
     if not arg:
         repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
         return
-    from golem_cli.cli.models import choose_model, close_model
+    from golem_cli.cli.model_choice import choose_model, close_model
     from golem_cli.core.errors import GolemError
 
     try:

@@ -12,9 +12,9 @@ import enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import typer
+from golem_cli.cli.command import Argument, Command, Option
 
+if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
@@ -26,44 +26,7 @@ class Format(enum.StrEnum):
     markdown = "markdown"
 
 
-def register(app: typer.Typer) -> None:
-    import typer
-
-    @app.command("export", rich_help_panel=PANEL)
-    def export_command(
-        ref: str = typer.Argument(..., metavar="ID", help="Conversation ID, unique prefix, or `last`."),
-        fmt: Format = typer.Option(
-            Format.json, "--format", "-f", help="json: the Go-readable message array; markdown: a document."
-        ),
-        output: Path | None = typer.Option(
-            None, "-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.", dir_okay=False
-        ),
-    ) -> None:
-        """Export a conversation as JSON or markdown.
-
-        JSON is exactly what a Go golem program unmarshals as []model.Message.
-        """
-        raise typer.Exit(export(ref, fmt=fmt, output=output))
-
-    @app.command("import", rich_help_panel=PANEL)
-    def import_command(
-        file: Path = typer.Argument(..., metavar="FILE", help="A JSON array of golem messages."),
-        trust: bool = typer.Option(False, "--trust", help="Store the history as it is, without sanitizing."),
-        title: str | None = typer.Option(None, "--title", help="A title for the imported conversation."),
-        as_json: bool = typer.Option(False, "--json", help="Print the result and the report as JSON."),
-    ) -> None:
-        """Import a history file as a new conversation.
-
-        The history is sanitized unless --trust.
-
-        Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
-        calls with results; the report names each change. The conversation keeps the file's
-        own ID (its name, or its messages' conversation ID) when free, else gets a new one.
-        """
-        raise typer.Exit(import_history(file, trust=trust, title=title, as_json=as_json))
-
-
-def export(ref: str, *, fmt: Format = Format.json, output: Path | None = None) -> int:
+def export(*, ref: str, fmt: Format, output: Path | None) -> int:
     """Write a stored conversation to ``output`` (or stdout); returns the exit code."""
     import sys
 
@@ -91,7 +54,7 @@ def export(ref: str, *, fmt: Format = Format.json, output: Path | None = None) -
     return 0
 
 
-def import_history(file: Path, *, trust: bool = False, title: str | None = None, as_json: bool = False) -> int:
+def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool) -> int:
     """Store a history file as a new conversation, sanitized unless ``trust``."""
     from golem_cli.cli import common, console, findings, report
 
@@ -151,3 +114,27 @@ def _own_id(file: Path, history: list[Message], store: Store) -> tuple[str | Non
     if candidates:
         return None, f"conversation {candidates[0]} is already stored; imported under a new ID"
     return None, ""
+
+
+COMMANDS = (
+    Command("export", export, """Export a conversation as JSON or markdown.
+
+        JSON is exactly what a Go golem program unmarshals as []model.Message.""", PANEL, [
+        Argument("ref", "ID", "Conversation ID, unique prefix, or `last`."),
+        Option("fmt", "--format", "-f", type=Format, default=Format.json,
+               help="json: the Go-readable message array; markdown: a document."),
+        Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout."),
+    ]),
+    Command("import", import_history, """Import a history file as a new conversation.
+
+        The history is sanitized unless --trust.
+
+        Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
+        calls with results; the report names each change. The conversation keeps the file's
+        own ID (its name, or its messages' conversation ID) when free, else gets a new one.""", PANEL, [
+        Argument("file", "FILE", "A JSON array of golem messages.", type=Path),
+        Option("trust", "--trust", help="Store the history as it is, without sanitizing."),
+        Option("title", "--title", type=str, help="A title for the imported conversation."),
+        Option("as_json", "--json", help="Print the result and the report as JSON."),
+    ]),
+)  # fmt: skip

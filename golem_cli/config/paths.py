@@ -43,6 +43,16 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir() -> Path:
+    """Where golem keeps what it can recompute (deleting it is always safe)."""
+    home = golem_home()
+    if home is not None:
+        return home / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 def config_file() -> Path:
     """The user's configuration file (it need not exist)."""
     return config_dir() / CONFIG_FILE_NAME

@@ -11,6 +11,12 @@ The file is optional. Its shape::
 ``GOLEM_MODEL`` overrides ``model``. A command-line flag overrides both; that is the CLI's
 business. Unknown top-level keys are kept in ``Settings.unknown_keys`` so the CLI can warn
 about a typo instead of silently ignoring it.
+
+The file is checked by the pydantic model in ``schema.py``, whose errors name the file and the
+key. That check costs about 150 ms (mostly importing pydantic), more than ``golem chat`` may
+take to show its prompt, so the user's own file is checked only when it changed: a file that
+passed leaves its digest in the cache directory (``CHECKED_STAMP``), and the next start-up
+with the same bytes (and the same schema) skips pydantic. See ADR 0008.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from golem_cli.config import paths
 from golem_cli.core.errors import GolemError
 
 MODEL_ENV = "GOLEM_MODEL"
+CHECKED_STAMP = "config-checked"  # in the cache directory: digest of the file that last passed
 DEFAULT_MAX_MESSAGES = 20
 KNOWN_KEYS = frozenset({"model", "max_messages", "providers"})
 
@@ -53,12 +60,19 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     """Read ``path`` (default: the user's ``config.toml``) and apply the environment.
 
     A missing file is not an error. A file that is not valid TOML, or a value of the wrong
-    type, raises ``ConfigError`` naming the file and the problem.
+    type, raises ``ConfigError`` naming the file and the key. Only the user's own file is
+    checked from the cache (an explicit ``path`` is always checked).
     """
     env = os.environ if env is None else env
+    stamp = paths.cache_dir() / CHECKED_STAMP if path is None else None
     path = paths.config_file() if path is None else path
-    raw = _read_toml(path)
-    settings = _from_table(raw, path if raw is not None else None)
+    data = _read(path)
+    if data is None:
+        settings = Settings()
+    else:
+        raw = _parse(data, path)
+        check(raw, data, path, stamp)
+        settings = _from_table(raw, path)
     model = env.get(MODEL_ENV, "").strip()
     if model:
         settings = Settings(
@@ -71,13 +85,16 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     return settings
 
 
-def _read_toml(path: Path) -> dict[str, Any] | None:
+def _read(path: Path) -> bytes | None:
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
         return None
     except OSError as e:
         raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
+
+
+def _parse(data: bytes, path: Path) -> dict[str, Any]:
     import tomllib  # only when there is a file to parse
 
     try:
@@ -88,25 +105,57 @@ def _read_toml(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: {e}") from None
 
 
-def _from_table(raw: dict[str, Any] | None, source: Path | None) -> Settings:
-    if raw is None:
-        return Settings()
-    where = str(source)
+def check(table: dict[str, Any], data: bytes, path: Path, stamp: Path | None) -> None:
+    """Check the parsed file with the schema, unless ``stamp`` records that these very bytes
+    passed this very schema before; record it when they pass."""
+    digest = _digest(data)
+    if stamp is not None and _read_stamp(stamp) == digest:
+        return
+    from golem_cli.config import schema
+
+    schema.check(table, path)
+    if stamp is not None:
+        _write_stamp(stamp, digest)
+
+
+def _digest(data: bytes) -> str:
+    """The file's bytes and the schema's source: editing either invalidates a verdict."""
+    import hashlib
+
+    try:
+        source = Path(__file__).with_name("schema.py").read_bytes()
+    except OSError:
+        from golem_cli import __version__
+
+        source = __version__.encode()
+    return hashlib.blake2b(source + b"\0" + data, digest_size=16).hexdigest()
+
+
+def _read_stamp(stamp: Path) -> str:
+    try:
+        return stamp.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _write_stamp(stamp: Path, digest: str) -> None:
+    """Best effort: a cache that cannot be written only costs the check next time."""
+    try:
+        stamp.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temporary = stamp.with_name(f".{stamp.name}.{os.getpid()}")
+        temporary.write_text(digest + "\n", encoding="ascii")
+        os.replace(temporary, stamp)
+    except OSError:
+        pass
+
+
+def _from_table(raw: dict[str, Any], source: Path) -> Settings:
+    """``Settings`` from a table that passed ``check``."""
     model = raw.get("model")
-    if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise ConfigError(f'{where}: "model" must be a non-empty string like "openai:gpt-4o-mini"')
-    max_messages = raw.get("max_messages", DEFAULT_MAX_MESSAGES)
-    if isinstance(max_messages, bool) or not isinstance(max_messages, int) or max_messages < 1:
-        raise ConfigError(f'{where}: "max_messages" must be a whole number of at least 1')
     providers = raw.get("providers", {})
-    if not isinstance(providers, dict):
-        raise ConfigError(f"{where}: [providers] must be a table of [providers.<name>] tables")
-    for name, table in providers.items():
-        if not isinstance(table, dict):
-            raise ConfigError(f"{where}: providers.{name} must be a table")
     return Settings(
         model=model.strip() if isinstance(model, str) else None,
-        max_messages=max_messages,
+        max_messages=raw.get("max_messages", DEFAULT_MAX_MESSAGES),
         providers={name: dict(table) for name, table in providers.items()},
         source=source,
         unknown_keys=tuple(sorted(k for k in raw if k not in KNOWN_KEYS)),

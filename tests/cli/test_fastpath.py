@@ -1,10 +1,14 @@
-"""`list` and `show` skip typer in their plain forms; both paths must agree exactly, and
-anything unusual must go to typer."""
+"""Plain argument lists skip typer; both paths must agree exactly, and anything unusual must go
+to typer."""
 
 from __future__ import annotations
 
+import enum
+
 import pytest
-from golem_cli.cli import fastpath
+from golem_cli.cli import app, fastpath
+from golem_cli.cli.app import commands
+from golem_cli.cli.command import Command, Option
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
 
@@ -25,14 +29,15 @@ def populated(home):
 ARGS = [
     ["list"], ["list", "--json"], ["list", "--limit", "2"], ["list", "-n", "0", "--tree"], ["list", "--tree", "--json"],
     ["--debug", "list"], ["show", "last"], ["show", "ROOT", "--json"], ["show", "ROOT", "--run-ids"],
-    ["show", "nope"], ["show", "../x"],
+    ["show", "nope"], ["show", "../x"], ["search", "other"], ["search", "other", "--json", "-n", "1"],
+    ["resume", "nope"], ["export", "ROOT", "--format", "markdown"], ["models", "--json"],
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("args", ARGS, ids=" ".join)
 def test_both_paths_agree(populated, golem, args):
     args = [populated if a == "ROOT" else a for a in args]
-    assert fastpath.parse(args) is not None
+    assert fastpath.parse(args, commands()) is not None
     fast = golem(*args)
     slow = golem(*args, env={"GOLEM_NO_FASTPATH": "1"})
     assert (fast.code, fast.out, fast.err) == (slow.code, slow.out, slow.err)
@@ -43,18 +48,20 @@ def test_both_paths_agree(populated, golem, args):
     [
         [], ["list", "--help"], ["list", "-h"], ["list", "--limit=2"], ["list", "-n2"], ["list", "--limit"],
         ["list", "--limit", "-1"], ["list", "--limit", "x"], ["list", "--bogus"], ["list", "extra"],
-        ["list", "--debug"], ["show"], ["show", "a", "b"], ["show", "--", "last"], ["show", "-"], ["delete", "x"],
-        ["--version", "list"], ["list", "--limit", "٣"],
+        ["list", "--debug"], ["show"], ["show", "a", "b"], ["show", "--", "last"], ["show", "-"], ["nope", "x"],
+        ["--version", "list"], ["list", "--limit", "٣"], ["chat", "--max-messages", "0"], ["chat", "-m"],
+        ["chat", "--model=x"], ["chat", "x"], ["ask", "a", "b"], ["ask", "--cid", "--json"], ["chat", "--help"],
+        ["export", "last", "--format", "html"], ["search"], ["resume", "a", "b"],
     ],
     ids=repr,
 )  # fmt: skip
 def test_unusual_arguments_go_to_typer(args):
-    assert fastpath.parse(args) is None
+    assert fastpath.parse(args, commands()) is None
 
 
 def test_no_fastpath_switch(monkeypatch):
     monkeypatch.setenv("GOLEM_NO_FASTPATH", "1")
-    assert fastpath.parse(["list"]) is None
+    assert fastpath.parse(["list"], commands()) is None
 
 
 def test_list_never_imports_typer_or_rich(home):
@@ -70,27 +77,52 @@ def test_list_never_imports_typer_or_rich(home):
     assert out.stderr.strip() == "[]"
 
 
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (["chat"], {}),
-        (["chat", "-m", "offline:echo", "--system", "be brief", "--max-messages", "5", "--no-markdown"],
-         {"model": "offline:echo", "system": "be brief", "max_messages": 5, "no_markdown": True}),
-        (["ask", "hello"], {}),
-        (["ask", "-c", "--json", "--cid", "abcd", "hi"], {"continue_last": True, "as_json": True, "cid": "abcd"}),
-    ],
-)  # fmt: skip
-def test_chat_and_ask_plain_forms_skip_typer(args, expected, monkeypatch):
-    import golem_cli.cli.chat as chat
-
-    seen = {}
-    monkeypatch.setattr(chat, args[0], lambda *a, **kw: seen.update(kw, positional=a) or 0)
-    call = fastpath.parse(args)
-    assert call is not None and call() == 0
-    assert {k: v for k, v in seen.items() if k != "positional"} == expected
+def _values(option: Option) -> list[list[str]]:
+    """Plain spellings of ``option`` with a value typer accepts."""
+    if option.type is bool:
+        return [[flag] for flag in option.flags]
+    if option.type is int:
+        value = [str((option.min or 0) + 3)]
+    elif isinstance(option.type, type) and issubclass(option.type, enum.Enum):
+        return [[flag, member.value] for flag in option.flags for member in option.type]
+    else:
+        value = ["some value"]
+    return [[flag, *value] for flag in option.flags]
 
 
-@pytest.mark.parametrize("args", [["chat", "--max-messages", "0"], ["chat", "-m"], ["chat", "--model=x"], ["chat", "x"],
-                                  ["ask", "a", "b"], ["ask", "--cid", "--json"], ["chat", "--help"]])  # fmt: skip
-def test_chat_and_ask_unusual_forms_go_to_typer(args):
-    assert fastpath.parse(args) is None
+def _argument_lists(command: Command) -> list[list[str]]:
+    """The command with only its required arguments, with every optional one, with each
+    spelling of each option, and with all options at once."""
+    required = [f"arg{i}" for i, a in enumerate(command.arguments) if a.required]
+    every = [f"arg{i}" for i in range(len(command.arguments))]
+    lists = [required, every] if every != required else [required]
+    for option in command.options:
+        lists += [[*required, *spelling] for spelling in _values(option)]
+    lists.append([*every, *(token for o in command.options for token in _values(o)[0])])
+    lists += [[*required, *_values(o)[0], *_values(o)[-1]] for o in command.options if o.takes_value]
+    return lists
+
+
+def _cases() -> list[tuple[str, list[str]]]:
+    return [(name, [name, *args]) for name, command in commands().items() for args in _argument_lists(command)]
+
+
+@pytest.mark.parametrize(("name", "args"), _cases(), ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_every_command_gets_the_same_keywords_from_both_paths(name, args, monkeypatch, home):
+    """The fast parser is derived from the declarations typer is built from: for every
+    command and every option, both hand the implementation the same keywords."""
+    seen: list[dict] = []
+    monkeypatch.setattr(Command, "call", lambda self, keywords: seen.append(dict(keywords)) or 0)
+    fast = fastpath.parse(args, commands())
+    assert fast is not None, "the fast path declined a plain argument list"
+    assert fast() == 0
+    monkeypatch.setenv("GOLEM_NO_FASTPATH", "1")
+    assert app.run(args) == 0
+    assert len(seen) == 2 and seen[0] == seen[1]
+
+
+def test_repeated_options(monkeypatch, home):
+    seen: list[dict] = []
+    monkeypatch.setattr(Command, "call", lambda self, keywords: seen.append(dict(keywords)) or 0)
+    assert fastpath.parse(["ask", "-a", "x.png", "--attach", "y.pdf", "hi", "-m", "a:b", "-m", "c:d"], commands())() == 0
+    assert (seen[0]["attach"], seen[0]["prompt"], seen[0]["model"]) == (["x.png", "y.pdf"], "hi", "c:d")

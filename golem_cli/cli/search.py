@@ -2,28 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import typer
+from golem_cli.cli.command import Argument, Command, Option
 
 PANEL = "Conversations"
 
 
-def register(app: typer.Typer) -> None:
-    import typer
-
-    @app.command("search", rich_help_panel=PANEL)
-    def search_command(
-        query: str = typer.Argument(..., help="Text to look for (case-insensitive)."),
-        limit: int = typer.Option(20, "--limit", "-n", min=0, help="How many conversations to show (0: all)."),
-        as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    ) -> None:
-        """Find conversations that mention TEXT, newest first."""
-        raise typer.Exit(search(query, limit, as_json=as_json))
-
-
-def search(query: str, limit: int = 20, *, as_json: bool = False) -> int:
+def search(*, query: str, limit: int, as_json: bool) -> int:
     from golem_cli.cli import console
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
@@ -43,3 +27,12 @@ def search(query: str, limit: int = 20, *, as_json: bool = False) -> int:
         console.note(f"no conversation mentions {query!r}")
         return 1
     return 0
+
+
+COMMANDS = (
+    Command("search", search, "Find conversations that mention TEXT, newest first.", PANEL, [
+        Argument("query", "TEXT", "Text to look for (case-insensitive)."),
+        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many conversations to show (0: all)."),
+        Option("as_json", "--json", help="Print JSON."),
+    ]),
+)  # fmt: skip

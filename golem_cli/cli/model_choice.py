@@ -1,0 +1,70 @@
+"""Choosing the model for a chat: the flag, then the config, then what the environment offers.
+
+With nothing configured golem still works: it falls back to the offline echo model and says
+how to configure a real one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from golem_cli.config.settings import Settings
+    from golem_cli.core.model import Model
+
+OFFLINE = "offline:echo"
+
+
+@dataclass
+class Choice:
+    model: Model
+    settings: Settings
+    note: str = ""  # said once to the person (on stderr) when the fallback was taken
+
+
+def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
+    """The model for this command: ``--model``, else the conversation's own model (on resume,
+    when it is still available here), else ``model`` in the config or ``GOLEM_MODEL``, else a
+    provider whose key is set, else the offline echo model."""
+    from golem_cli.config.paths import config_file
+    from golem_cli.config.settings import load_settings
+    from golem_cli.core.errors import ModelError
+    from golem_cli.providers.resolve import default_model, resolve
+
+    settings = load_settings()
+    notes: list[str] = []
+    if stored and not flag:
+        try:
+            return _with_notes(Choice(resolve(stored, providers=settings.providers), settings), settings, notes)
+        except ModelError as e:  # the conversation's model is not available here: say so, go on
+            stored = ""
+            reason = f"{e}; {e.hint}" if e.hint else str(e)
+            notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
+    name = flag or settings.model or default_model(settings.providers)
+    if name == OFFLINE and not (flag or settings.model):
+        notes.append(
+            "No model configured: using the built-in offline echo model. For a real one, set "
+            "OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
+            f'model = "openai:gpt-4o-mini" in {config_file()}.'
+        )
+    return _with_notes(Choice(resolve(name, providers=settings.providers), settings), settings, notes)
+
+
+def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
+    if settings.unknown_keys:
+        keys = ", ".join(settings.unknown_keys)
+        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)")
+    choice.note = "\n".join(notes)
+    return choice
+
+
+def max_messages(flag: int | None, settings: Settings) -> int:
+    return flag if flag is not None else settings.max_messages
+
+
+async def close_model(model: object) -> None:
+    """Close a model's HTTP client, if it has one (the offline models have none)."""
+    aclose = getattr(model, "aclose", None)
+    if aclose is not None:
+        await aclose()
