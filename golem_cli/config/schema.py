@@ -15,8 +15,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from golem_cli.config.settings import ConfigError
-
 _WHOLE = "a whole number of at least 1"
 _SECONDS = "a number of seconds above 0"
 
@@ -48,14 +46,16 @@ class ConfigFile(BaseModel):
     providers: dict[str, ProviderTable] = Field(default_factory=dict, description="a table of [providers.NAME] tables")
 
 
-def check(table: dict[str, Any], source: Path) -> None:
-    """Raise ``ConfigError`` naming the file, the key, what it must be and what it is."""
+def problem(table: dict[str, Any], source: Path) -> str:
+    """What is wrong with the file, naming it, the key, what the value must be and what it
+    is; "" when nothing is."""
     try:
         ConfigFile.model_validate(table)
     except ValidationError as e:
         errors = e.errors()
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise ConfigError(f"{source}: {describe(errors[0])}{more}") from None
+        return f"{source}: {describe(errors[0])}{more}"
+    return ""
 
 
 def describe(error: Any) -> str:

@@ -113,7 +113,9 @@ def check(table: dict[str, Any], data: bytes, path: Path, stamp: Path | None) ->
         return
     from golem_cli.config import schema
 
-    schema.check(table, path)
+    problem = schema.problem(table, path)
+    if problem:
+        raise ConfigError(problem)
     if stamp is not None:
         _write_stamp(stamp, digest)
 
