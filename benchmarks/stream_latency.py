@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx
 from golem_cli.core.messages import Message
 from golem_cli.core.model import ModelRequest, TextDelta
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._http import HttpSettings
 from golem_cli.providers.anthropic.model import AnthropicModel
 from golem_cli.providers.openai.model import OpenAIModel
@@ -78,7 +79,7 @@ async def bare_first_delta(client: httpx.AsyncClient, url: str, headers: dict[st
 async def measure(server: ProviderServer, protocol: str, iterations: int, turns: int) -> tuple[list[float], list[float]]:
     history = conversation(turns)
     request = ModelRequest(messages=history)
-    settings = HttpSettings(max_retries=0)
+    settings = HttpSettings(retry=RetryPolicy(max_attempts=1))
     if protocol == "openai":
         model: OpenAIModel | AnthropicModel = OpenAIModel("bench", api_key=KEY, base_url=server.openai_base_url, settings=settings)
     else:

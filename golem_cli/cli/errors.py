@@ -53,12 +53,14 @@ def describe(exc: BaseException) -> str:
 
 def _run_error_text(exc: BaseException) -> str:
     """A failed run in words for people: the provider's message as it is for the model stage
-    (``golem: model stage:`` is the Go-compatible spelling for programs, noise for people),
-    the stage named for the others."""
-    from golem_cli.core.errors import RunError
+    (``golem: model stage:`` is the Go-compatible spelling for programs, noise for people, and
+    so is Go's ``runner: model failed after <n> attempts:``), the stage named for the others."""
+    from golem_cli.core.errors import ModelError, RunError
 
     if not isinstance(exc, RunError):
         return ""
+    if exc.stage == "model" and isinstance(exc.cause, ModelError) and exc.cause.attempts > 1:
+        return f"{exc.cause.message} (after {exc.cause.attempts} attempts)"
     cause = str(exc.cause)
     cause = cause[len("golem: ") :] if cause.startswith("golem: ") else cause
     return cause if exc.stage == "model" else f"{exc.stage} stage failed: {cause}"

@@ -28,7 +28,7 @@ _EXPORTS: dict[str, str] = {
     "RunError": "errors", "Usage": "usage",
     # runs
     "Agent": "agent", "RunResult": "agent", "UsageLimits": "usage",
-    "RunConfig": "runconfig", "RunHooks": "runconfig",
+    "RunConfig": "runconfig", "RunHooks": "runconfig", "RetryPolicy": "retry",
     "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
     "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
@@ -107,6 +107,7 @@ if TYPE_CHECKING:
     from golem_cli.core.offline import EchoModel, ScriptedModel, Step
     from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
     from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
+    from golem_cli.core.retry import RetryPolicy
     from golem_cli.core.runconfig import RunConfig, RunHooks
     from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
     from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text

@@ -19,6 +19,7 @@ from golem_cli.core._evidence import RunState, UsageLimitError, cut_message, int
 from golem_cli.core.errors import GolemError, ModelError, RunError
 from golem_cli.core.messages import USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, ResponseAccumulator, StreamEvent, TextDelta
+from golem_cli.core.retry import policy_for
 from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import ModelRetry
 
@@ -31,6 +32,7 @@ class Loop:
     def __init__(self, config: RunConfig, state: RunState, hooks: RunHooks, *, stream: bool) -> None:
         self.config, self.state, self.hooks, self.stream = config, state, hooks, stream
         self.definitions = config.tool_definitions()
+        self.retry = config.retry or policy_for(config.model)
 
     async def run(self) -> tuple[ModelResponse, Any]:
         """Turns until a reply without tool calls; returns it and the decoded output.
@@ -89,7 +91,8 @@ class Loop:
     # --- model ---------------------------------------------------------------------------
 
     async def _model_turn(self, request: ModelRequest) -> ModelResponse:
-        """One model turn with the configured retry policy; every failure becomes a RunError."""
+        """One model turn under the retry policy (``core.retry``, the only place a model call
+        is sent again); every failure becomes a RunError."""
         config, state = self.config, self.state
         attempt = 0
         while True:
@@ -103,9 +106,8 @@ class Loop:
             except (asyncio.CancelledError, KeyboardInterrupt) as exc:
                 raise state.fail("model", interruption(exc), interrupted=True, cut=cut_message(acc)) from exc
             except Exception as exc:
-                retryable = isinstance(exc, ModelError) and exc.retryable and acc.is_empty()
-                if retryable and attempt < config.max_attempts:
-                    delay = config.retry_backoff(attempt, exc)
+                delay = self.retry.delay(attempt, exc, started=not acc.is_empty())
+                if delay is not None:
                     try:
                         if delay > 0:
                             await asyncio.sleep(delay)
@@ -169,10 +171,16 @@ class Loop:
 
 def _retried(exc: Exception, attempts: int) -> Exception:
     """Go's ``runner: model failed after <n> attempts: <err>``, keeping ModelError details."""
-    text = f"runner: model failed after {attempts} attempts: {exc}"
     if isinstance(exc, ModelError):
-        wrapped: Exception = ModelError(text, status=exc.status, hint=exc.hint, retryable=exc.retryable)
+        wrapped: Exception = ModelError(
+            exc.message,
+            status=exc.status,
+            hint=exc.hint,
+            retryable=exc.retryable,
+            retry_after=exc.retry_after,
+            attempts=attempts,
+        )
     else:
-        wrapped = GolemError(text)
+        wrapped = GolemError(f"runner: model failed after {attempts} attempts: {exc}")
     wrapped.__cause__ = exc
     return wrapped

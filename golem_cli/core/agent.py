@@ -41,13 +41,13 @@ from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings
 from golem_cli.core.processors import HistoryProcessor
 from golem_cli.core.repair import repair_history
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.runconfig import (
     DEFAULT_MAX_TURNS,
     DEFAULT_TOOL_RETRIES,
     Callback,
     RunConfig,
     RunHooks,
-    default_backoff,
 )
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
@@ -130,8 +130,7 @@ class Agent:
         token_counter: TokenCounter | None = None,
         tool_retries: int = DEFAULT_TOOL_RETRIES,
         parallel_tool_calls: bool = True,
-        max_attempts: int = 1,
-        retry_backoff: Callable[[int, BaseException], float] = default_backoff,
+        retry: RetryPolicy | None = None,
         output_validator: Callable[[str], Any] | None = None,
         output_retries: int = 0,
     ) -> None:
@@ -147,8 +146,7 @@ class Agent:
             token_counter=token_counter,
             tool_retries=tool_retries,
             parallel_tool_calls=parallel_tool_calls,
-            max_attempts=max_attempts,
-            retry_backoff=retry_backoff,
+            retry=retry,
             output_validator=output_validator,
             output_retries=output_retries,
         )

@@ -39,8 +39,11 @@ class HistoryProcessorError(GolemError):
 class ModelError(GolemError):
     """A model or provider failed: HTTP status, connection, protocol, or a dropped stream.
 
-    ``hint`` says what the user can do about it; ``retryable`` tells the retry policy whether
-    another attempt may succeed. Messages never contain API keys.
+    ``message`` says what happened and ``hint`` what the user can do about it. ``retryable``
+    and ``retry_after`` are the adapter's classification, which the one retry policy
+    (``core.retry``) reads. ``attempts`` > 1 marks the last failure of a call that was
+    retried: ``str()`` is then Go's ``runner: model failed after <n> attempts: <message>``.
+    Messages never contain API keys.
     """
 
     def __init__(
@@ -51,12 +54,15 @@ class ModelError(GolemError):
         hint: str = "",
         retryable: bool = False,
         retry_after: float | None = None,
+        attempts: int = 1,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message if attempts <= 1 else f"runner: model failed after {attempts} attempts: {message}")
+        self.message = message
         self.status = status
         self.hint = hint
         self.retryable = retryable
         self.retry_after = retry_after
+        self.attempts = attempts
 
 
 @dataclass

@@ -20,6 +20,7 @@ from typing import Any
 
 from golem_cli.core.model import Model, ModelSettings, ToolDefinition
 from golem_cli.core.processors import HistoryProcessor
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
 from golem_cli.core.usage import UsageLimits
@@ -30,7 +31,6 @@ __all__ = [
     "Callback",
     "RunConfig",
     "RunHooks",
-    "default_backoff",
 ]
 
 #: Model turns per run (Go ``DefaultMaxIterations``).
@@ -43,24 +43,14 @@ DEFAULT_TOOL_RETRIES = 1
 Callback = Callable[[Any], Any]
 
 
-def default_backoff(attempt: int, error: BaseException) -> float:
-    """Seconds to wait after failed attempt ``attempt``: the provider's ``retry_after`` when
-    given, else 0.5 s doubling per attempt, capped at 30 s (Go's default)."""
-    retry_after = getattr(error, "retry_after", None)
-    if isinstance(retry_after, int | float) and retry_after >= 0:
-        return min(float(retry_after), 30.0)
-    return min(0.5 * 2.0 ** (attempt - 1), 30.0)
-
-
 @dataclass(frozen=True, slots=True)
 class RunConfig:
     """An agent's configuration; construction validates it with Go's texts.
 
     ``instructions_func`` (sync or async, no arguments) is evaluated once per run and joined
     to ``instructions``. ``history_processor`` (e.g. ``trim_history(20)``) sees exactly the
-    supplied history. ``max_attempts`` bounds the model calls of one turn when a
-    ``ModelError`` is retryable, waiting ``retry_backoff(attempt, error)`` seconds between
-    them; a streamed turn is retried only if nothing of it arrived yet. ``output_validator``
+    supplied history. ``retry`` is the policy for failed model calls (``core.retry``); None
+    uses the one the model declares, else a single attempt. ``output_validator``
     (sync or async) turns the final text into the run's ``output``; its ``ModelRetry`` asks
     the model to correct it, up to ``output_retries`` times.
     """
@@ -76,8 +66,7 @@ class RunConfig:
     token_counter: TokenCounter | None = None
     tool_retries: int = DEFAULT_TOOL_RETRIES
     parallel_tool_calls: bool = True
-    max_attempts: int = 1
-    retry_backoff: Callable[[int, BaseException], float] = default_backoff
+    retry: RetryPolicy | None = None
     output_validator: Callable[[str], Any] | None = None
     output_retries: int = 0
 
@@ -86,8 +75,6 @@ class RunConfig:
             raise ValueError("golem: model is required")
         if self.max_turns < 1:
             raise ValueError(f"golem: max iterations must be at least 1, got {self.max_turns}")
-        if self.max_attempts < 1:
-            raise ValueError(f"golem: max attempts must be at least 1, got {self.max_attempts}")
         if self.tool_retries < 0:
             raise ValueError(f"golem: tool retries must not be negative, got {self.tool_retries}")
         if self.output_retries < 0:

@@ -1,16 +1,18 @@
-"""What both adapters share on the HTTP side: one httpx client and the retry policy.
+"""What both adapters share on the HTTP side: one httpx client, one attempt per call.
 
-Retries happen only where nothing can be lost or duplicated: a 429, a 5xx, or a connection
-that failed before any byte of the reply arrived. A reply that dies after its first byte is
-never retried here; the adapter raises and the runtime keeps what arrived (spec §7). How the
-failures are worded lives in ``_wording``; SSE parsing in ``_sse``; request bytes in ``_wire``.
+The client never retries: it classifies. A failure becomes a ``ModelError`` that says whether
+another attempt may succeed (``retryable``: a 429, a 5xx, a connection that failed before
+any byte of the reply) and what the provider asked for (``retry_after``, from
+``Retry-After``); a reply that dies after its first byte is never retryable, and the runtime
+keeps what arrived (spec §7). The one retry policy is ``golem_cli.core.retry``, applied by the
+run loop; an adapter only carries the policy its configuration asks for (``retry_policy``).
+How failures are worded lives in ``_wording``; SSE parsing in ``_sse``; request bytes in
+``_wire``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
-import random
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -20,26 +22,29 @@ from typing import Self
 import httpx
 
 from golem_cli import __version__
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._wording import http_error, stream_cut, transport_error
 
 USER_AGENT = f"golem-cli/{__version__}"
 
 
+#: Three retries (a provider table's ``max_retries`` default) of 429s, 5xx and lost connections.
+DEFAULT_RETRY = RetryPolicy(max_attempts=4)
+
+
 @dataclass(frozen=True, slots=True)
 class HttpSettings:
-    """Timeouts and retry policy. ``timeout`` is the longest wait for the next byte: generous,
-    because a local model on a CPU can think for minutes before its first token."""
+    """Timeouts, and the retry policy runs of this adapter use. ``timeout`` is the longest
+    wait for the next byte: generous, because a local model on a CPU can think for minutes
+    before its first token."""
 
     timeout: float = 300.0
     connect_timeout: float = 10.0
-    max_retries: int = 3
-    backoff_base: float = 0.5
-    backoff_max: float = 20.0
-    max_retry_after: float = 60.0
+    retry: RetryPolicy = DEFAULT_RETRY
 
 
-# --- retries -------------------------------------------------------------------------------
+# --- what the provider asked for -------------------------------------------------------------
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
@@ -65,21 +70,12 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def backoff(settings: HttpSettings, attempt: int, retry_after: float | None) -> float:
-    """Seconds to sleep before retry number ``attempt`` (0-based): what the server asked for,
-    else exponential backoff with jitter (half to full of the step) so clients spread out."""
-    if retry_after is not None:
-        return retry_after
-    step = min(settings.backoff_max, settings.backoff_base * 2.0**attempt)
-    return step * random.uniform(0.5, 1.0)
-
-
 # Failures that happen before any byte of the reply: safe to send the request again.
 _BEFORE_REPLY = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
 class HttpClient:
-    """One lazily created ``httpx.AsyncClient`` per adapter, with the retry policy around it."""
+    """One lazily created ``httpx.AsyncClient`` per adapter; one attempt per call."""
 
     def __init__(self, endpoint: Endpoint, settings: HttpSettings, headers: Mapping[str, str]) -> None:
         self.endpoint = endpoint
@@ -99,49 +95,39 @@ class HttpClient:
             await client.aclose()
 
     async def post(self, body: bytes) -> bytes:
-        """POST and return the body of a 2xx reply; retries as the policy allows."""
+        """POST and return the body of a 2xx reply."""
         async with self.open(body, accept="application/json") as response:
             try:
                 return await response.aread()
             except httpx.TimeoutException as exc:
-                raise transport_error(self.endpoint, exc, self.settings.timeout, 1) from exc
+                raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
             except httpx.HTTPError as exc:
                 raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
 
     @asynccontextmanager
     async def open(self, body: bytes, accept: str = "text/event-stream") -> AsyncIterator[httpx.Response]:
-        """POST and hold a 2xx reply whose body is not read yet; errors and retries happen here."""
+        """POST and hold a 2xx reply whose body is not read yet; an error reply or a failed
+        connection raises its classified ``ModelError`` here."""
         client = self._get()
-        attempts = 0
-        while True:
-            attempts += 1
-            retry_after: float | None = None
+        try:
+            request = client.build_request("POST", self.endpoint.url, content=body, headers={"accept": accept})
+            response = await client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            before_reply = isinstance(exc, _BEFORE_REPLY)
+            raise transport_error(self.endpoint, exc, self.settings.timeout, retryable=before_reply) from exc
+        if response.status_code >= 400:
+            retry_after = parse_retry_after(response.headers)
             try:
-                request = client.build_request("POST", self.endpoint.url, content=body, headers={"accept": accept})
-                response = await client.send(request, stream=True)
-            except _BEFORE_REPLY as exc:
-                error = transport_error(self.endpoint, exc, self.settings.timeout, attempts)
-            except httpx.HTTPError as exc:
-                raise transport_error(self.endpoint, exc, self.settings.timeout, attempts) from exc
-            else:
-                if response.status_code < 400:
-                    try:
-                        yield response
-                    finally:
-                        await response.aclose()
-                    return
-                retry_after = parse_retry_after(response.headers)
-                try:
-                    payload = await response.aread()
-                except httpx.HTTPError:
-                    payload = b""
-                finally:
-                    await response.aclose()
-                error = http_error(self.endpoint, response.status_code, payload, retry_after, attempts)
-            too_long = retry_after is not None and retry_after > self.settings.max_retry_after
-            if not error.retryable or attempts > self.settings.max_retries or too_long:
-                raise error
-            await asyncio.sleep(backoff(self.settings, attempts - 1, retry_after))
+                payload = await response.aread()
+            except httpx.HTTPError:
+                payload = b""
+            finally:
+                await response.aclose()
+            raise http_error(self.endpoint, response.status_code, payload, retry_after)
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
 
 class HttpModel:
@@ -149,6 +135,11 @@ class HttpModel:
 
     name: str
     _http: HttpClient
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """The retry policy this provider is configured with (``max_retries``); see ``core.retry``."""
+        return self._http.settings.retry
 
     async def aclose(self) -> None:
         """Close the connection pool; the adapter reopens one if used again."""

@@ -45,14 +45,10 @@ def provider_message(body: bytes) -> tuple[str, str]:
     return message or str(error), str(code)
 
 
-def http_error(
-    endpoint: Endpoint, status: int, body: bytes, retry_after: float | None, attempts: int = 1
-) -> ModelError:
-    """The ``ModelError`` for an HTTP error reply."""
+def http_error(endpoint: Endpoint, status: int, body: bytes, retry_after: float | None) -> ModelError:
+    """The ``ModelError`` for an HTTP error reply; a 429 and a 5xx are worth another attempt."""
     message, code = provider_message(body)
     text = f"HTTP {status} from {endpoint.where()}: {endpoint.scrub(message) or 'no message'}"
-    if attempts > 1:
-        text += f" (after {attempts} attempts)"
     return ModelError(
         text,
         status=status,
@@ -106,19 +102,19 @@ def stream_cut(endpoint: Endpoint, cause: str, *, kept: bool = True) -> ModelErr
     )
 
 
-def transport_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float, attempts: int) -> ModelError:
-    """The ``ModelError`` for a connection failure or timeout before the reply began."""
-    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+def transport_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float, *, retryable: bool = False) -> ModelError:
+    """The ``ModelError`` for a connection failure or timeout before the reply began;
+    ``retryable`` when the request certainly got no reply (a timeout waiting for one never is)."""
     if isinstance(exc, httpx.TimeoutException) and not isinstance(exc, httpx.ConnectTimeout):
         return ModelError(
-            f"no reply from {endpoint.where()} within {timeout:g} s{tries}",
+            f"no reply from {endpoint.where()} within {timeout:g} s",
             hint=f"raise timeout in [providers.{endpoint.provider}] of the config file for slow models",
         )
     detail = endpoint.scrub(str(exc) or type(exc).__name__)
     return ModelError(
-        f"cannot reach {endpoint.where()}: {detail}{tries}",
+        f"cannot reach {endpoint.where()}: {detail}",
         hint="check that the server is running and the base URL is right",
-        retryable=True,
+        retryable=retryable,
     )
 
 

@@ -196,13 +196,16 @@ def _base_url(
 
 
 def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:
+    from dataclasses import replace
+
     from golem_cli.providers._http import HttpSettings
 
     defaults = HttpSettings()
+    retries = _number(provider, table, "max_retries", defaults.retry.max_attempts - 1, int, minimum=0)
     return HttpSettings(
         timeout=_number(provider, table, "timeout", defaults.timeout, float),
         connect_timeout=_number(provider, table, "connect_timeout", defaults.connect_timeout, float),
-        max_retries=_number(provider, table, "max_retries", defaults.max_retries, int, minimum=0),
+        retry=replace(defaults.retry, max_attempts=retries + 1),
     )
 
 

@@ -15,3 +15,10 @@ def test_a_model_failure_reads_as_the_provider_said_it_with_the_hint():
 def test_other_stages_are_named():
     assert describe(RunError("tool", "runner: tool \"x\" (call \"c\"): boom")) == 'tool stage failed: runner: tool "x" (call "c"): boom'
     assert describe(RunError("loop", "runner: model turn limit exceeded after 10 turns")).startswith("loop stage failed:")
+
+
+def test_a_retried_failure_reads_as_the_provider_said_it_and_how_often_it_was_tried():
+    cause = ModelError("HTTP 500 from openai model 'm' at http://h/v1: upstream exploded", hint="try again", attempts=3)
+    assert str(cause).startswith("runner: model failed after 3 attempts: HTTP 500")  # Go's text, for programs
+    line = describe(RunError("model", cause))
+    assert line == "HTTP 500 from openai model 'm' at http://h/v1: upstream exploded (after 3 attempts); try again"

@@ -16,6 +16,7 @@ from golem_cli.core.model import ModelSettings, TextDelta, ThinkingDelta, ToolCa
 from golem_cli.core.offline import EchoModel, ScriptedModel, Step, call, fail, reply
 from golem_cli.core.processors import budget_history, trim_history
 from golem_cli.core.repair import repair_history
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
 from golem_cli.core.usage import Usage
@@ -493,31 +494,64 @@ def test_streaming_needs_a_streaming_model_and_sync_runs_work():
     assert "You said: yo" in agent.run_with_history_sync([], "yo").output
 
 
+NO_WAIT = RetryPolicy(max_attempts=3, backoff_base=0)
+
+
 def test_retryable_model_errors_are_retried_up_to_max_attempts():
     flaky = ModelError("overloaded", status=529, retryable=True)
     model = ScriptedModel([fail(flaky), fail(flaky), reply("finally")])
-    waits: list[int] = []
-    agent = Agent(model, max_attempts=3, retry_backoff=lambda attempt, err: waits.append(attempt) or 0)
-    result = run(agent.run("hi"))
-    assert result.output == "finally" and result.requests == 3 and waits == [1, 2]
+    result = run(Agent(model, retry=NO_WAIT).run("hi"))
+    assert result.output == "finally" and result.requests == 3 and len(model.requests) == 3
     model = ScriptedModel([fail(flaky), fail(flaky)])
     with pytest.raises(RunError) as info:
-        run(Agent(model, max_attempts=2, retry_backoff=lambda a, e: 0).run("hi"))
+        run(Agent(model, retry=replace(NO_WAIT, max_attempts=2)).run("hi"))
     assert str(info.value) == "golem: model stage: runner: model failed after 2 attempts: overloaded"
-    assert info.value.cause.status == 529
+    assert info.value.cause.status == 529 and info.value.cause.attempts == 2 and info.value.cause.message == "overloaded"
     model = ScriptedModel([fail(ModelError("bad request", status=400)), reply("never")])
     with pytest.raises(RunError, match="^golem: model stage: bad request$"):
-        run(Agent(model, max_attempts=3).run("hi"))
+        run(Agent(model, retry=NO_WAIT).run("hi"))
     assert len(model.requests) == 1
 
 
 def test_a_stream_is_retried_only_if_nothing_arrived():
     flaky = ModelError("reset", retryable=True)
     model = ScriptedModel([fail(flaky), reply("second try")])
-    assert run(Agent(model, max_attempts=2, retry_backoff=lambda a, e: 0).run_stream("hi")).output == "second try"
+    assert run(Agent(model, retry=NO_WAIT).run_stream("hi")).output == "second try"
     model = ScriptedModel([Step(text="partial answer", cut_after=1, error=flaky), reply("never")])
     with pytest.raises(RunError):
-        run(Agent(model, max_attempts=2, retry_backoff=lambda a, e: 0).run_stream("hi"))
+        run(Agent(model, retry=NO_WAIT).run_stream("hi"))
+    assert len(model.requests) == 1
+
+
+def test_the_retry_policy_is_the_agents_else_the_models_else_one_attempt():
+    flaky = ModelError("overloaded", retryable=True)
+
+    class Declaring(ScriptedModel):
+        retry_policy = RetryPolicy(max_attempts=2, backoff_base=0)
+
+    model = Declaring([fail(flaky), reply("declared")])
+    assert run(Agent(model).run("hi")).output == "declared"  # the model's own policy
+    model = Declaring([fail(flaky), fail(flaky), reply("the agent's")])
+    assert run(Agent(model, retry=NO_WAIT).run("hi")).output == "the agent's"
+    model = ScriptedModel([fail(flaky), reply("never")])
+    with pytest.raises(RunError):
+        run(Agent(model).run("hi"))  # a model declaring nothing gets one attempt
+    assert len(model.requests) == 1
+
+
+def test_ctrl_c_during_the_wait_between_attempts_ends_the_run_as_interrupted():
+    model = ScriptedModel([fail(ModelError("busy", retryable=True, retry_after=30)), reply("never")])
+
+    async def go():
+        task = asyncio.create_task(Agent(model, retry=RetryPolicy(max_attempts=2)).run("hi"))
+        while not model.requests:
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+        task.cancel()
+        return await asyncio.gather(task, return_exceptions=True)
+
+    [error] = run(go())
+    assert isinstance(error, RunError) and error.interrupted and error.partial is not None
     assert len(model.requests) == 1
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from golem_cli.core.errors import ModelError
+from golem_cli.core.agent import Agent, RunResult
+from golem_cli.core.errors import ModelError, RunError
 from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, StreamDone, StreamEvent
+from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._http import HttpSettings
 from golem_cli.providers.anthropic.model import AnthropicModel
 from golem_cli.providers.openai.model import OpenAIModel
@@ -19,7 +21,14 @@ from tests.providerserver import ProviderServer
 T = TypeVar("T")
 
 #: Retries keep their policy but wait microseconds, so fault tests stay fast.
-FAST = HttpSettings(timeout=10.0, connect_timeout=2.0, max_retries=3, backoff_base=0.001, backoff_max=0.005)
+FAST = HttpSettings(
+    timeout=10.0, connect_timeout=2.0, retry=RetryPolicy(max_attempts=4, backoff_base=0.001, backoff_max=0.005)
+)
+
+
+def fast(max_retries: int) -> HttpSettings:
+    """``FAST`` with another ``max_retries``."""
+    return replace(FAST, retry=replace(FAST.retry, max_attempts=max_retries + 1))
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:
@@ -87,3 +96,19 @@ def stream(model: Model, request: ModelRequest | None = None) -> Streamed:
 def complete(model: Model, request: ModelRequest | None = None) -> Any:
     """The ``ModelResponse``, or the ``ModelError`` raised."""
     return run(request_once(model, request or prompt()))
+
+
+def through_agent(model: Model, *, streaming: bool = True, text: str = "hello there") -> RunResult | RunError:
+    """One run of the real run loop over ``model``, the only place a model call is retried
+    (``core.retry``, with the policy the adapter declares): the result, or the RunError."""
+
+    async def go() -> RunResult | RunError:
+        agent = Agent(model)
+        try:
+            return await (agent.run_stream(text) if streaming else agent.run(text))
+        except RunError as exc:
+            return exc
+        finally:
+            await model.aclose()  # type: ignore[attr-defined]
+
+    return run(go())

@@ -1,4 +1,8 @@
-"""Every fault the server can inject, against both adapters: retries, errors, cut streams."""
+"""Every fault the server can inject, against both adapters: retries, errors, cut streams.
+
+An adapter makes one attempt and classifies the failure; retries happen only in the run loop
+(``core.retry``). So every retry test runs the real loop over the adapter (``through_agent``).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,10 @@ import socket
 from dataclasses import replace
 
 import pytest
-from golem_cli.core.errors import ModelError
+from golem_cli.core.errors import ModelError, RunError
 from golem_cli.providers._wording import HINT_CONTEXT
 
-from tests.providers.helpers import FAST, complete, make_model, stream
+from tests.providers.helpers import FAST, complete, fast, make_model, stream, through_agent
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
 
 KINDS = ["openai", "anthropic"]
@@ -17,28 +21,44 @@ LONG_TEXT = "A reply long enough to be cut somewhere in the middle of a word, su
 CALL = ToolCallSpec("call_1", "roll_dice", '{"sides": 20, "label": "a long enough label to cut"}')
 
 
+def failure(outcome: object) -> ModelError:
+    """The provider error a failed run ended with."""
+    assert isinstance(outcome, RunError) and outcome.stage == "model", outcome
+    assert isinstance(outcome.cause, ModelError)
+    return outcome.cause
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_adapter_makes_one_attempt_and_classifies_the_failure(server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(status=429, retry_after="2"), Scenario(status=400))
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and error.retryable and error.retry_after == 2.0
+    assert len(server.requests) == 1
+    error = complete(make_model(kind, server))
+    assert isinstance(error, ModelError) and not error.retryable and len(server.requests) == 2
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("streaming", [True, False])
 def test_429_with_retry_after_is_honoured_then_succeeds(server: ProviderServer, kind: str, streaming: bool) -> None:
     server.enqueue(Scenario(status=429, headers={"retry-after-ms": "120"}))
-    model = make_model(kind, server)
-    result = stream(model).done.response if streaming else complete(model)
-    assert result.message.content == "echo: hello there"
+    result = through_agent(make_model(kind, server), streaming=streaming)
+    assert result.output == "echo: hello there" and result.requests == 2
     first, second = server.requests
     assert second.at - first.at >= 0.12
 
 
 def test_retry_after_in_seconds(server: ProviderServer) -> None:
     server.enqueue(Scenario(status=429, retry_after="1"))
-    assert complete(make_model("openai", server)).message.content == "echo: hello there"
+    assert through_agent(make_model("openai", server), streaming=False).output == "echo: hello there"
     assert server.requests[1].at - server.requests[0].at >= 1.0
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_retry_after_longer_than_we_wait_fails_at_once(server: ProviderServer, kind: str) -> None:
     server.enqueue(Scenario(status=429, retry_after="3600", message="slow down"))
-    error = complete(make_model(kind, server))
-    assert isinstance(error, ModelError) and error.status == 429 and error.retry_after == 3600
+    error = failure(through_agent(make_model(kind, server)))
+    assert error.status == 429 and error.retry_after == 3600 and error.attempts == 1
     assert "slow down" in str(error) and "3600 s" in error.hint
     assert len(server.requests) == 1
 
@@ -47,25 +67,26 @@ def test_retry_after_longer_than_we_wait_fails_at_once(server: ProviderServer, k
 @pytest.mark.parametrize("status", [500, 503, 529])
 def test_server_errors_are_retried(server: ProviderServer, kind: str, status: int) -> None:
     server.enqueue(Scenario(status=status), Scenario(status=status))
-    assert complete(make_model(kind, server)).message.content == "echo: hello there"
+    assert through_agent(make_model(kind, server), streaming=False).output == "echo: hello there"
     assert len(server.requests) == 3
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_retries_give_up_after_max_retries(server: ProviderServer, kind: str) -> None:
     server.enqueue(*[Scenario(status=500, message="upstream exploded")] * 10)
-    error = stream(make_model(kind, server, settings=replace(FAST, max_retries=2))).error
-    assert error is not None and error.status == 500 and error.retryable
-    assert "upstream exploded" in str(error) and "(after 3 attempts)" in str(error) and "server error" in error.hint
-    assert len(server.requests) == 3
+    outcome = through_agent(make_model(kind, server, settings=fast(max_retries=2)))
+    error = failure(outcome)
+    assert error.status == 500 and error.retryable and error.attempts == 3 and "server error" in error.hint
+    assert str(error).startswith("runner: model failed after 3 attempts: HTTP 500") and "upstream exploded" in str(error)
+    assert outcome.partial is None and len(server.requests) == 3
 
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize(("status", "hint"), [(401, "check the API key"), (404, "check the model name"), (400, "rejected")])
 def test_client_errors_are_not_retried(server: ProviderServer, kind: str, status: int, hint: str) -> None:
     server.enqueue(Scenario(status=status, message=f"simulated {status}"))
-    error = complete(make_model(kind, server))
-    assert isinstance(error, ModelError) and error.status == status and not error.retryable
+    error = failure(through_agent(make_model(kind, server)))
+    assert error.status == status and not error.retryable and error.attempts == 1
     assert f"HTTP {status}" in str(error) and f"simulated {status}" in str(error) and hint in error.hint
     assert "\n" not in str(error) and len(server.requests) == 1
 
@@ -98,9 +119,8 @@ def test_context_length_errors_say_the_history_is_too_long(server: ProviderServe
 @pytest.mark.parametrize("streaming", [True, False])
 def test_connection_dropped_before_the_reply_is_retried(server: ProviderServer, kind: str, streaming: bool) -> None:
     server.enqueue(Scenario(drop="before_reply"), Scenario(drop="before_reply"))
-    model = make_model(kind, server)
-    result = stream(model).done.response if streaming else complete(model)
-    assert result.message.content == "echo: hello there" and len(server.requests) == 3
+    result = through_agent(make_model(kind, server), streaming=streaming)
+    assert result.output == "echo: hello there" and len(server.requests) == 3
 
 
 def test_nothing_listening_is_retried_then_explained() -> None:
@@ -109,24 +129,37 @@ def test_nothing_listening_is_retried_then_explained() -> None:
         port = sock.getsockname()[1]  # closed again below: nothing listens there
     from golem_cli.providers.openai.model import OpenAIModel
 
-    error = complete(OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", settings=replace(FAST, max_retries=2)))
-    assert isinstance(error, ModelError) and error.retryable
-    assert f"127.0.0.1:{port}" in str(error) and "(after 3 attempts)" in str(error) and "base URL" in error.hint
+    model = OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", settings=fast(max_retries=2))
+    error = failure(through_agent(model))
+    assert error.retryable and error.attempts == 3 and "base URL" in error.hint
+    assert f"127.0.0.1:{port}" in error.message and error.message.startswith("cannot reach")
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_drop_after_the_first_byte_is_not_retried(server: ProviderServer, kind: str) -> None:
-    server.enqueue(Scenario(drop="after_first_byte"))
+    server.enqueue(Scenario(drop="after_first_byte"), Scenario(drop="after_first_byte"))
     out = stream(make_model(kind, server))
     assert out.error is not None and "cut off" in str(out.error) and "kept" in str(out.error)
-    assert len(server.requests) == 1
+    assert not out.error.retryable
+    outcome = through_agent(make_model(kind, server, settings=fast(max_retries=5)))
+    assert failure(outcome).attempts == 1 and len(server.requests) == 2
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_stream_that_delivered_text_is_never_retried(server: ProviderServer, kind: str) -> None:
+    """Even a retryable error (an overloaded provider) after the first text: retrying would
+    show the user the same words twice. What arrived is kept instead."""
+    server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), cut_after_frames=6))
+    outcome = through_agent(make_model(kind, server, settings=fast(max_retries=5)))
+    assert isinstance(outcome, RunError) and outcome.partial is not None
+    assert outcome.partial.new_messages[-1].role == "assistant" and len(server.requests) == 1
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_non_streaming_reply_cut_mid_body(server: ProviderServer, kind: str) -> None:
     server.enqueue(Scenario(reply=Reply(text=LONG_TEXT), drop="after_first_byte"))
-    error = complete(make_model(kind, server))
-    assert isinstance(error, ModelError) and "cut off" in str(error) and "kept" not in str(error)
+    error = failure(through_agent(make_model(kind, server), streaming=False))
+    assert "cut off" in str(error) and "kept" not in str(error) and not error.retryable
     assert len(server.requests) == 1
 
 

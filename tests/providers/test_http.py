@@ -1,4 +1,4 @@
-"""The shared HTTP layer: SSE parsing split anywhere, Retry-After, backoff, error wording."""
+"""The shared HTTP layer: SSE parsing split anywhere, Retry-After, error wording."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 from collections.abc import AsyncIterator
 
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._http import HttpSettings, backoff, parse_retry_after
+from golem_cli.providers._http import parse_retry_after
 from golem_cli.providers._sse import sse_events
 from golem_cli.providers._wire import encode_json
 from golem_cli.providers._wording import http_error
@@ -57,14 +57,6 @@ def test_retry_after_forms() -> None:
     assert 25 <= (parse_retry_after({"retry-after": date}) or 0) <= 31
     assert parse_retry_after({"retry-after": "soon"}) is None
     assert parse_retry_after({}) is None
-
-
-def test_backoff_is_exponential_with_jitter_and_capped() -> None:
-    policy = HttpSettings(backoff_base=0.5, backoff_max=4.0)
-    for attempt, step in [(0, 0.5), (1, 1.0), (2, 2.0), (3, 4.0), (9, 4.0)]:
-        waits = {backoff(policy, attempt, None) for _ in range(50)}
-        assert all(step / 2 <= w <= step for w in waits) and len(waits) > 1
-    assert backoff(policy, 5, 12.0) == 12.0
 
 
 def test_endpoint_shows_no_credentials() -> None:

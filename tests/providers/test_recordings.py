@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from golem_cli.core.errors import ModelError
+from golem_cli.core.errors import ModelError, RunError
 from golem_cli.core.messages import ThinkingBlock, ToolCall
 
-from tests.providers.helpers import anthropic_model, complete, openai_model, stream
+from tests.providers.helpers import anthropic_model, complete, openai_model, stream, through_agent
 from tests.providerserver import ProviderServer, Scenario, load_recording, recording_paths
 
 
@@ -110,10 +110,12 @@ def test_error_recordings(server: ProviderServer, path: Path) -> None:
     provider_message = json.loads(recording["response"]["body_text"])["error"]["message"]
     server.enqueue(*[Scenario(replay=str(path))] * 4)
     model = openai_model(server) if "openai" in path.parent.name else anthropic_model(server)
-    error = complete(model)
-    assert isinstance(error, ModelError) and error.status == status
-    assert provider_message in str(error) and ERROR_HINTS[status] in error.hint
-    assert len(server.requests) == (4 if status == 429 else 1)
+    outcome = through_agent(model, streaming=False)  # the run loop retries what the adapter calls retryable
+    assert isinstance(outcome, RunError) and isinstance(outcome.cause, ModelError)
+    error = outcome.cause
+    assert error.status == status and error.retryable == (status == 429)
+    assert provider_message in error.message and ERROR_HINTS[status] in error.hint
+    assert len(server.requests) == error.attempts == (4 if status == 429 else 1)
 
 
 def anthropic_expected(body: str, streamed: bool) -> dict[str, Any]:

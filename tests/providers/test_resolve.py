@@ -52,7 +52,7 @@ def test_named_openai_compatible_endpoints_from_the_config() -> None:
     groq = resolve("groq:llama-3.3-70b", providers=providers, env={"GROQ_API_KEY": "gsk", "OPENAI_API_KEY": "sk-openai"})
     assert url(groq) == "https://api.groq.com/openai/v1/chat/completions" and groq.name == "groq:llama-3.3-70b"
     assert groq._http._headers["authorization"] == "Bearer gsk"
-    assert (groq._http.settings.timeout, groq._http.settings.max_retries) == (30.0, 0)
+    assert (groq._http.settings.timeout, groq.retry_policy.max_attempts) == (30.0, 1)
     vllm = resolve("vllm:qwen", providers=providers, env={"OPENAI_API_KEY": "sk-openai"})
     assert "authorization" not in vllm._http._headers  # the OpenAI key never travels to another host
     claude = resolve("claude2:claude-haiku-4-5", providers=providers, env={})
