@@ -40,6 +40,14 @@ class TurnOutcome:
     sent: int  # messages the model was sent: the (trimmed) history plus the prompt
     interrupted: bool = False
     error: GolemError | None = None
+    finish_reason: str = ""  # golem's word for how the last reply ended (stop, length, content_filter...)
+    stop_reason: str = ""  # the provider's own word for it (max_tokens, length, refusal...)
+    refusal: bool = False  # the model declined; ``reply`` holds what it said
+
+    @property
+    def cut_off(self) -> bool:
+        """The reply ended at a limit or a filter, not where the model meant to stop."""
+        return self.finish_reason in ("length", "content_filter") and not self.refusal
 
 
 def system_prompt_of(history: list[Message]) -> str:
@@ -143,9 +151,11 @@ class ChatSession:
         parts: Sequence[Part] = (),
         on_delta: Callable[[str], object] | None = None,
         on_event: Callable[[object], object] | None = None,
+        stream: bool = True,
     ) -> TurnOutcome:
         """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
-        cancellation) and failures end in a saved file and an outcome, not an exception."""
+        cancellation) and failures end in a saved file and an outcome, not an exception.
+        ``stream=False`` asks the model for the whole reply at once (no deltas)."""
         run_id = new_id()
         self.last_run_id = run_id
         asked = Message(
@@ -153,10 +163,15 @@ class ChatSession:
         )
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
         try:
-            result = await self.agent().run_stream_with_history(
-                self.history, prompt, parts=parts, on_delta=on_delta, on_event=on_event, run_id=run_id,
-                conversation_id=self.conversation_id,
-            )  # fmt: skip
+            if stream:
+                result = await self.agent().run_stream_with_history(
+                    self.history, prompt, parts=parts, on_delta=on_delta, on_event=on_event, run_id=run_id,
+                    conversation_id=self.conversation_id,
+                )  # fmt: skip
+            else:
+                result = await self.agent().run_with_history(
+                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id
+                )
         except RunError as e:
             _uncancel()
             partial = e.partial
@@ -174,9 +189,11 @@ class ChatSession:
             return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=e)
         self.history = self.history + result.new_messages
         self.save()
+        last = result.response
         return TurnOutcome(
             prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
-            len(self.history), result.sent_messages + 1,
+            len(self.history), result.sent_messages + 1, finish_reason=last.finish_reason,
+            stop_reason=last.stop_reason, refusal=last.refusal,
         )  # fmt: skip
 
     # --- changes between turns -------------------------------------------------------------

@@ -180,7 +180,7 @@ def ask(
 
     async def one_turn() -> TurnOutcome:
         try:
-            return await session.turn(text, parts=parts, on_delta=on_delta if stream else None)
+            return await session.turn(text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream)
         finally:
             await close_model(session.model)
 
@@ -195,12 +195,16 @@ def ask(
             "reply": outcome.reply, "run_id": outcome.run_id, "conversation_id": outcome.conversation_id,
             "model": session.model.name, "usage": outcome.usage.to_json(), "interrupted": outcome.interrupted,
             "error": None if outcome.error is None else str(outcome.error),
+            "finish_reason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         }, ensure_ascii=False) + "\n")  # fmt: skip
     elif stream:
         if outcome.reply and not outcome.reply.endswith("\n"):
             sys.stdout.write("\n")
     else:
         sys.stdout.write(outcome.reply + "\n")
+    from golem_cli.cli.notices import ending_notice
+
+    _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")
     if outcome.interrupted:
         _note(f"golem: interrupted; the partial reply is saved in conversation {outcome.conversation_id}")
         return 130

@@ -168,7 +168,11 @@ class Repl:
         from rich.markup import escape
 
         from golem_cli.cli.errors import describe
+        from golem_cli.cli.notices import ending_notice
 
+        notice = ending_notice(outcome)
+        if notice:
+            self.console.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
         if outcome.interrupted:
             self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
         elif outcome.error is not None:

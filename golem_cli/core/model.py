@@ -52,6 +52,11 @@ class ModelResponse:
     usage: Usage = Usage()
     finish_reason: str = ""  # stop, length, tool_call, content_filter, other, or "" (unknown)
     model_name: str = ""
+    #: The provider's own word for why the reply ended (``max_tokens``, ``length``, ``refusal``),
+    #: for people and scripts; ``finish_reason`` is the same in golem's vocabulary.
+    stop_reason: str = ""
+    #: The model declined to answer: ``message.content`` holds its refusal text.
+    refusal: bool = False
 
 
 # --- stream events -------------------------------------------------------------------------

@@ -97,12 +97,16 @@ class HttpClient:
     async def post(self, body: bytes) -> bytes:
         """POST and return the body of a 2xx reply."""
         async with self.open(body, accept="application/json") as response:
-            try:
-                return await response.aread()
-            except httpx.TimeoutException as exc:
-                raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
-            except httpx.HTTPError as exc:
-                raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
+            return await self.read(response)
+
+    async def read(self, response: httpx.Response) -> bytes:
+        """The whole body of a reply held by ``open``; a body that breaks off raises."""
+        try:
+            return await response.aread()
+        except httpx.TimeoutException as exc:
+            raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
+        except httpx.HTTPError as exc:
+            raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
 
     @asynccontextmanager
     async def open(self, body: bytes, accept: str = "text/event-stream") -> AsyncIterator[httpx.Response]:
@@ -153,3 +157,10 @@ class HttpModel:
 
     def __repr__(self) -> str:  # never shows the key
         return f"{type(self).__name__}({self.name!r}, url={self._http.endpoint.shown_url!r})"
+
+
+def is_json(response: httpx.Response) -> bool:
+    """A reply that is one JSON document, whatever was asked for: some gateways (LiteLLM's
+    Anthropic route) answer a streaming request with the whole message at once."""
+    kind: str = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")

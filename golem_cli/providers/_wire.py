@@ -4,13 +4,14 @@ the same way whatever the protocol."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from golem_cli.core.gojson import html_escape_json
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
+from golem_cli.core.model import ModelResponse, StreamDone, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 
 _encoder = msgspec.json.Encoder()
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -42,6 +43,11 @@ def _without_surrogates(value: Any) -> Any:
     if isinstance(value, list):
         return [_without_surrogates(v) for v in value]
     return value
+
+
+#: The reply kept when a model refuses without saying anything (Anthropic's ``refusal`` stop
+#: reason can arrive with no text): an empty turn would tell neither the user nor the model why.
+REFUSED_WITHOUT_TEXT = "[refused]"
 
 
 def finish_reason(reason: object, vocabulary: Mapping[str, str]) -> str:
@@ -109,3 +115,18 @@ def _with_ids(messages: Sequence[Message]) -> Sequence[Message]:
         out.append(message)
     out.extend(owed)
     return out
+
+
+def events_of(response: ModelResponse) -> Iterator[StreamEvent]:
+    """A whole reply as the stream events it would have arrived as, ending in ``StreamDone``."""
+    message = response.message
+    for index, block in enumerate(message.thinking):
+        if block.redacted:
+            yield ThinkingDelta(index=index, redacted=block.redacted)
+        else:
+            yield ThinkingDelta(index=index, text=block.text, signature=block.signature)
+    if message.content:
+        yield TextDelta(message.content)
+    for index, call in enumerate(message.tool_calls):
+        yield ToolCallDelta(index=index, id=call.id, name=call.name, args=call.args)
+    yield StreamDone(response)

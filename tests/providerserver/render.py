@@ -30,6 +30,7 @@ class Reply:
     """What the fake model answers. ``finish`` defaults to a tool call when there are calls."""
 
     text: str = ""
+    refusal: str = ""  # OpenAI: the refusal field/deltas; Anthropic: stop_reason "refusal" (after ``text``)
     thinking: str = ""
     signature: str = ""
     redacted: str = ""
@@ -61,7 +62,9 @@ _OPENAI_FINISH = {"tool_call": "tool_calls"}
 
 
 def openai_body(reply: Reply, model: str) -> bytes:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or (None if reply.tool_calls else "")}
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or (None if reply.tool_calls or reply.refusal else "")}
+    if reply.refusal:
+        message["refusal"] = reply.refusal
     if reply.thinking:
         message["reasoning_content"] = reply.thinking
     if reply.tool_calls:
@@ -97,6 +100,7 @@ def openai_frames(reply: Reply, model: str, include_usage: bool, rng: random.Ran
     frames = [chunk("other", {"role": "assistant", "content": ""})]
     frames += [chunk("thinking", {"content": None, "reasoning_content": p}) for p in pieces(reply.thinking, rng)]
     frames += [chunk("text", {"content": p}) for p in pieces(reply.text, rng)]
+    frames += [chunk("text", {"content": None, "refusal": p}) for p in pieces(reply.refusal, rng)]
     for index, call in enumerate(reply.tool_calls):
         head = {"index": index, "id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
         frames.append(chunk("call", {"tool_calls": [head]}))
@@ -115,7 +119,7 @@ def openai_frames(reply: Reply, model: str, include_usage: bool, rng: random.Ran
 
 
 def _anthropic_stop(reply: Reply) -> str:
-    return reply.finish or ("tool_use" if reply.tool_calls else "end_turn")
+    return reply.finish or ("refusal" if reply.refusal else "tool_use" if reply.tool_calls else "end_turn")
 
 
 def _anthropic_usage(reply: Reply) -> dict[str, Any]:

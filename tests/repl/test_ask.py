@@ -55,6 +55,29 @@ def test_continue_and_cid(home):
 def test_no_stream(home, server):
     server.enqueue(Scenario(reply=Reply(text="whole reply")))
     assert ask(home, "--no-stream", "x").stdout == "whole reply\n"
+    (request,) = server.requests
+    assert "stream" not in request.json and "stream_options" not in request.json  # a non-streaming request
+
+
+def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(home, server):
+    server.enqueue(Scenario(reply=Reply(text="The first half of", finish="length")))
+    done = ask(home, "tell me everything")
+    assert done.returncode == 0 and done.stdout == "The first half of\n"
+    assert "cut off" in done.stderr and "output token limit (length)" in done.stderr and "max_tokens" in done.stderr
+    server.enqueue(Scenario(reply=Reply(text="Half", finish="max_tokens")))
+    data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
+    assert (data["reply"], data["finish_reason"], data["refusal"]) == ("Half", "max_tokens", False)
+
+
+def test_a_refusal_is_shown_saved_and_marked(home, server):
+    server.enqueue(Scenario(reply=Reply(refusal="I can't help with that.")))
+    done = ask(home, "something bad")
+    assert done.stdout == "I can't help with that.\n" and "refused" in done.stderr
+    (row,) = Store(home).list()
+    assert Store(home).load(row.id)[-1].content == "I can't help with that."
+    server.enqueue(Scenario(reply=Reply(refusal="-")))
+    data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
+    assert (data["reply"], data["finish_reason"], data["refusal"]) == ("[refused]", "refusal", True)
 
 
 def test_provider_error_is_one_line_and_nonzero(home, server):

@@ -432,3 +432,13 @@ def test_resume_picker_left_without_a_choice(spawn, home):
     chat.child.sendeof()
     out = chat.leave()
     assert "nothing chosen" in out and "Traceback" not in out and "internal error" not in out
+
+
+def test_a_cut_off_reply_and_a_refusal_are_named_in_the_chat(spawn, server):
+    server.enqueue(Scenario(reply=Reply(text="Once upon a", finish="length")), Scenario(reply=Reply(refusal="No.")))
+    chat = spawn("chat", "--no-markdown")
+    chat.prompt()
+    out = chat.say("a long story")
+    assert "Once upon a" in out and "cut off: the model reached its output token limit (length)" in out
+    assert "refused" in chat.say("something bad")
+    chat.leave()

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import msgspec
+
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
+from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.anthropic import FACTS
 from golem_cli.providers.anthropic.stream import EventFolder
@@ -43,23 +46,19 @@ class AnthropicModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming message."""
-        payload = await self._http.post(request_body(self.model, self.max_tokens, request, stream=False))
-        try:
-            return parse_response(payload, self.model)
-        except ValueError as exc:
-            endpoint = self._http.endpoint
-            raise ModelError(
-                f"unreadable reply from {endpoint.where()}: {exc}",
-                hint="check that the base URL points to the Anthropic API (without /v1)",
-            ) from None
+        return self._reply(await self._http.post(request_body(self.model, self.max_tokens, request, stream=False)))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
-        ``ModelError`` after the deltas that did arrive."""
+        ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
         body = request_body(self.model, self.max_tokens, request, stream=True)
         endpoint = self._http.endpoint
         folder = EventFolder(self.model)
         async with self._http.open(body) as response:
+            if is_json(response):
+                for item in events_of(self._reply(await self._http.read(response))):
+                    yield item
+                return
             async for event, data in read_events(endpoint, response, self._http.settings.timeout):
                 payload = decode_event(endpoint, data)
                 if not isinstance(payload, dict):
@@ -73,3 +72,20 @@ class AnthropicModel(HttpModel):
         if not (folder.stopped or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())
+
+    def _reply(self, payload: bytes) -> ModelResponse:
+        endpoint = self._http.endpoint
+        if payload.lstrip().startswith(b"{") and b'"error"' in payload:  # an error in a 200 reply
+            try:
+                data = msgspec.json.decode(payload)
+            except msgspec.DecodeError:
+                data = None
+            if isinstance(data, dict) and (data.get("type") == "error" or isinstance(data.get("error"), dict)):
+                raise event_error(endpoint, data, mid_reply=False)
+        try:
+            return parse_response(payload, self.model)
+        except ValueError as exc:
+            raise ModelError(
+                f"unreadable reply from {endpoint.where()}: {exc}",
+                hint="check that the base URL points to the Anthropic API (without /v1)",
+            ) from None

@@ -18,7 +18,7 @@ import msgspec
 from golem_cli.core.args import wire_args
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelResponse, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
-from golem_cli.providers._wire import finish_reason
+from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, finish_reason
 from golem_cli.providers.anthropic.wire import FINISH_REASONS, usage
 
 
@@ -39,6 +39,7 @@ class EventFolder:
     def __init__(self, model: str) -> None:
         self.model = model
         self.finish = ""
+        self.stop_reason = ""
         self.stopped = False
         self._usage: dict[str, Any] = {}
         self._blocks: dict[int, _Block] = {}
@@ -55,7 +56,10 @@ class EventFolder:
             self.model = str(message.get("model") or self.model)
             self._add_usage(message.get("usage"))
         elif kind == "message_delta":
-            self.finish = finish_reason((payload.get("delta") or {}).get("stop_reason"), FINISH_REASONS) or self.finish
+            stop = (payload.get("delta") or {}).get("stop_reason")
+            if stop:
+                self.stop_reason = str(stop)
+                self.finish = finish_reason(stop, FINISH_REASONS)
             self._add_usage(payload.get("usage"))
         elif kind == "message_stop":
             self.stopped = True
@@ -126,10 +130,13 @@ class EventFolder:
             elif block.type == "tool_use":
                 # spec §9: the argument wrapper applies to Anthropic input; no pieces means {}.
                 calls.append(ToolCall(id=block.id, name=block.name, args=wire_args(joined or block.start_input)))
-        message = Message(role=ASSISTANT, content="\n".join(texts), tool_calls=calls, thinking=thinking)
+        refusal = self.stop_reason == "refusal"
+        content = "\n".join(texts) or (REFUSED_WITHOUT_TEXT if refusal else "")
+        message = Message(role=ASSISTANT, content=content, tool_calls=calls, thinking=thinking)
         return ModelResponse(
-            message=message, usage=usage(self._usage), finish_reason=self.finish, model_name=self.model
-        )
+            message=message, usage=usage(self._usage), finish_reason=self.finish, model_name=self.model,
+            stop_reason=self.stop_reason, refusal=refusal,
+        )  # fmt: skip
 
 
 _BLOCK_OF_DELTA = {

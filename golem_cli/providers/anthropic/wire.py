@@ -21,7 +21,7 @@ from golem_cli.core.gojson import compact_json
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse
 from golem_cli.core.usage import Usage
-from golem_cli.providers._wire import count, encode_json, finish_reason, paired, raw_json
+from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, count, encode_json, finish_reason, paired, raw_json
 
 #: ``stop_reason`` in golem's vocabulary (``_wire.finish_reason``).
 FINISH_REASONS = {
@@ -227,9 +227,13 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
         elif block.type == "tool_use":
             args = wire_args(bytes(block.input).decode("utf-8", "replace"))
             calls.append(ToolCall(id=block.id or "", name=block.name or "", args=args))
+    refusal = reply.stop_reason == "refusal"
+    content = "\n".join(texts) or (REFUSED_WITHOUT_TEXT if refusal else "")
     return ModelResponse(
-        message=Message(role=ASSISTANT, content="\n".join(texts), tool_calls=calls, thinking=thinking),
+        message=Message(role=ASSISTANT, content=content, tool_calls=calls, thinking=thinking),
         usage=usage(reply.usage),
         finish_reason=finish_reason(reply.stop_reason, FINISH_REASONS),
         model_name=reply.model or model,
+        stop_reason=reply.stop_reason or "",
+        refusal=refusal,
     )

@@ -10,8 +10,9 @@ from collections.abc import AsyncIterator
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings
+from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.openai import FACTS
 from golem_cli.providers.openai.stream import ChunkFolder
@@ -41,20 +42,20 @@ class OpenAIModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming completion."""
-        payload = await self._http.post(request_body(self.model, request, stream=False))
-        try:
-            return parse_response(payload, self.model)
-        except ValueError as exc:
-            raise self._unreadable(payload, exc) from None
+        return self._reply(await self._http.post(request_body(self.model, request, stream=False)))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
-        ``ModelError`` after the deltas that did arrive."""
+        ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
         body = request_body(self.model, request, stream=True)
         endpoint = self._http.endpoint
         folder = ChunkFolder(self.model)
         finished = False
         async with self._http.open(body) as response:
+            if is_json(response):
+                for item in events_of(self._reply(await self._http.read(response))):
+                    yield item
+                return
             async for event, data in read_events(endpoint, response, self._http.settings.timeout):
                 if data == "[DONE]":
                     finished = True
@@ -68,6 +69,12 @@ class OpenAIModel(HttpModel):
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())
+
+    def _reply(self, payload: bytes) -> ModelResponse:
+        try:
+            return parse_response(payload, self.model)
+        except ValueError as exc:
+            raise self._unreadable(payload, exc) from None
 
     def _unreadable(self, payload: bytes, exc: ValueError) -> ModelError:
         endpoint = self._http.endpoint

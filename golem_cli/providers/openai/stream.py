@@ -24,6 +24,8 @@ class ChunkFolder:
     def __init__(self, model: str) -> None:
         self.model = model
         self.finish = ""
+        self.stop_reason = ""
+        self.refusal = False
         self.usage = Usage()
         self._text: list[str] = []
         self._reasoning: list[str] = []
@@ -49,10 +51,16 @@ class ChunkFolder:
         if isinstance(text, str) and text:
             self._text.append(text)
             yield TextDelta(text)
+        refusal = delta.get("refusal")
+        if isinstance(refusal, str) and refusal:  # shown and kept like text, marked as a refusal
+            self.refusal = True
+            self._text.append(refusal)
+            yield TextDelta(refusal)
         for piece in delta.get("tool_calls") or ():
             yield self._call_piece(piece)
         if choice.get("finish_reason"):
-            self.finish = finish_reason(choice["finish_reason"], FINISH_REASONS)
+            self.stop_reason = str(choice["finish_reason"])
+            self.finish = finish_reason(self.stop_reason, FINISH_REASONS)
 
     def _call_piece(self, piece: dict[str, Any]) -> ToolCallDelta:
         function = piece.get("function") or {}
@@ -79,4 +87,7 @@ class ChunkFolder:
             tool_calls=calls,
             thinking=[ThinkingBlock(text=reasoning)] if reasoning else [],
         )
-        return ModelResponse(message=message, usage=self.usage, finish_reason=self.finish, model_name=self.model)
+        return ModelResponse(
+            message=message, usage=self.usage, finish_reason=self.finish, model_name=self.model,
+            stop_reason=self.stop_reason, refusal=self.refusal,
+        )  # fmt: skip

@@ -193,6 +193,10 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
     content = message.get("content")
     if isinstance(content, list):  # some servers answer with content parts
         content = "".join(p.get("text") or "" for p in content if isinstance(p, dict))
+    refusal = message.get("refusal")
+    refused = isinstance(refusal, str) and bool(refusal)
+    if refused and not content:  # content is null when the model refuses
+        content = refusal
     reasoning = reasoning_of(message)
     calls = []
     for call in message.get("tool_calls") or []:
@@ -212,4 +216,6 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
         usage=usage(data.get("usage")),
         finish_reason=finish_reason(choices[0].get("finish_reason"), FINISH_REASONS),
         model_name=str(data.get("model") or model),
+        stop_reason=str(choices[0].get("finish_reason") or ""),
+        refusal=refused,
     )
