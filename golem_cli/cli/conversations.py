@@ -34,13 +34,13 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
         return 0
     from golem_cli.store.refs import short_id_length
 
-    width = short_id_length(listing.all_ids, (info.id for _, info in rows))
+    width = short_id_length(listing.neighbours, (info.id for _, info in rows))
     if console.styled():
         _print_table(rows, width, tree)
     else:
         for depth, info in rows:
             console.out(_plain_row(depth, info, width))
-    shown, total = len(rows), len(listing.all_ids)
+    shown, total = len(rows), listing.total
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     if listing.foreign:

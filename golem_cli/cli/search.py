@@ -7,7 +7,29 @@ from golem_cli.cli.command import Argument, Command, Option
 PANEL = "Conversations"
 
 
-def search(*, query: str, limit: int, as_json: bool) -> int:
+ROLES = ("user", "assistant", "system", "tool")
+
+
+def since_time(text: str, now: float) -> float:
+    """Unix time from ``--since``: an ISO 8601 date or time (local time unless it names a
+    zone), or an age: a number of minutes (m), hours (h), days (d) or weeks (w)."""
+    import re
+    from datetime import datetime
+
+    from golem_cli.cli.errors import InputError
+
+    age = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
+    if age:
+        return now - int(age.group(1)) * {"m": 60, "h": 3600, "d": 86400, "w": 604800}[age.group(2)]
+    try:
+        return datetime.fromisoformat(text.strip()).timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise InputError(
+            f"--since {text!r}: give a date (2025-06-01), a time (2025-06-01T09:30) or an age (3d, 12h, 2w)"
+        ) from None
+
+
+def search(*, query: str, limit: int, as_json: bool, role: str | None = None, since: str | None = None) -> int:
     from golem_cli.cli import console
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
@@ -15,7 +37,12 @@ def search(*, query: str, limit: int, as_json: bool) -> int:
 
     if not query.strip():
         raise InputError("give some text to search for")
-    hits = find(open_store(), query, limit or None)
+    if role and role not in ROLES:
+        raise InputError(f"--role {role!r}: one of {', '.join(ROLES)}")
+    import time
+
+    after = since_time(since, time.time()) if since else 0.0
+    hits = find(open_store(), query, limit or None, role=role or "", since=after)
     if as_json:
         console.print_json([hit.to_json() for hit in hits])
         return 0
@@ -31,8 +58,13 @@ def search(*, query: str, limit: int, as_json: bool) -> int:
 
 COMMANDS = (
     Command("search", search, "Find conversations that mention TEXT, newest first.", PANEL, [
-        Argument("query", "TEXT", "Text to look for (case-insensitive)."),
+        Argument("query", "TEXT", 'Text to look for (case-insensitive). "a phrase" matches those words in order, '
+                 "word* words that start with it; with either, every term must be in one message."),
         Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many conversations to show (0: all)."),
+        Option("role", "--role", type=str, metavar="ROLE",
+               help="Only messages of this role: user, assistant, system, tool."),
+        Option("since", "--since", type=str, metavar="WHEN",
+               help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),
         Option("as_json", "--json", help="Print JSON."),
     ]),
 )  # fmt: skip

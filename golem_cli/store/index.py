@@ -1,62 +1,104 @@
-"""The listing index: a cache that makes ``golem list`` fast with thousands of conversations.
+"""The index: what ``golem list`` and ``golem search`` read instead of every conversation file.
 
-``index.json`` holds, per conversation, its metadata and the ``stat`` signature (mtime, size,
-inode) of the messages file and of the sidecar it was built from, plus the modification time
-of the conversations directory when it was built. Every save replaces files by rename, which
-changes the directory's mtime, so one ``stat`` of the directory tells whether anything was
-added, replaced or removed since. When it did, a refresh stats each file and re-reads only the
-conversations whose signature changed. The index is never the truth: delete it and the next
-listing rebuilds it from the conversation files (and their sidecars).
+``index.sqlite`` (SQLite, WAL mode, docs/adr/0007-sqlite-index.md) holds one row per
+conversation (its metadata and the ``stat`` signature of its messages file and sidecar) and an
+FTS5 table with the text of every message (content, thinking, tool names and arguments), one
+row per message. The JSON files stay the only truth: delete the index and the next command
+rebuilds it; a corrupt one is deleted and rebuilt, never fatal.
 
-A refresh stats only the messages files: a save rewrites both files, so the messages file's
-signature tells when to re-read an entry. What can change alone is the sidecar (a new title or
-model); the rows a listing shows are re-checked against both files (``recheck``), so a
-listing never shows a stale row, and files edited in place by other programs (which leave the
-directory's mtime alone) are caught the same way.
+Staying current with files golem did not write (sync tools, a Go program, hand edits):
 
-Racy timestamps: a change made within the file system's timestamp granularity of the moment
-the index was built could leave the directory mtime unchanged. An index built within
-``RACY_SECONDS`` of the directory's last change (``RACY_SECONDS_COARSE`` on file systems with
-whole-second timestamps) is therefore marked racy and refreshed again next time.
+- **Metadata.** The index records the conversations directory's modification time. Every save
+  replaces files by rename, which changes it, so one ``stat`` of the directory tells whether
+  anything was added, replaced or removed. When it was, a refresh stats each messages file and
+  rebuilds only the rows whose signature changed (from the sidecar when it describes the
+  current file, else from the messages). Rows about to be shown are re-checked against both
+  files (``recheck``), which catches in-place edits that leave the directory alone.
+- **Racy timestamps.** An index refreshed within ``RACY_SECONDS`` of the directory's last
+  change (``RACY_SECONDS_COARSE`` on whole-second file systems) is marked racy and refreshed
+  again next time, so a change within the same clock tick is not missed.
+- **Text.** Each row records the signature of the file whose text is in the FTS table. A search
+  first re-indexes the rows where the two differ, so a first search after a rebuild pays for
+  reading every file once and later searches only for what changed.
 
-Write-through: golem's own changes (a save after every chat turn, a new title, a delete) run
-inside ``changing``, which holds ``index.lock`` across the change so golem processes never
-interleave there. When the index was fresh just before the change, the changed entry is
-replaced in place and the directory's new mtime recorded, so the next listing does not stat
-every file. What this gives up: a file another program writes within the same timestamp tick
-as a golem save (milliseconds on a fine-grained file system; write-through is skipped on
-whole-second ones) is not seen until the directory next changes; rows a listing shows are
-still re-checked against their files.
+Write-through: golem's own changes (every save, a title, a delete) run inside ``changing``,
+which holds ``index.lock`` across the change so golem processes never interleave there, then
+update that conversation's row and text in one transaction. A save that only appended
+messages (every chat turn) indexes only the new messages: the row keeps the CRC-32 of the
+indexed file minus its closing bracket, so an append is recognised from the new bytes alone.
+When the index was fresh before the change, the directory's new mtime is recorded too, so the
+next listing does not stat every file. The price: a file another program writes within the
+same timestamp tick as a golem save goes unseen until the directory next changes (skipped on
+whole-second file systems, where the tick is too wide).
+
+Two processes: SQLite's WAL lets readers go on while one process writes; writers take the
+database's write lock (``BEGIN IMMEDIATE``) and wait up to ``BUSY_SECONDS`` for each other.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import time
-from collections.abc import Iterator
+import zlib
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
-from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files, write_atomic
+from golem_cli.store.atomic import PRIVATE_FILE, is_temp_file, remove_files, remove_stale_temp_files
 from golem_cli.store.locks import exclusive
-from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta
+from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta, encode_meta
 
-INDEX_VERSION = 1
+if TYPE_CHECKING:
+    from golem_cli.core.messages import Message
+
+INDEX_VERSION = 2
+INDEX_NAME = "index.sqlite"
+LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
 RACY_SECONDS_COARSE = 2.0
+BUSY_SECONDS = 30.0
 MESSAGES_SUFFIX = ".json"
 META_SUFFIX = ".meta.json"
 MAX_SIDECAR_BYTES = 1 << 20
+#: A message's FTS rowid is (conversation rowid << MESSAGE_BITS) | message index; messages past
+#: 2**24 (16.7 million) in one conversation are not searchable.
+MESSAGE_BITS = 24
+#: Between the texts of one message (content, thinking blocks, tool names and arguments) in
+#: its FTS row: a search never matches across it.
+SEPARATOR = "\x1e"
 
 Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
+_T = TypeVar("_T")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS conversations (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    updated REAL NOT NULL,
+    meta BLOB NOT NULL,
+    msig TEXT NOT NULL,
+    ssig TEXT,
+    problem TEXT NOT NULL DEFAULT '',
+    tsig TEXT,
+    tcount INTEGER NOT NULL DEFAULT 0,
+    tbytes INTEGER NOT NULL DEFAULT 0,
+    tcrc INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS conversations_newest ON conversations (updated DESC, id);
+CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, role UNINDEXED, tokenize = 'trigram');
+"""
 
 
-class Entry(msgspec.Struct, array_like=True):
-    """One conversation in the index. ``problem`` is non-empty when the messages file could
-    not be read (``golem list`` marks the row and goes on)."""
+class Entry(msgspec.Struct):
+    """One conversation as the index knows it. ``problem`` is non-empty when the messages file
+    could not be read (``golem list`` marks the row and goes on)."""
 
     meta: ConversationMeta
     messages_sig: Signature
@@ -64,28 +106,22 @@ class Entry(msgspec.Struct, array_like=True):
     problem: str = ""
 
 
-class IndexFile(msgspec.Struct):
-    version: int
-    dir_mtime_ns: int
-    racy: bool
-    entries: list[Entry]
-    foreign: list[str] = []
-
-
-_encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(IndexFile)
-
-
 def signature(st: os.stat_result) -> Signature:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
-def read_index(path: Path) -> IndexFile | None:
-    try:
-        index = _decoder.decode(path.read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+def _sig_text(sig: Signature | None) -> str | None:
+    return None if sig is None else f"{sig[0]}:{sig[1]}:{sig[2]}"
+
+
+def _sig_of(text: str | None) -> Signature | None:
+    if text is None:
         return None
-    return index if index.version == INDEX_VERSION else None
+    a, b, c = text.split(":")
+    return (int(a), int(b), int(c))
+
+
+# --- one conversation's entry, from its files ----------------------------------------------------
 
 
 def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig: Signature | None) -> Entry:
@@ -123,6 +159,27 @@ def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig:
     return Entry(meta, messages_sig, sidecar_sig)
 
 
+def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
+    try:
+        return signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
+    except FileNotFoundError:
+        return None
+
+
+def recheck(directory: Path, entry: Entry) -> Entry | None:
+    """The entry for a row about to be shown, re-read if its files changed behind the
+    index's back; None when the conversation is gone."""
+    cid = entry.meta.id
+    try:
+        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
+    except FileNotFoundError:
+        return None
+    ssig = _sidecar_signature(directory, cid)
+    if msig == entry.messages_sig and ssig == entry.sidecar_sig:
+        return entry
+    return build_entry(directory, cid, msig, ssig)
+
+
 # One match per directory entry: a conversation's messages file or its sidecar.
 _NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z")
 
@@ -130,7 +187,7 @@ _NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
     """Stat every messages file of the conversations directory; sidecars are only noted.
     Returns (messages signatures, IDs with a sidecar, foreign names, temporary names).
-    This loop is what a listing pays after any save, so it does one regex match per name."""
+    This loop is what a listing pays after a change, so it does one regex match per name."""
     messages: dict[str, Signature] = {}
     sidecars: set[str] = set()
     foreign: list[str] = []
@@ -160,96 +217,389 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
     return messages, sidecars, foreign, temps
 
 
-def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
-    try:
-        return signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
-    except FileNotFoundError:
-        return None
+# --- the text of messages ----------------------------------------------------------------------
 
 
-def load_entries(directory: Path, index_path: Path) -> tuple[list[Entry], list[str]]:
-    """All conversations (entries sorted by ID) and the names of foreign files, using the
-    cached index when it is fresh and refreshing (and rewriting) it when it is not."""
-    try:
-        dir_mtime_ns = os.stat(directory).st_mtime_ns
-    except FileNotFoundError:
-        return [], []
-    cached = read_index(index_path)
-    if cached is not None and not cached.racy and cached.dir_mtime_ns == dir_mtime_ns:
-        return cached.entries, cached.foreign
-    checked_at = time.time_ns()
-    messages, sidecars, foreign, temps = scan(directory)
-    old = {e.meta.id: e for e in cached.entries} if cached is not None else {}
-    entries = []
-    for cid in sorted(messages):
-        msig = messages[cid]
-        prev = old.get(cid)
-        if prev is not None and prev.messages_sig == msig and (prev.sidecar_sig is not None) == (cid in sidecars):
-            entries.append(prev)
-        else:
-            ssig = _sidecar_signature(directory, cid) if cid in sidecars else None
-            entries.append(build_entry(directory, cid, msig, ssig))
-    orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
-    if orphans:  # only an interrupted delete leaves a sidecar without its messages
-        remove_files(directory, orphans)
-    if temps:
-        remove_stale_temp_files(directory, temps)
-    window = RACY_SECONDS_COARSE if dir_mtime_ns % 1_000_000_000 == 0 else RACY_SECONDS
-    racy = checked_at - dir_mtime_ns < window * 1e9
-    index = IndexFile(INDEX_VERSION, dir_mtime_ns, racy, entries, sorted(foreign))
-    try:
-        write_atomic(index_path, _encoder.encode(index), durable=False)
-    except OSError:
-        pass  # a read-only store still lists; the next writable run caches
-    return entries, index.foreign
+def message_text(message: Message) -> str:
+    """What a search looks at in one message, its pieces joined by ``SEPARATOR``."""
+    pieces = [message.content]
+    pieces.extend(block.text for block in message.thinking)
+    for call in message.tool_calls:
+        pieces.append(call.name)
+        pieces.append(call.args)
+    return SEPARATOR.join(piece for piece in pieces if piece) if len(pieces) > 1 else message.content
 
 
-def recheck(directory: Path, entry: Entry) -> Entry | None:
-    """The entry for a row about to be shown, re-read if its files changed behind the
-    index's back; None when the conversation is gone."""
-    cid = entry.meta.id
-    try:
-        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
-    except FileNotFoundError:
-        return None
-    ssig = _sidecar_signature(directory, cid)
-    if msig == entry.messages_sig and ssig == entry.sidecar_sig:
-        return entry
-    return build_entry(directory, cid, msig, ssig)
+def _body_crc(data: bytes | memoryview, start: int = 0, crc: int = 0) -> int:
+    """CRC-32 of a history file's bytes without its closing bracket, continued from ``crc``
+    over ``data[start:-1]``: a file whose messages were only appended to starts with the old
+    file minus its bracket."""
+    return zlib.crc32(memoryview(data)[start:-1], crc)
 
 
-@contextmanager
-def changing(directory: Path, index_path: Path, cid: str) -> Iterator[None]:
-    """Hold the index lock while conversation ``cid`` changes, then write the change through
-    to the index if the index was fresh before it (see the module docstring)."""
-    index_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    with exclusive(index_path.with_suffix(".lock")):
+# --- the database --------------------------------------------------------------------------------
+
+
+class Index:
+    """The index of the conversations in ``directory``, kept in ``path`` (opened on first use)."""
+
+    def __init__(self, directory: Path, path: Path) -> None:
+        self.directory = directory
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    # connection and recovery
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None:
+            return self._db
+        for name in LEGACY_NAMES:
+            remove_files(self.path.parent, [name])
         try:
-            before: int | None = os.stat(directory).st_mtime_ns
-        except FileNotFoundError:
-            before = None
-        yield
-        if before is not None:
+            self._db = self._open(str(self.path))
+        except sqlite3.DatabaseError:
+            self._drop_files()
             try:
-                _write_through(directory, index_path, cid, before)
+                self._db = self._open(str(self.path))
+            except sqlite3.DatabaseError:  # unwritable: an index for this command only
+                self._db = self._open(":memory:")
+        return self._db
+
+    def _open(self, target: str) -> sqlite3.Connection:
+        if target != ":memory:" and not os.path.exists(target):
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
+            os.close(fd)
+        db = sqlite3.connect(target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose the newest change
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != INDEX_VERSION:
+                db.execute("BEGIN IMMEDIATE")
+                if db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
+                    for table in ("state", "conversations", "foreign_names", "texts"):
+                        db.execute(f"DROP TABLE IF EXISTS {table}")
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA user_version = {INDEX_VERSION}")
+                db.execute("COMMIT")
+            db.execute("SELECT count(*) FROM state").fetchone()
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _drop_files(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.unlink(f"{self.path}{suffix}")
             except OSError:
-                pass  # the index is a cache: the next listing refreshes it
+                pass
+
+    def _guarded(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        """Run ``action`` on the database; a corrupt index is deleted and rebuilt once."""
+        try:
+            return action(self._connect())
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
+                raise
+            self._drop_files()
+            return action(self._connect())
+
+    def _absent(self) -> bool:
+        """No conversations directory and no index open: nothing to read, nothing to create."""
+        return self._db is None and not os.path.isdir(self.directory)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    # state
+
+    @staticmethod
+    def _state(db: sqlite3.Connection) -> tuple[int, bool]:
+        rows = dict(db.execute("SELECT key, value FROM state").fetchall())
+        return int(rows.get("dir_mtime_ns", -1)), bool(rows.get("racy", 1))
+
+    @staticmethod
+    def _set_state(db: sqlite3.Connection, dir_mtime_ns: int, racy: bool) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)",
+            [("dir_mtime_ns", dir_mtime_ns), ("racy", int(racy))],
+        )
+
+    # keeping the metadata current
+
+    def refresh(self) -> None:
+        """Bring the conversation rows up to date with the directory (see the module docstring)."""
+        self._guarded(self._refresh)
+
+    def _refresh(self, db: sqlite3.Connection) -> None:
+        try:
+            dir_mtime_ns = os.stat(self.directory).st_mtime_ns
+        except FileNotFoundError:
+            dir_mtime_ns = -1
+        stored, racy = self._state(db)
+        if stored == dir_mtime_ns and not racy:
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            stored, racy = self._state(db)
+            if stored != dir_mtime_ns or racy:
+                self._rescan(db, dir_mtime_ns)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _rescan(self, db: sqlite3.Connection, dir_mtime_ns: int) -> None:
+        checked_at = time.time_ns()
+        messages, sidecars, foreign, temps = scan(self.directory)
+        known = {cid: (msig, ssig) for cid, msig, ssig in db.execute("SELECT id, msig, ssig FROM conversations")}
+        gone = [cid for cid in known if cid not in messages]
+        for cid in gone:
+            self._forget(db, cid)
+        for cid, msig in messages.items():
+            prev = known.get(cid)
+            if prev is not None and prev[0] == _sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
+                continue
+            ssig = _sidecar_signature(self.directory, cid) if cid in sidecars else None
+            self._put(db, build_entry(self.directory, cid, msig, ssig))
+        db.execute("DELETE FROM foreign_names")
+        db.executemany("INSERT OR IGNORE INTO foreign_names (name) VALUES (?)", [(n,) for n in foreign])
+        orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
+        if orphans:  # only an interrupted delete leaves a sidecar without its messages
+            remove_files(self.directory, orphans)
+        if temps:
+            remove_stale_temp_files(self.directory, temps)
+        window = RACY_SECONDS_COARSE if dir_mtime_ns % 1_000_000_000 == 0 else RACY_SECONDS
+        self._set_state(db, dir_mtime_ns, checked_at - dir_mtime_ns < window * 1e9)
+
+    @staticmethod
+    def _put(db: sqlite3.Connection, entry: Entry) -> int:
+        """Insert or update a conversation's row (its text, if indexed, stays until a search
+        or a save finds its signature changed); returns its rowid."""
+        m = entry.meta
+        values = (m.updated, encode_meta(m), _sig_text(entry.messages_sig), _sig_text(entry.sidecar_sig), entry.problem)
+        row = db.execute("SELECT rid FROM conversations WHERE id = ?", (m.id,)).fetchone()
+        if row is None:
+            cursor = db.execute(
+                "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)",
+                (m.id, *values),
+            )
+            return int(cursor.lastrowid or 0)
+        db.execute("UPDATE conversations SET updated = ?, meta = ?, msig = ?, ssig = ?, problem = ? WHERE rid = ?",
+                   (*values, row[0]))  # fmt: skip
+        return int(row[0])
+
+    @staticmethod
+    def _forget(db: sqlite3.Connection, cid: str) -> None:
+        row = db.execute("SELECT rid FROM conversations WHERE id = ?", (cid,)).fetchone()
+        if row is not None:
+            _delete_texts(db, row[0])
+            db.execute("DELETE FROM conversations WHERE rid = ?", (row[0],))
+
+    # reading
+
+    def listing(self, limit: int | None) -> tuple[list[Entry], int, list[str], list[str]]:
+        """(entries newest first, how many conversations, foreign names, the IDs around each
+        entry in ID order: enough to compute unique short IDs without reading every row)."""
+        if self._absent():
+            return [], 0, [], []
+
+        def read(db: sqlite3.Connection) -> tuple[list[Entry], int, list[str], list[str]]:
+            self._refresh(db)
+            sql = "SELECT meta, msig, ssig, problem FROM conversations ORDER BY updated DESC, id"
+            rows = db.execute(sql + ("" if limit is None else " LIMIT ?"), () if limit is None else (max(limit, 0),))
+            entries = [_entry(*row) for row in rows]
+            total = db.execute("SELECT count(*) FROM conversations").fetchone()[0]
+            foreign = [name for (name,) in db.execute("SELECT name FROM foreign_names ORDER BY name")]
+            if limit is None or len(entries) == total:
+                around = sorted(e.meta.id for e in entries)
+            else:
+                near: set[str] = set()
+                for e in entries:
+                    near.add(e.meta.id)
+                    for op, order in (("<", "DESC"), (">", "ASC")):
+                        q = f"SELECT id FROM conversations WHERE id {op} ? ORDER BY id {order} LIMIT 1"
+                        near.update(cid for (cid,) in db.execute(q, (e.meta.id,)))
+                around = sorted(near)
+            return entries, total, foreign, around
+
+        return self._guarded(read)
+
+    # writing through
+
+    @contextmanager
+    def changing(self, cid: str) -> Iterator[Callable[[Sequence[Message], bytes], None]]:
+        """Hold the index lock while conversation ``cid`` changes on disk, then record the
+        change (see the module docstring). Inside, call the yielded function with the messages
+        and the bytes just written, so their text is indexed without reading the file again."""
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        written: list[tuple[Sequence[Message], bytes]] = []
+        with exclusive(self.path.with_name("index.lock")):
+            try:
+                before = os.stat(self.directory).st_mtime_ns
+            except FileNotFoundError:
+                before = None
+            yield lambda messages, data: written.append((messages, data))
+            if before is not None:
+                try:
+                    self._guarded(lambda db: self._write_through(db, cid, before, written[-1] if written else None))
+                except (OSError, sqlite3.Error):
+                    pass  # the index is a cache: the next command refreshes it
+
+    def _write_through(
+        self, db: sqlite3.Connection, cid: str, before: int, written: tuple[Sequence[Message], bytes] | None
+    ) -> None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            stored, racy = self._state(db)
+            try:
+                msig = signature(os.stat(self.directory / f"{cid}{MESSAGES_SUFFIX}"))
+            except FileNotFoundError:
+                self._forget(db, cid)
+            else:
+                entry = build_entry(self.directory, cid, msig, _sidecar_signature(self.directory, cid))
+                rid = self._put(db, entry)
+                if written is not None and written[1] and len(written[1]) == msig[1]:
+                    _index_text(db, rid, msig, written[0], written[1])
+            after = os.stat(self.directory).st_mtime_ns
+            if stored == before and not racy and after % 1_000_000_000 != 0:
+                self._set_state(db, after, False)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # searching
+
+    def update_texts(self) -> None:
+        """Index the text of every conversation whose file changed since its text was indexed."""
+        if not self._absent():
+            self._guarded(self._update_texts)
+
+    def _update_texts(self, db: sqlite3.Connection) -> None:
+        from golem_cli.core.codec import load_history
+        from golem_cli.core.errors import HistoryFormatError
+
+        self._refresh(db)
+        stale = "SELECT rid, id, msig FROM conversations WHERE tsig IS NOT msig AND problem = ''"
+        if db.execute(stale + " LIMIT 1").fetchone() is None:
+            return
+        todo = db.execute(stale).fetchall()
+        for batch in range(0, len(todo), TEXT_BATCH):  # short write transactions: saves go on
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for rid, cid, msig in todo[batch : batch + TEXT_BATCH]:
+                    try:
+                        data = (self.directory / f"{cid}{MESSAGES_SUFFIX}").read_bytes()
+                        messages = load_history(data)
+                    except (OSError, HistoryFormatError):
+                        continue  # the listing marks it; search skips it
+                    sig = _sig_of(msig)
+                    if sig is not None and len(data) == sig[1]:
+                        _index_text(db, rid, sig, messages, data, full=True)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def candidates(
+        self, match: str | None, *, role: str, since: float
+    ) -> Iterator[tuple[ConversationMeta, int, str, str]]:
+        """(metadata, message index, role, text) of messages that may match, newest
+        conversation first and in message order within one. ``match`` is an FTS5 query over the
+        trigram index (None: every message). The caller decides what really matches."""
+        if self._absent():
+            return
+        db = self._connect()
+        role_sql = " AND t.role = :role" if role else ""
+        args: dict[str, object] = {"match": match, "role": role, "since": since}
+        if match is not None:
+            capped = f"SELECT t.rowid FROM texts t WHERE texts MATCH :match{role_sql} LIMIT {CANDIDATE_CAP}"
+            rowids = [r for (r,) in db.execute(capped, args)]
+            if len(rowids) < CANDIDATE_CAP:  # few enough: read just those, newest first
+                by_rid: dict[int, list[int]] = {}
+                for rowid in rowids:
+                    by_rid.setdefault(rowid >> MESSAGE_BITS, []).append(rowid)
+                order = "SELECT rid, meta, updated FROM conversations WHERE rid = ? AND updated >= ? AND problem = ''"
+                chosen = [row for rid in by_rid for row in db.execute(order, (rid, since))]
+                chosen.sort(key=lambda row: (-row[2], _meta(row[1]).id))
+                for rid, blob, _ in chosen:
+                    meta = _meta(blob)
+                    for rowid in sorted(by_rid[rid]):
+                        for role_, body in db.execute("SELECT role, body FROM texts WHERE rowid = ?", (rowid,)):
+                            yield meta, rowid & ((1 << MESSAGE_BITS) - 1), role_, body
+                return
+        newest = "SELECT rid, meta FROM conversations WHERE updated >= ? AND problem = '' ORDER BY updated DESC, id"
+        for rid, blob in db.execute(newest, (since,)).fetchall():
+            meta = _meta(blob)
+            low, high = rid << MESSAGE_BITS, ((rid + 1) << MESSAGE_BITS) - 1
+            rows = db.execute(
+                f"SELECT t.rowid, t.role, t.body FROM texts t WHERE t.rowid BETWEEN :low AND :high{role_sql}"
+                + (" AND texts MATCH :match" if match is not None else "") + " ORDER BY t.rowid",
+                args | {"low": low, "high": high},
+            )  # fmt: skip
+            for rowid, role_, body in rows:
+                yield meta, rowid & ((1 << MESSAGE_BITS) - 1), role_, body
 
 
-def _write_through(directory: Path, index_path: Path, cid: str, before: int) -> None:
-    cached = read_index(index_path)
-    if cached is None or cached.racy or cached.dir_mtime_ns != before:
-        return  # it was stale already; the next listing refreshes it
-    after = os.stat(directory).st_mtime_ns
-    if after % 1_000_000_000 == 0:
-        return  # whole-second timestamps cannot tell this change from a concurrent one
-    entries = [e for e in cached.entries if e.meta.id != cid]
-    try:
-        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
-    except FileNotFoundError:
-        pass  # deleted: its entry is gone
-    else:
-        entries.append(build_entry(directory, cid, msig, _sidecar_signature(directory, cid)))
-        entries.sort(key=lambda e: e.meta.id)
-    index = IndexFile(INDEX_VERSION, after, False, entries, cached.foreign)
-    write_atomic(index_path, _encoder.encode(index), durable=False)
+#: Conversations whose text is indexed per write transaction when a search catches up.
+TEXT_BATCH = 500
+#: A query matching more messages than this is answered conversation by conversation, newest
+#: first, so a common word costs what the first screen of hits costs.
+CANDIDATE_CAP = 5000
+
+
+def _meta(blob: bytes) -> ConversationMeta:
+    meta = decode_meta(blob)
+    assert meta is not None, "the index holds metadata golem encoded"
+    return meta
+
+
+def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
+    messages_sig = _sig_of(msig)
+    assert messages_sig is not None
+    return Entry(_meta(blob), messages_sig, _sig_of(ssig), problem)
+
+
+def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:
+    db.execute(
+        "DELETE FROM texts WHERE rowid BETWEEN ? AND ?",
+        ((rid << MESSAGE_BITS) + first, ((rid + 1) << MESSAGE_BITS) - 1),
+    )
+
+
+def _index_text(
+    db: sqlite3.Connection, rid: int, sig: Signature, messages: Sequence[Message], data: bytes, *, full: bool = False
+) -> None:
+    """Make the FTS rows of conversation ``rid`` hold ``messages`` (the content of ``data``):
+    only the new messages when ``data`` appends to the indexed file, else all of them."""
+    row = db.execute("SELECT tsig, tcount, tbytes, tcrc FROM conversations WHERE rid = ?", (rid,)).fetchone()
+    start, crc = 0, 0
+    if not full and row is not None and row[0] is not None and 1 < row[2] < len(data) and row[1] <= len(messages):
+        prefix = _body_crc(memoryview(data)[: row[2]])
+        if prefix == row[3]:
+            start, crc = row[1], prefix
+    _delete_texts(db, rid, start)
+    limit = min(len(messages), 1 << MESSAGE_BITS)
+    base = rid << MESSAGE_BITS
+    db.executemany(
+        "INSERT INTO texts (rowid, body, role) VALUES (?, ?, ?)",
+        ((base + i, message_text(messages[i]), messages[i].role) for i in range(start, limit)),
+    )
+    crc = _body_crc(data, max(row[2] - 1, 0) if start and row is not None else 0, crc) if len(data) > 1 else 0
+    db.execute(
+        "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ? WHERE rid = ?",
+        (_sig_text(sig), len(messages), len(data), crc, rid),
+    )

@@ -6,7 +6,7 @@ Layout under the data directory (``GOLEM_HOME`` or the platform's user data dire
     conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
     locks/<id>.lock                present while a process holds the conversation open
     backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
-    index.json                     the listing cache (see index.py); safe to delete
+    index.sqlite                   the index for list and search (see index.py); safe to delete
 
 Every write is atomic (atomic.py) and happens under the conversation's lock (locks.py): a
 process that holds the lock (the REPL, for the whole session) writes freely; any other
@@ -25,7 +25,6 @@ Typical use by a chat session::
 
 from __future__ import annotations
 
-import heapq
 import os
 import time
 from collections.abc import Sequence
@@ -71,11 +70,13 @@ class ConversationInfo:
 
 @dataclass(frozen=True)
 class Listing:
-    """``Store.listing()``: conversations newest first, every stored ID (sorted, for short
-    IDs), and the names of files in the conversations directory that are not conversations."""
+    """``Store.listing()``: conversations newest first, how many are stored, the IDs next to
+    each listed one in ID order (sorted; what unique short IDs need, without every ID), and
+    the names of files in the conversations directory that are not conversations."""
 
     conversations: list[ConversationInfo]
-    all_ids: list[str]
+    total: int
+    neighbours: list[str]
     foreign: list[str]
 
 
@@ -88,7 +89,8 @@ class Store:
         self.conversations_dir = self.root / "conversations"
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
-        self.index_path = self.root / "index.json"
+        self.index_path = self.root / _index.INDEX_NAME
+        self.index = _index.Index(self.conversations_dir, self.index_path)
 
     # --- names -----------------------------------------------------------------------------
 
@@ -173,20 +175,15 @@ class Store:
         return self.listing(limit).conversations
 
     def listing(self, limit: int | None = None) -> Listing:
-        """``list`` plus what ``golem list`` needs around it. Fast for large stores: see
-        index.py; only the rows returned are re-checked against their files."""
-        entries, foreign = _index.load_entries(self.conversations_dir, self.index_path)
-        all_ids = [e.meta.id for e in entries]  # the index keeps entries sorted by ID
-        if limit is None:
-            chosen = sorted(entries, key=_newest_first)
-        else:
-            chosen = heapq.nsmallest(max(limit, 0), entries, key=_newest_first)
+        """``list`` plus what ``golem list`` needs around it. Reads only the rows it returns
+        from the index (see index.py), and re-checks those against their files."""
+        entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []
-        for entry in chosen:
+        for entry in entries:
             fresh = _index.recheck(self.conversations_dir, entry)
             if fresh is not None:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
-        return Listing(rows, all_ids, foreign)
+        return Listing(rows, total, neighbours, foreign)
 
     # --- locking ---------------------------------------------------------------------------
 
@@ -260,10 +257,11 @@ class Store:
         data = dump_history(messages)
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
-        with _index.changing(self.conversations_dir, self.index_path, cid):
+        with self.index.changing(cid) as written:
             write_atomic(self.messages_path(cid), data)
             meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
             write_atomic(self.meta_path(cid), encode_meta(meta))
+            written(messages, data)
         return meta
 
     def _sidecar(self, cid: str) -> ConversationMeta | None:
@@ -279,7 +277,7 @@ class Store:
             meta = self.meta(cid)
             changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None}
             meta = msgspec.structs.replace(meta, **changes)
-            with _index.changing(self.conversations_dir, self.index_path, cid):
+            with self.index.changing(cid):
                 write_atomic(self.meta_path(cid), encode_meta(meta))
             return meta
 
@@ -301,7 +299,7 @@ class Store:
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""
-        with self.lock(cid), _index.changing(self.conversations_dir, self.index_path, cid):
+        with self.lock(cid), self.index.changing(cid):
             try:
                 self.messages_path(cid).unlink()
             except FileNotFoundError:
@@ -326,10 +324,6 @@ def _checked(cid: str) -> str:
     if not is_conversation_id(cid):
         raise InvalidReference(f"not a conversation ID: {cid!r}")
     return cid
-
-
-def _newest_first(entry: _index.Entry) -> tuple[float, str]:
-    return (-entry.meta.updated, entry.meta.id)
 
 
 def _locked_message(cid: str, holder: LockHolder | None) -> str:

@@ -84,6 +84,7 @@ def test_concurrent_saves_agree_with_a_rebuild(store):
     procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(store.root), cid]) for cid in (a, b)]
     assert all(p.wait(timeout=60) == 0 for p in procs)
     listed = counts(store)
+    store.index.close()
     store.index_path.unlink()
     assert counts(store) == listed
     assert listed[a] == listed[b] == 26
