@@ -95,22 +95,26 @@ def _dropped_candidates(history: Sequence[Message], output: Sequence[Message]) -
 
 
 def repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
-    """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``."""
+    """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``. Each kind of
+    finding walks the histories only when the report has some: a history that needed no
+    repair (the common case on resume) is not walked at all."""
     found: list[Finding] = []
-    calls = _calls(history)
-    synthesized_out = [
-        (j, m.tool_call_id, m.tool_name)
-        for j, m in enumerate(output)
-        if m.role == TOOL and m.content == INTERRUPTED and not m.run_id
-    ]
-    placed = _match_in_order(repair.synthesized, synthesized_out)
-    made = _match_in_order(repair.synthesized, calls)
-    for cid, (out_index, _), (in_index, name) in zip(repair.synthesized, placed, made, strict=True):
-        found.append(Finding(SYNTHESIZED, in_index, ASSISTANT, cid, name, out_index))
-    ways = _dropped_candidates(history, output)
-    dropped_from = next((w for w in ways if [c[1] for c in w] == list(repair.dropped)), ways[-1])
-    for cid, (index, name) in zip(repair.dropped, _match_in_order(repair.dropped, dropped_from), strict=True):
-        found.append(Finding(DROPPED, index, TOOL, cid, name))
+    calls = _calls(history) if repair.synthesized or repair.truncated else []
+    if repair.synthesized:
+        synthesized_out = [
+            (j, m.tool_call_id, m.tool_name)
+            for j, m in enumerate(output)
+            if m.role == TOOL and m.content == INTERRUPTED and not m.run_id
+        ]
+        placed = _match_in_order(repair.synthesized, synthesized_out)
+        made = _match_in_order(repair.synthesized, calls)
+        for cid, (out_index, _), (in_index, name) in zip(repair.synthesized, placed, made, strict=True):
+            found.append(Finding(SYNTHESIZED, in_index, ASSISTANT, cid, name, out_index))
+    if repair.dropped:
+        ways = _dropped_candidates(history, output)
+        dropped_from = next((w for w in ways if [c[1] for c in w] == list(repair.dropped)), ways[-1])
+        for cid, (index, name) in zip(repair.dropped, _match_in_order(repair.dropped, dropped_from), strict=True):
+            found.append(Finding(DROPPED, index, TOOL, cid, name))
     for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls), strict=True):
         found.append(Finding(TRUNCATED, index, ASSISTANT, cid, name))
     return found

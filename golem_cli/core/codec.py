@@ -28,7 +28,7 @@ from golem_cli.core import _goparse
 from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
 from golem_cli.core.args import truncated_wrapper, unwrap_truncated
 from golem_cli.core.errors import HistoryFormatError
-from golem_cli.core.gojson import compact_json, html_escape_json
+from golem_cli.core.gojson import HTML_ESCAPES, compact_json
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 
 # --- the field layout, read from the declarations in messages.py ---------------------------------
@@ -280,7 +280,15 @@ def dump_history(messages: Iterable[Message]) -> bytes:
         except UnicodeEncodeError:
             encoded = _encoder.encode([_without_surrogates(m) for m in wire])
         del wire
-        return html_escape_json(encoded)
+        # Go's HTML-safe escapes, applied here rather than in a helper so that each replacement
+        # frees the previous buffer at once (a caller's reference would keep it alive): at most
+        # two copies of the output exist at any moment. Each byte can only occur in strings.
+        for raw, escaped in HTML_ESCAPES:
+            if raw in encoded:
+                encoded = encoded.replace(raw, escaped)
+        if b"\xe2\x80\xa8" in encoded or b"\xe2\x80\xa9" in encoded:
+            encoded = encoded.replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+        return encoded
 
 
 def _without_surrogates(m: Any) -> Any:

@@ -38,7 +38,7 @@ _NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f<>&\u2028\u2029\ud800-\udfff]')
 
 # HTML-safe escaping applied to already-encoded JSON bytes. The five characters can only occur
 # inside string literals in valid JSON, so a plain byte replacement is exact.
-_HTML_BYTES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
+HTML_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"))
 _LINE_SEPARATORS = re.compile(b"\xe2\x80[\xa8\xa9]")
 
 
@@ -53,7 +53,7 @@ def html_escape_json(encoded: bytes) -> bytes:
     Single-byte membership tests are memchr-fast; the search for U+2028/U+2029 only runs
     when their last bytes occur at all.
     """
-    for raw, escaped in _HTML_BYTES:
+    for raw, escaped in HTML_ESCAPES:
         if raw in encoded:
             encoded = encoded.replace(raw, escaped)
     if b"\xa8" in encoded or b"\xa9" in encoded:

@@ -555,7 +555,7 @@ class Index:
 
 
 #: Conversations whose text is indexed per write transaction when a search catches up.
-TEXT_BATCH = 500
+TEXT_BATCH = 2000
 #: A query matching more messages than this is answered conversation by conversation, newest
 #: first, so a common word costs what the first screen of hits costs.
 CANDIDATE_CAP = 5000
@@ -591,7 +591,8 @@ def _index_text(
         prefix = _body_crc(memoryview(data)[: row[2]])
         if prefix == row[3]:
             start, crc = row[1], prefix
-    _delete_texts(db, rid, start)
+    if row is not None and (row[0] is not None or row[1]):  # something of it is indexed
+        _delete_texts(db, rid, start)
     limit = min(len(messages), 1 << MESSAGE_BITS)
     base = rid << MESSAGE_BITS
     db.executemany(

@@ -275,7 +275,9 @@ class Store:
         """Set the title and/or the model (what the messages cannot tell)."""
         with self.lock(cid):
             meta = self.meta(cid)
-            changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None}
+            changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None and v != getattr(meta, k)}
+            if not changes and self.meta_path(cid).exists():
+                return meta  # nothing to write (resume sets the model it already has)
             meta = msgspec.structs.replace(meta, **changes)
             with self.index.changing(cid):
                 write_atomic(self.meta_path(cid), encode_meta(meta))

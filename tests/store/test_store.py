@@ -139,3 +139,12 @@ def test_backup_copies_the_current_file(store):
     cid = store.create(HISTORY)
     path = store.backup(cid)
     assert path.parent == store.backups_dir and path.read_bytes() == dump_history(HISTORY)
+
+
+def test_setting_the_model_it_already_has_writes_nothing(store):
+    cid = store.create([Message("user", "hi")], model="m:one")
+    before = os.stat(store.meta_path(cid)).st_mtime_ns
+    time.sleep(0.01)
+    assert store.set_model(cid, "m:one").model == "m:one"
+    assert os.stat(store.meta_path(cid)).st_mtime_ns == before
+    assert store.set_model(cid, "m:two").model == "m:two" and store.meta(cid).model == "m:two"
