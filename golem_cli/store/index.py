@@ -1,6 +1,6 @@
 """The index: what ``golem list`` and ``golem search`` read instead of every conversation file.
 
-``index.sqlite`` (SQLite, WAL mode, docs/adr/0007-sqlite-index.md) holds one row per
+``index.sqlite`` (SQLite, WAL mode, docs/adr/0009-sqlite-index.md) holds one row per
 conversation (its metadata and the ``stat`` signature of its messages file and sidecar) and an
 FTS5 table with the text of every message (content, thinking, tool names and arguments), one
 row per message. The JSON files stay the only truth: delete the index and the next command

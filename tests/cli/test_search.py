@@ -47,3 +47,15 @@ def test_no_match_and_corrupt_files(tmp_path):
     done = run(tmp_path, "goodbye")
     assert done.returncode == 1 and "no conversation mentions 'goodbye'" in done.stderr
     assert "Traceback" not in run(tmp_path, "hello").stderr
+
+
+def test_role_and_since_options(tmp_path):
+    store = Store(tmp_path)
+    cid = store.create([Message("user", "quokka please"), Message("assistant", "a quokka")])
+    assert "#1 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
+    assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[:13])
+    assert run(tmp_path, "quokka", "--since", "2999-01-01").returncode == 1
+    bad = run(tmp_path, "quokka", "--since", "yesterday-ish")
+    assert bad.returncode != 0 and "--since" in bad.stderr and "Traceback" not in bad.stderr
+    assert run(tmp_path, "quokka", "--role", "robot").returncode != 0
+    assert "#0 user" in run(tmp_path, '"quokka please"').stdout and run(tmp_path, "quok*").returncode == 0
