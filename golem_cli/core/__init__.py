@@ -33,6 +33,8 @@ _EXPORTS: dict[str, str] = {
     "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
     "ToolFailed": "tools", "ModelRetry": "tools", "ToolCanceled": "tools", "ToolTimeoutError": "tools",
+    "SchemaTool": "tools", "Approval": "tools", "ApprovalRequest": "tools", "APPROVED": "tools",
+    "ApprovalHook": "runconfig",
     "Model": "model", "ModelRequest": "model", "ModelResponse": "model", "ModelSettings": "model",
     "ToolDefinition": "model", "TextDelta": "model", "ThinkingDelta": "model", "ToolCallDelta": "model",
     "StreamDone": "model", "ResponseAccumulator": "model",
@@ -108,11 +110,15 @@ if TYPE_CHECKING:
     from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
     from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
     from golem_cli.core.retry import RetryPolicy
-    from golem_cli.core.runconfig import RunConfig, RunHooks
+    from golem_cli.core.runconfig import ApprovalHook, RunConfig, RunHooks
     from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
     from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text
     from golem_cli.core.tools import (
+        APPROVED,
+        Approval,
+        ApprovalRequest,
         ModelRetry,
+        SchemaTool,
         Tool,
         ToolCanceled,
         ToolContext,

@@ -11,18 +11,36 @@ Go's rules for what a batch leaves behind (spec §7, §8):
   result (the stopping call, its parallel siblings even if they ran, later groups, which
   never start) is closed with ``INTERRUPTED``; the run ends at the ``canceled`` stage;
 * anything else (or an undeclared tool, checked before anything runs): the run fails at the
-  ``tool`` stage and the batch contributes no result at all.
+  ``tool`` stage and the batch contributes no result at all. With
+  ``RunConfig.undeclared_tools == "answer"`` an undeclared tool gets a ``failed`` result
+  instead and the rest of the batch runs.
+
+Before a group starts, each of its calls is decoded (bad arguments are a ``ModelRetry``
+outcome and are never asked about) and put to the caller's approval hook, one at a time in
+call order. A denial is a ``failed`` result with Go's denial text; ``ToolCanceled`` from the
+hook, or Ctrl-C / cancellation while it waits for an answer, stops the run like a tool's
+``ToolCanceled`` (nothing of that group ran, so the batch is simply closed).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 from golem_cli.core._evidence import RunCanceledError, RunState, ToolCallError, ToolCallFinished, ToolCallStarted
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
 from golem_cli.core.runconfig import RunConfig, RunHooks
-from golem_cli.core.tools import ModelRetry, Tool, ToolCanceled, ToolContext, ToolFailed, ToolResult
+from golem_cli.core.tools import (
+    ApprovalRequest,
+    ModelRetry,
+    Tool,
+    ToolCanceled,
+    ToolContext,
+    ToolFailed,
+    ToolResult,
+    denial_text,
+)
 from golem_cli.core.validate import part_error
 
 Outcome = ToolResult | BaseException | None  # None: the call never started
@@ -32,20 +50,47 @@ async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall
     """Execute ``calls`` and append their stamped results to ``state.messages``, or raise the
     batch's ``RunError`` (stages ``tool`` and ``canceled``; ``tool`` with ``interrupted`` on
     Ctrl-C or cancellation, the evidence then ending at the requesting turn)."""
-    declared: list[Tool] = []
+    declared: list[Tool | None] = []
     for call in calls:
         found = config.tool(call.name)
-        if found is None:
+        if found is None and config.undeclared_tools == "fail":
             raise state.fail("tool", ToolCallError(call.name, call.id, "tool was not declared for this run"))
         declared.append(found)
     outcomes: list[Outcome] = [None] * len(calls)
+    arguments: list[dict[str, Any]] = [{} for _ in calls]
+
+    async def prepare(i: int) -> bool:
+        """Decode and approve call ``i``; True when it is to run (else its outcome is set)."""
+        call, tool = calls[i], declared[i]
+        if tool is None:
+            outcomes[i] = ToolFailed(f"tool {call.name!r} is not available in this chat")
+            return False
+        try:
+            arguments[i] = tool.decode_args(call.args)
+        except ModelRetry as retry:
+            state.tool_calls += 1  # an attempted execution, as when the function rejects them
+            outcomes[i] = retry
+            return False
+        try:
+            answer = await hooks.approval(ApprovalRequest(call, tool, arguments[i]))
+        except ToolCanceled as stop:
+            outcomes[i] = stop
+            return False
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            outcomes[i] = ToolCanceled("the user stopped the run at the approval question")
+            return False
+        if not answer.approved:
+            outcomes[i] = ToolFailed(denial_text(answer.reason))
+            return False
+        return True
 
     async def execute(i: int) -> None:
-        call = calls[i]
+        call, tool = calls[i], declared[i]
+        assert tool is not None
         state.tool_calls += 1
         context = ToolContext(call.id, call.name, call.args, state.run_id, state.conversation_id)
         try:
-            outcomes[i] = await declared[i].execute(call.args, context)
+            outcomes[i] = await tool.call(arguments[i], context)
         except KeyboardInterrupt as exc:  # a BaseException escaping a child task would
             outcomes[i] = exc  # bypass the run and stop the event loop itself
         except Exception as exc:
@@ -53,13 +98,21 @@ async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall
 
     try:
         for group in _groups(declared, config.parallel_tool_calls):
+            runnable: list[int] = []
             for i in group:
+                if await prepare(i):
+                    runnable.append(i)
+                elif isinstance(outcomes[i], ToolCanceled):
+                    break
+            if any(isinstance(outcomes[i], ToolCanceled) for i in group):
+                break  # stopped at a question: nothing of this group runs, later groups never start
+            for i in runnable:
                 await hooks.event(ToolCallStarted(calls[i]))
-            if len(group) == 1:
-                await execute(group[0])
-            else:
-                await asyncio.gather(*(execute(i) for i in group))
-            for i in group:
+            if len(runnable) == 1:
+                await execute(runnable[0])
+            elif runnable:
+                await asyncio.gather(*(execute(i) for i in runnable))
+            for i in runnable:
                 if isinstance(outcomes[i], KeyboardInterrupt):
                     raise outcomes[i]  # type: ignore[misc]
             if any(isinstance(outcomes[i], ToolCanceled) for i in group):
@@ -79,25 +132,35 @@ async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall
             await hooks.event(ToolCallFinished(call, result))
 
 
-def _groups(declared: Sequence[Tool], parallel: bool) -> list[list[int]]:
+def _sequential(tool: Tool | None) -> bool:
+    return tool is not None and tool.sequential
+
+
+def _groups(declared: Sequence[Tool | None], parallel: bool) -> list[list[int]]:
     """Indices of the calls that run together, in call order."""
     if not parallel:
         return [[i] for i in range(len(declared))]
     groups: list[list[int]] = []
     for i, t in enumerate(declared):
-        if t.sequential or not groups or declared[groups[-1][0]].sequential:
+        if _sequential(t) or not groups or _sequential(declared[groups[-1][0]]):
             groups.append([i])
         else:
             groups[-1].append(i)
     return groups
 
 
-def _retry_limit(config: RunConfig, tool: Tool) -> int:
+def _retry_limit(config: RunConfig, tool: Tool | None) -> int:
+    if tool is None:
+        return 0
     return config.tool_retries if tool.max_retries is None else tool.max_retries
 
 
 def _record(
-    config: RunConfig, state: RunState, calls: Sequence[ToolCall], declared: Sequence[Tool], outcomes: Sequence[Outcome]
+    config: RunConfig,
+    state: RunState,
+    calls: Sequence[ToolCall],
+    declared: Sequence[Tool | None],
+    outcomes: Sequence[Outcome],
 ) -> list[Message]:
     """Result messages in call order (stamped), or raise the batch's failure."""
     messages: list[Message] = []
@@ -126,12 +189,12 @@ def _record(
             messages.append(
                 Message(role=TOOL, content=outcome.reason, tool_call_id=call.id, tool_name=call.name, failed=True)
             )
-        elif isinstance(outcome, ModelRetry) and state.feedbacks.get(tool.name, 0) < _retry_limit(config, tool):
-            state.feedbacks[tool.name] = state.feedbacks.get(tool.name, 0) + 1
+        elif isinstance(outcome, ModelRetry) and state.feedbacks.get(call.name, 0) < _retry_limit(config, tool):
+            state.feedbacks[call.name] = state.feedbacks.get(call.name, 0) + 1
             rejection = f"Your tool call was rejected: {outcome.reason}. Correct the arguments and call the tool again."
             messages.append(Message(role=TOOL, content=rejection, tool_call_id=call.id, tool_name=call.name))
         else:
-            used = state.feedbacks.get(tool.name, 0)
+            used = state.feedbacks.get(call.name, 0)
             error: BaseException | str = outcome
             if used > 0:
                 error = f"tool failed after {used + 1} attempts: {error}"

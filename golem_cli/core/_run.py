@@ -84,7 +84,9 @@ class Loop:
                     continue
                 except Exception as exc:
                     raise self._decode_failure(exc, corrections) from exc
+            await self.hooks.record(state.messages[state.prompt_index :])
             await run_batch(config, state, calls, self.hooks)
+            await self.hooks.record(state.messages[state.prompt_index :])
             self._check_limits()
             turn += 1
 

@@ -21,10 +21,11 @@ is resume-ready: ``agent.run_with_history(err.partial.messages, "next")`` contin
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from golem_cli.core._evidence import (
     RunCanceledError,
@@ -133,6 +134,7 @@ class Agent:
         retry: RetryPolicy | None = None,
         output_validator: Callable[[str], Any] | None = None,
         output_retries: int = 0,
+        undeclared_tools: Literal["fail", "answer"] = "fail",
     ) -> None:
         self.config = RunConfig(
             model=model,
@@ -149,6 +151,7 @@ class Agent:
             retry=retry,
             output_validator=output_validator,
             output_retries=output_retries,
+            undeclared_tools=undeclared_tools,
         )
 
     @classmethod
@@ -161,10 +164,17 @@ class Agent:
     # --- public runs: thin entry points over ``_execute`` ----------------------------------
 
     async def run(
-        self, prompt: str, *, parts: Sequence[Part] = (), run_id: str | None = None, conversation_id: str | None = None
+        self,
+        prompt: str,
+        *,
+        parts: Sequence[Part] = (),
+        run_id: str | None = None,
+        conversation_id: str | None = None,
+        hooks: RunHooks | None = None,
     ) -> RunResult:
-        """A run on an empty history (the processor still sees it)."""
-        return await self._execute([], prompt, parts, run_id, conversation_id, stream=False)
+        """A run on an empty history (the processor still sees it). ``hooks`` (every run
+        method takes them) approve tool calls and hear what is recorded; see ``RunHooks``."""
+        return await self._execute([], prompt, parts, run_id, conversation_id, stream=False, hooks=hooks)
 
     async def run_with_history(
         self,
@@ -174,9 +184,10 @@ class Agent:
         parts: Sequence[Part] = (),
         run_id: str | None = None,
         conversation_id: str | None = None,
+        hooks: RunHooks | None = None,
     ) -> RunResult:
         """Continue ``history`` (typically an earlier ``messages`` or ``partial.messages``)."""
-        return await self._execute(history, prompt, parts, run_id, conversation_id, stream=False)
+        return await self._execute(history, prompt, parts, run_id, conversation_id, stream=False, hooks=hooks)
 
     async def run_stream(
         self,
@@ -187,9 +198,10 @@ class Agent:
         parts: Sequence[Part] = (),
         run_id: str | None = None,
         conversation_id: str | None = None,
+        hooks: RunHooks | None = None,
     ) -> RunResult:
         """``run`` over streamed model turns; see ``run_stream_with_history``."""
-        hooks = RunHooks(on_delta, on_event)
+        hooks = _with_callbacks(hooks, on_delta, on_event)
         return await self._execute([], prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
 
     async def run_stream_with_history(
@@ -202,10 +214,12 @@ class Agent:
         parts: Sequence[Part] = (),
         run_id: str | None = None,
         conversation_id: str | None = None,
+        hooks: RunHooks | None = None,
     ) -> RunResult:
         """``run_with_history`` over streamed model turns.
 
-        ``on_delta`` and ``on_event`` are the run's ``RunHooks`` (see there).
+        ``on_delta`` and ``on_event`` are the run's ``RunHooks`` (see there), added to
+        ``hooks`` when both are given.
 
         Interruption (``KeyboardInterrupt`` anywhere, e.g. from ``on_delta``, or cancellation
         of the task) raises ``RunError(interrupted=True)``: at stage ``model``, with the text
@@ -217,7 +231,7 @@ class Agent:
         (``interrupted`` stays False). Converting the cancellation into ``RunError`` means
         the task ends with that error rather than ``CancelledError``.
         """
-        hooks = RunHooks(on_delta, on_event)
+        hooks = _with_callbacks(hooks, on_delta, on_event)
         return await self._execute(history, prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
 
     def run_sync(self, prompt: str, **kwargs: Any) -> RunResult:
@@ -259,7 +273,7 @@ class Agent:
         conversation_id: str | None,
         *,
         stream: bool,
-        hooks: RunHooks = RunHooks(),
+        hooks: RunHooks | None = None,
     ) -> RunResult:
         """Every run: steps 1-4 here, then the loop over the agent's configuration."""
         if stream and not callable(getattr(self.config.model, "stream", None)):
@@ -281,7 +295,7 @@ class Agent:
             Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=conversation_id)
         )
         state = RunState(messages, prompt_index, sent, run_id, conversation_id)
-        loop = Loop(self.config, state, hooks, stream=stream)
+        loop = Loop(self.config, state, hooks or RunHooks(), stream=stream)
         response, output = await loop.run()
         return RunResult(
             messages=state.messages,
@@ -296,6 +310,15 @@ class Agent:
             sent_messages=sent,
             response=response,
         )
+
+
+def _with_callbacks(hooks: RunHooks | None, on_delta: Callback | None, on_event: Callback | None) -> RunHooks:
+    """``hooks`` with the streaming callbacks given as keywords (they win when both are set)."""
+    base = hooks or RunHooks()
+    return dataclasses.replace(
+        base, on_delta=on_delta if on_delta is not None else base.on_delta,
+        on_event=on_event if on_event is not None else base.on_event,
+    )  # fmt: skip
 
 
 def _inherited_conversation(history: Sequence[Message]) -> str:

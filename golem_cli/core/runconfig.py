@@ -16,18 +16,20 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelSettings, ToolDefinition
 from golem_cli.core.processors import HistoryProcessor
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import TokenCounter
-from golem_cli.core.tools import Tool
+from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, Tool
 from golem_cli.core.usage import UsageLimits
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
     "DEFAULT_TOOL_RETRIES",
+    "ApprovalHook",
     "Callback",
     "RunConfig",
     "RunHooks",
@@ -41,6 +43,8 @@ DEFAULT_TOOL_RETRIES = 1
 
 #: A sync or async callable the run calls with one value (a delta's text, an event).
 Callback = Callable[[Any], Any]
+#: Asked before each tool call runs: sync or async, returns an ``Approval``.
+ApprovalHook = Callable[[ApprovalRequest], Approval | Awaitable[Approval]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +56,10 @@ class RunConfig:
     supplied history. ``retry`` is the policy for failed model calls (``core.retry``); None
     uses the one the model declares, else a single attempt. ``output_validator``
     (sync or async) turns the final text into the run's ``output``; its ``ModelRetry`` asks
-    the model to correct it, up to ``output_retries`` times.
+    the model to correct it, up to ``output_retries`` times. ``undeclared_tools`` is what a
+    call to a tool the run does not have does: ``"fail"`` the run at the ``tool`` stage (Go's
+    rule), or ``"answer"`` it with a ``failed`` result the model reads (a chat whose model
+    remembers a tool that is not enabled now).
     """
 
     model: Model
@@ -69,6 +76,7 @@ class RunConfig:
     retry: RetryPolicy | None = None
     output_validator: Callable[[str], Any] | None = None
     output_retries: int = 0
+    undeclared_tools: Literal["fail", "answer"] = "fail"
 
     def __post_init__(self) -> None:
         if self.model is None:
@@ -84,6 +92,8 @@ class RunConfig:
                 raise ValueError(f"golem: usage limit must not be negative, got {self.usage_limits}")
             if self.usage_limits.per_request_input_tokens and self.token_counter is None:
                 raise ValueError("golem: usage limit per_request_input_tokens requires a token_counter")
+        if self.undeclared_tools not in ("fail", "answer"):
+            raise ValueError(f'golem: undeclared_tools must be "fail" or "answer", got {self.undeclared_tools!r}')
         seen: set[str] = set()
         for t in self.tools:
             if t.name in seen:
@@ -105,16 +115,40 @@ class RunHooks:
     across tool turns; ``on_event(event)`` gets every stream event (text, thinking and
     tool-call deltas) and ``ToolCallStarted`` / ``ToolCallFinished``. Sync or async; an
     exception from either ends the run (at the ``model`` stage, Go's stage for unclassified
-    errors)."""
+    errors).
+
+    Two hooks let the caller take part: ``approve(request)`` is asked before each tool call
+    runs (after its arguments decoded; calls of one batch are asked one at a time, in call
+    order, before their group starts) and returns an ``Approval``; without it every call
+    runs. ``on_record(messages)`` gets the run's new messages so far (the prompt on) whenever
+    a tool round is recorded: once the turn that calls tools is appended (before any tool
+    runs) and once its results are, so a caller can save them and a process killed mid-tool
+    leaves the calls on disk for repair to close.
+    """
 
     on_delta: Callback | None = None
     on_event: Callback | None = None
+    approve: ApprovalHook | None = None
+    on_record: Callable[[list[Message]], Any] | None = None
 
     async def delta(self, text: str) -> None:
         await _call(self.on_delta, text)
 
     async def event(self, event: object) -> None:
         await _call(self.on_event, event)
+
+    async def approval(self, request: ApprovalRequest) -> Approval:
+        if self.approve is None:
+            return APPROVED
+        answer = self.approve(request)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        if not isinstance(answer, Approval):
+            raise TypeError(f"golem: approval hook must return an Approval, got {answer!r}")
+        return answer
+
+    async def record(self, messages: list[Message]) -> None:
+        await _call(self.on_record, messages)
 
 
 async def _call(callback: Callback | None, value: Any) -> None:

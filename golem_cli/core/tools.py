@@ -23,6 +23,15 @@ list mixing texts and at least one ``Part`` (texts joined by newlines), a ``Tool
 
 Sync functions run in a worker thread so a batch of calls runs in parallel; they cannot be
 interrupted mid-call (Python cannot stop a thread), but the run stops waiting for them.
+
+``SchemaTool`` is the other way to make a tool: a JSON schema given as data (a tool server's
+declaration) and a function that receives the decoded argument object. The server, not golem,
+judges those arguments.
+
+Before a call runs, the run may ask the caller for approval (``RunHooks.approve``, given an
+``ApprovalRequest``): ``Approval(True)`` runs it, ``Approval(False, reason)`` records a
+``failed`` result with Go's denial text, and raising ``ToolCanceled`` (or an interruption
+while the question is open) stops the run with the batch closed.
 """
 
 from __future__ import annotations
@@ -38,11 +47,15 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
 
-from golem_cli.core.messages import Part
+from golem_cli.core.messages import Part, ToolCall
 from golem_cli.core.model import ToolDefinition
 
 __all__ = [
+    "APPROVED",
+    "Approval",
+    "ApprovalRequest",
     "ModelRetry",
+    "SchemaTool",
     "Tool",
     "ToolCanceled",
     "ToolContext",
@@ -98,6 +111,33 @@ class ToolContext:
     args: str
     run_id: str = ""
     conversation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """The caller's answer to an ``ApprovalRequest``; ``reason`` (a denial's) is read by the model."""
+
+    approved: bool
+    reason: str = ""
+
+
+APPROVED = Approval(True)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """A call about to run: the call as the model made it, the tool, and its decoded arguments."""
+
+    call: ToolCall
+    tool: Tool
+    args: dict[str, Any]
+
+
+def denial_text(reason: str) -> str:
+    """Go golem's text for a denied call (spec §8), the content of its ``failed`` result."""
+    if reason:
+        return f"Your tool call was denied: {reason}. Do not call it again; continue without its result."
+    return "Your tool call was denied. Do not call it again; continue without its result."
 
 
 class Tool:
@@ -165,27 +205,98 @@ class Tool:
 
     async def execute(self, args: str, context: ToolContext) -> ToolResult:
         """Decode ``args``, run the function, and normalize what it returned."""
-        kwargs = self.decode_args(args)
+        return await self.call(self.decode_args(args), context)
+
+    async def call(self, kwargs: dict[str, Any], context: ToolContext) -> ToolResult:
+        """Run the function on already decoded arguments (``decode_args``)."""
+        kwargs = dict(kwargs)
         if self._context_param:
             kwargs[self._context_param] = context
-        if self._is_async:
-            call: Awaitable[Any] = self.func(**kwargs)
-        else:
-            call = asyncio.to_thread(self.func, **kwargs)
-        if self.timeout is not None:
-            deadline = asyncio.timeout(self.timeout)
-            try:
-                async with deadline:
-                    value = await call
-            except TimeoutError as exc:
-                if deadline.expired():  # ours, not a TimeoutError the tool raised itself
-                    raise ToolTimeoutError(f"tool timed out after {self.timeout:g}s") from exc
-                raise
-        else:
-            value = await call
-        if inspect.isawaitable(value):  # a sync callable that returned a coroutine
-            value = await value
-        return to_tool_result(value)
+        return await _invoke(self.func, (), kwargs, is_async=self._is_async, timeout=self.timeout)
+
+
+async def _invoke(
+    func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], *, is_async: bool, timeout: float | None
+) -> ToolResult:
+    """Call ``func`` (awaited, or in a worker thread when sync) within ``timeout``."""
+    if is_async:
+        call: Awaitable[Any] = func(*args, **kwargs)
+    else:
+        call = asyncio.to_thread(func, *args, **kwargs)
+    if timeout is not None:
+        deadline = asyncio.timeout(timeout)
+        try:
+            async with deadline:
+                value = await call
+        except TimeoutError as exc:
+            if deadline.expired():  # ours, not a TimeoutError the tool raised itself
+                raise ToolTimeoutError(f"tool timed out after {timeout:g}s") from exc
+            raise
+    else:
+        value = await call
+    if inspect.isawaitable(value):  # a sync callable that returned a coroutine
+        value = await value
+    return to_tool_result(value)
+
+
+class SchemaTool(Tool):
+    """A tool declared as data: ``parameters`` is its JSON schema, sent as given, and
+    ``func(arguments, context)`` (sync or async) receives the decoded argument object.
+
+    golem checks only that the arguments are one JSON object (else ``ModelRetry``); the
+    schema is the tool's own business (an MCP server validates and answers ``isError``).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        parameters: dict[str, Any],
+        func: Callable[[dict[str, Any], ToolContext], Any],
+        *,
+        sequential: bool = False,
+        max_retries: int | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        if not name:
+            raise ValueError("golem: tool name is required")
+        if not isinstance(parameters, dict):
+            raise TypeError(f"golem: tool {name!r}: parameters must be a JSON schema object")
+        if max_retries is not None and max_retries < 0:
+            raise ValueError(f"golem: tool {name!r}: max retries must not be negative, got {max_retries}")
+        if timeout is not None and timeout <= 0:
+            raise ValueError(f"golem: tool {name!r}: timeout must be positive, got {timeout}")
+        self.func = func
+        self.name = name
+        self.description = description
+        self.parameters = parameters
+        self.sequential = sequential
+        self.max_retries = max_retries
+        self.timeout = timeout
+        self._is_async = inspect.iscoroutinefunction(func)
+        self._context_param = ""
+        self._fields = ()
+
+    def __repr__(self) -> str:
+        return f"SchemaTool(name={self.name!r})"
+
+    def decode_args(self, args: str) -> dict[str, Any]:
+        text = args.strip() or "{}"
+        try:
+            value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
+        except (msgspec.DecodeError, UnicodeEncodeError) as exc:
+            raise ModelRetry(f"arguments are not a valid JSON object: {exc}") from exc
+        if not isinstance(value, dict):
+            raise ModelRetry(f"invalid arguments: Expected `object`, got `{_json_kind(value)}`")
+        return value
+
+    async def call(self, kwargs: dict[str, Any], context: ToolContext) -> ToolResult:
+        return await _invoke(self.func, (kwargs, context), {}, is_async=self._is_async, timeout=self.timeout)
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "array", str: "str", bool: "bool", int: "int", float: "float", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def tool(
