@@ -1,4 +1,4 @@
-"""The layers import only downward: core <- providers | store | config <- session <- cli,
+"""The layers import only downward: core <- providers | store | config | tools <- session <- cli,
 and no golem_cli modules import each other in a circle.
 
 An AST scan of every module's imports, including imports inside functions and under
@@ -18,11 +18,12 @@ PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 
 # layer -> golem_cli layers and third-party top-level packages it must not import
 FORBIDDEN = {
-    "core": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit", "httpx",
-             "httpx_sse", "platformdirs", "filelock", "pydantic"},
-    "providers": {"cli", "session", "store", "config", "typer", "rich", "prompt_toolkit"},
-    "store": {"cli", "session", "providers", "config", "typer", "rich", "prompt_toolkit", "httpx"},
-    "config": {"cli", "session", "providers", "store", "typer", "rich", "prompt_toolkit", "httpx"},
+    "core": {"cli", "session", "providers", "store", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx",
+             "httpx_sse", "platformdirs", "filelock", "pydantic", "pathspec"},
+    "providers": {"cli", "session", "store", "config", "tools", "typer", "rich", "prompt_toolkit"},
+    "store": {"cli", "session", "providers", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx"},
+    "config": {"cli", "session", "providers", "store", "tools", "typer", "rich", "prompt_toolkit", "httpx"},
+    "tools": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit", "pydantic"},
     "session": {"cli", "typer", "rich", "prompt_toolkit"},
 }  # fmt: skip
 

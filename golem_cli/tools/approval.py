@@ -1,0 +1,103 @@
+"""Who says yes: the approval policy of a chat, as the core's approval hook.
+
+A call of a tool that needs approval runs when the whole run was approved (``--yes``), when
+its tool was allowed (``--allow NAME``, the config, or ``a`` at an earlier question), or when
+the person answers ``y``. Otherwise it is denied: with the person's reason when they answer
+``n``, or because nobody can be asked (no terminal, a script) — never run. A denial is a
+``failed`` result the model reads, so nothing is silently dropped.
+
+The question itself is the CLI's (``ask``, given a ``Question``); this module knows nothing
+of terminals. Ctrl-C at the question surfaces from ``ask`` as ``KeyboardInterrupt`` (or the
+task's cancellation), which the core turns into a stop that closes the batch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest
+from golem_cli.tools.registry import Registry, ToolEntry
+
+Choice = Literal["yes", "always", "no"]
+
+NO_TERMINAL = (
+    "it needs the user's approval and nobody can be asked here (no terminal); "
+    "the user can approve it with --yes or --allow {name}"
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What the person is shown: the tool, where it comes from, and the call."""
+
+    tool: str
+    source: str
+    arguments: str  # the arguments as the model sent them, formatted
+    preview: str  # the tool's own rendering (a diff, the command); "" when it has none
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: Choice
+    reason: str = ""  # a denial's reason, read by the model
+
+
+Ask = Callable[[Question], Awaitable[Answer]]
+
+
+class Approvals:
+    """The approval hook of one chat (``RunHooks.approve``); ``allowed`` grows with ``a``
+    answers and ``/tools allow`` for the rest of the session."""
+
+    def __init__(
+        self, registry: Registry, *, yes: bool = False, allow: Iterable[str] = (), ask: Ask | None = None
+    ) -> None:
+        self.registry = registry
+        self.yes = yes
+        self.allowed: set[str] = {e.name for e in registry.select(allow)} if allow else set()
+        self.ask = ask
+
+    def needs_question(self, entry: ToolEntry | None) -> bool:
+        if entry is None or not entry.needs_approval:
+            return False
+        return not (self.yes or entry.name in self.allowed)
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        entry = self.registry.entry(request.call.name)
+        if not self.needs_question(entry):
+            return APPROVED
+        assert entry is not None
+        if self.ask is None:
+            return Approval(False, NO_TERMINAL.format(name=entry.name))
+        answer = await self.ask(question(entry, request))
+        if answer.choice == "always":
+            self.allowed.add(entry.name)
+        if answer.choice in ("yes", "always"):
+            return APPROVED
+        return Approval(False, answer.reason.strip())
+
+
+def question(entry: ToolEntry, request: ApprovalRequest) -> Question:
+    preview = ""
+    if entry.preview is not None:
+        try:
+            preview = entry.preview(request.args)
+        except Exception as e:  # a preview must never decide the call
+            preview = f"(no preview: {e})"
+    return Question(entry.name, entry.source, format_arguments(request.args), preview)
+
+
+def format_arguments(args: dict[str, object]) -> str:
+    """``key: value`` lines, strings as they are (multi-line ones indented)."""
+    lines: list[str] = []
+    for key, value in args.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if "\n" in text:
+            lines.append(f"{key}:")
+            lines.extend("  " + line for line in text.splitlines())
+        else:
+            lines.append(f"{key}: {text}")
+    return "\n".join(lines)

@@ -1,0 +1,143 @@
+"""The built-in tools: groups ``fs`` (files), ``shell`` (commands) and ``web`` (pages).
+
+``BuiltinSource(settings)`` builds them over one ``ToolSettings``: the root the file tools
+and commands are confined to, the output limit, the command timeout, the fetch size. Reading,
+listing and searching run without a question; writing, editing, running a command and
+fetching a page need approval (their calls show a diff, the command, the URL).
+"""
+
+# No ``from __future__ import annotations``: the tools' parameter descriptions are f-strings
+# over this source's settings, evaluated when the functions are defined.
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from golem_cli.core.tools import Tool
+from golem_cli.tools.confine import Root
+from golem_cli.tools.files import FileTools
+from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
+from golem_cli.tools.registry import BUILTIN, ToolEntry
+from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
+from golem_cli.tools.web import DEFAULT_MAX_BYTES, Web
+
+FS, SHELL, WEB = "fs", "shell", "web"
+
+
+@dataclass(frozen=True)
+class ToolSettings:
+    """How the built-in tools behave (``config.toml``: ``tool_root``, ``tool_output_limit``,
+    ``command_timeout``, ``fetch_max_bytes``)."""
+
+    root: Path = field(default_factory=Path.cwd)
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    command_timeout: float = DEFAULT_TIMEOUT
+    fetch_max_bytes: int = DEFAULT_MAX_BYTES
+
+
+class BuiltinSource:
+    """The ``builtin`` tool source."""
+
+    name = BUILTIN
+
+    def __init__(self, settings: ToolSettings | None = None) -> None:
+        self.settings = settings or ToolSettings()
+        root = Root(self.settings.root)
+        self.root = root
+        files = FileTools(root, self.settings.output_limit)
+        shell = Shell(root, self.settings.output_limit, self.settings.command_timeout)
+        web = Web(self.settings.output_limit, self.settings.fetch_max_bytes)
+        here = root.path == Path(os.getcwd()).resolve()
+        where = "relative to the working directory" if here else f"relative to {root.path}"
+
+        def read_file(
+            path: Annotated[str, f"the file, {where}"],
+            start_line: Annotated[int, "first line to read (1-based)"] = 1,
+            max_lines: Annotated[int, "how many lines at most"] = 2000,
+        ) -> str:
+            """Read a text file (a slice of its lines for large files)."""
+            return files.read_file(path, start_line, max_lines)
+
+        def list_files(
+            path: Annotated[str, f"the directory, {where}"] = ".",
+            max_depth: Annotated[int, "how many directory levels to descend"] = 3,
+        ) -> str:
+            """List files and directories (skipping .git and what .gitignore excludes)."""
+            return files.list_files(path, max_depth)
+
+        def search_files(
+            pattern: Annotated[str, "a regular expression (Python syntax), or text with literal=true"],
+            path: Annotated[str, f"where to search, {where}"] = ".",
+            literal: Annotated[bool, "search for the pattern as plain text"] = False,
+            ignore_case: Annotated[bool, "match regardless of case"] = False,
+        ) -> str:
+            """Search file contents for a pattern.
+
+            Answers `path:line: text` for each match; ignored and binary files are skipped.
+            """
+            return files.search_files(pattern, path, literal, ignore_case)
+
+        def write_file(
+            path: Annotated[str, f"the file, {where}"],
+            content: Annotated[str, "the whole new content of the file"],
+        ) -> str:
+            """Create or replace a text file with the given content (the user approves the diff)."""
+            return files.write_file(path, content)
+
+        def edit_file(
+            path: Annotated[str, f"the file, {where}"],
+            old_text: Annotated[str, "exact text to replace; must occur once unless replace_all"],
+            new_text: Annotated[str, "the replacement text"],
+            replace_all: Annotated[bool, "replace every occurrence"] = False,
+        ) -> str:
+            """Replace exact text in a file (the user approves the diff)."""
+            return files.edit_file(path, old_text, new_text, replace_all)
+
+        async def run_command(
+            command: Annotated[str, "a shell command (/bin/sh), run in the working directory"],
+            timeout: Annotated[float, "seconds before it is killed (0: the configured limit)"] = 0,
+        ) -> str:
+            """Run a shell command in the working directory (the user approves the command).
+
+            Answers its exit status and output (standard output and error, interleaved).
+            """
+            return await shell.run_command(command, timeout or None)
+
+        async def fetch_url(url: Annotated[str, "an http or https URL"]) -> str:
+            """Fetch a web page and answer it as readable text (the user approves the URL)."""
+            return await web.fetch_url(url)
+
+        def command_preview(args: dict[str, Any]) -> str:
+            return f"$ {args.get('command', '')}\n(in {root.path})"
+
+        def url_preview(args: dict[str, Any]) -> str:
+            return f"GET {args.get('url', '')}"
+
+        def write_preview(args: dict[str, Any]) -> str:
+            return files.preview_write(args["path"], args["content"])
+
+        def edit_preview(args: dict[str, Any]) -> str:
+            return files.preview_edit(args["path"], args["old_text"], args["new_text"], args.get("replace_all", False))
+
+        self._entries = [
+            ToolEntry(Tool(read_file), BUILTIN, FS, needs_approval=False),
+            ToolEntry(Tool(list_files), BUILTIN, FS, needs_approval=False),
+            ToolEntry(Tool(search_files), BUILTIN, FS, needs_approval=False),
+            ToolEntry(Tool(write_file, sequential=True), BUILTIN, FS, needs_approval=True, preview=write_preview),
+            ToolEntry(Tool(edit_file, sequential=True), BUILTIN, FS, needs_approval=True, preview=edit_preview),
+            ToolEntry(Tool(run_command, sequential=True), BUILTIN, SHELL, needs_approval=True, preview=command_preview),
+            ToolEntry(Tool(fetch_url), BUILTIN, WEB, needs_approval=True, preview=url_preview),
+        ]
+
+    def entries(self) -> Sequence[ToolEntry]:
+        return list(self._entries)
+
+    async def start(self) -> None:
+        """Nothing to start: the built-ins are functions."""
+
+    async def close(self) -> None:
+        """Kill any command group still running."""
+        from golem_cli.tools.shell import kill_live_groups
+
+        kill_live_groups()

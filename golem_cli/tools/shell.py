@@ -1,0 +1,117 @@
+"""``run_command``: a shell command in the root directory, in a process group of its own.
+
+The command runs as ``/bin/sh -c COMMAND`` (``cmd /c`` on Windows) with no standard input,
+its standard output and error merged in the order they were written. It starts a new session
+(``setsid``), so its process group holds everything it starts: a timeout, Ctrl-C (the run's
+cancellation) or golem leaving kills the whole group with SIGKILL, so nothing it started
+finishes later. What it printed is kept within the output limit (``Collector``) however
+much it prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+
+from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.confine import Root
+from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, Collector
+
+#: Seconds a command may run unless configured otherwise (``command_timeout``).
+DEFAULT_TIMEOUT = 120.0
+READ_CHUNK = 65536
+
+_live_groups: set[int] = set()
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group led by ``pid`` (gone already is fine)."""
+    if sys.platform == "win32":  # pragma: no cover - no process groups; the shell itself
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def kill_live_groups() -> None:
+    """Kill every command group still running (golem is leaving)."""
+    for pid in list(_live_groups):
+        kill_group(pid)
+    _live_groups.clear()
+
+
+atexit.register(kill_live_groups)
+
+
+@dataclass(frozen=True)
+class Shell:
+    root: Root
+    output_limit: int = DEFAULT_OUTPUT_LIMIT
+    timeout: float = DEFAULT_TIMEOUT
+
+    async def run_command(self, command: str, timeout: float | None = None) -> str:
+        if not command.strip():
+            raise ToolFailed("the command is empty")
+        limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
+        started = time.monotonic()
+        try:
+            proc = await _spawn(command, self.root)
+        except OSError as e:
+            raise ToolFailed(f"the command could not start: {e.strerror or e}") from None
+        _live_groups.add(proc.pid)
+        collected = Collector(self.output_limit)
+        timed_out = False
+        try:
+            try:
+                async with asyncio.timeout(limit):
+                    assert proc.stdout is not None
+                    while chunk := await proc.stdout.read(READ_CHUNK):
+                        collected.add(chunk)
+                    await proc.wait()
+            except TimeoutError:
+                timed_out = True
+        finally:
+            # Whatever ended the wait (done, timeout, Ctrl-C), nothing of the group lives on.
+            kill_group(proc.pid)
+            _live_groups.discard(proc.pid)
+            if proc.returncode is None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(_reap(proc))
+        output = collected.text().rstrip("\n")
+        elapsed = time.monotonic() - started
+        if timed_out:
+            raise ToolFailed(
+                f"timed out after {limit:g}s; the command and everything it started were killed\n{output}".rstrip()
+            )
+        status = proc.returncode
+        if status in (126, 127):  # the shell could not run it: not found, not executable
+            raise ToolFailed(f"exit status {status}: the shell could not run the command\n{output}".rstrip())
+        head = f"exit status {status}" if status is not None and status >= 0 else f"killed by signal {-(status or 0)}"
+        body = output if output else "(no output)"
+        return f"{head} ({elapsed:.1f}s)\n{body}"
+
+
+async def _spawn(command: str, root: Root) -> asyncio.subprocess.Process:
+    if sys.platform == "win32":  # pragma: no cover
+        return await asyncio.create_subprocess_shell(
+            command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+    return await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Wait briefly for the killed shell, so no zombie is left."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(2):
+            await proc.wait()

@@ -1,0 +1,141 @@
+"""An ignore-aware walk of the root, for listing and searching files.
+
+It skips what a person would not want searched: ``.git`` (and other VCS directories), what
+``.gitignore`` files exclude (each one applying below its own directory, as git reads them,
+plus ``.git/info/exclude``), and, for searching, binary files (a NUL byte in the first 8 KB).
+Symbolic links to directories are not followed (no loops, no escape); a linked file is
+listed only when it resolves inside the root. The walk stops after ``max_entries`` entries,
+and says so, so a home directory or a monorepo cannot stall a tool call.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
+    from golem_cli.tools.confine import Root
+
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".jj", "__pycache__", "node_modules", ".venv", ".tox", ".mypy_cache"})
+BINARY_SNIFF = 8192
+
+
+@dataclass
+class Walk:
+    """The files (and directories) under ``start``; ``truncated`` is set when the walk
+    stopped at ``max_entries``."""
+
+    root: Root
+    start: Path
+    max_entries: int = 20_000
+    include_dirs: bool = False
+    max_depth: int | None = None
+    truncated: bool = False
+    seen: int = 0
+    _specs: dict[Path, GitIgnoreSpec | None] = field(default_factory=dict)
+
+    def __iter__(self) -> Iterator[Path]:
+        if self.start.is_file():
+            yield self.start
+            return
+        stack: list[tuple[Path, int, list[tuple[Path, GitIgnoreSpec]]]] = [(self.start, 0, self._inherited(self.start))]
+        while stack:
+            directory, depth, specs = stack.pop()
+            own = self._spec(directory)
+            if own is not None:
+                specs = [*specs, (directory, own)]
+            try:
+                with os.scandir(directory) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError:
+                continue
+            subdirs: list[Path] = []
+            for entry in entries:
+                path = Path(entry.path)
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_link = entry.is_symlink()
+                except OSError:
+                    continue
+                if is_dir and entry.name in SKIPPED_DIRS:
+                    continue
+                if _ignored(path, is_dir, specs):
+                    continue
+                if is_link and not self._inside(path):
+                    continue
+                self.seen += 1
+                if self.seen > self.max_entries:
+                    self.truncated = True
+                    return
+                if is_dir:
+                    if self.include_dirs:
+                        yield path
+                    if self.max_depth is None or depth + 1 < self.max_depth:
+                        subdirs.append(path)
+                elif is_link and path.is_dir():
+                    continue  # a link to a directory inside the root: listed by its real path
+                else:
+                    yield path
+            stack.extend((d, depth + 1, specs) for d in reversed(subdirs))
+
+    def _inside(self, path: Path) -> bool:
+        try:
+            real = path.resolve()
+        except (OSError, RuntimeError):
+            return False
+        return real == self.root.path or real.is_relative_to(self.root.path)
+
+    def _spec(self, directory: Path) -> GitIgnoreSpec | None:
+        if directory not in self._specs:
+            lines: list[str] = []
+            for name in (".gitignore", os.path.join(".git", "info", "exclude")):
+                try:
+                    with open(directory / name, encoding="utf-8", errors="replace") as f:
+                        lines += f.read(1_000_000).splitlines()
+                except OSError:
+                    pass
+            if lines:
+                from pathspec import GitIgnoreSpec
+
+                self._specs[directory] = GitIgnoreSpec.from_lines(lines)
+            else:
+                self._specs[directory] = None
+        return self._specs[directory]
+
+    def _inherited(self, start: Path) -> list[tuple[Path, GitIgnoreSpec]]:
+        """The ignore files of the directories between the root and ``start``."""
+        specs: list[tuple[Path, GitIgnoreSpec]] = []
+        if start == self.root.path or not start.is_relative_to(self.root.path):
+            return specs
+        directory = self.root.path
+        for part in start.relative_to(self.root.path).parts:
+            spec = self._spec(directory)
+            if spec is not None:
+                specs.append((directory, spec))
+            directory = directory / part
+        return specs
+
+
+def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, GitIgnoreSpec]]) -> bool:
+    """git's answer: the last matching pattern of the innermost file decides."""
+    verdict = False
+    for base, spec in specs:
+        rel = path.relative_to(base).as_posix() + ("/" if is_dir else "")
+        result = spec.check_file(rel)
+        if result.include is not None:
+            verdict = bool(result.include)
+    return verdict
+
+
+def is_binary(path: Path) -> bool:
+    """A NUL byte in the first 8 KB, the rule git and grep use."""
+    try:
+        with open(path, "rb") as f:
+            return b"\x00" in f.read(BINARY_SNIFF)
+    except OSError:
+        return True

@@ -1,0 +1,115 @@
+"""fetch_url against a real HTTP server on 127.0.0.1: readable text from HTML, size limit,
+redirects checked, refusals for other schemes and for binary content."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.web import Web, check_url, html_to_text
+
+from tests.tools.conftest import run
+
+PAGE = b"""<!doctype html><html><head><title>The  Title</title><style>p{color:red}</style>
+<script>var secret = "no";</script></head><body><h1>Heading</h1><p>First   paragraph
+with <a href="/next">a link</a>.</p><ul><li>one</li><li>two</li></ul><pre>  keep
+  spacing</pre><noscript>hidden</noscript></body></html>"""
+
+
+class Handler(BaseHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        routes = {
+            "/page": (200, "text/html; charset=utf-8", PAGE),
+            "/plain": (200, "text/plain", "caf\u00e9\n".encode()),
+            "/json": (200, "application/json", b'{"a": 1}'),
+            "/image": (200, "image/png", b"\x89PNG\r\n\x1a\n\x00\x00"),
+            "/missing": (404, "text/html", b"<p>Not here</p>"),
+        }
+        if self.path == "/redirect":
+            self.send_response(302)
+            self.send_header("location", "/plain")
+            self.end_headers()
+        elif self.path == "/to-file":
+            self.send_response(302)
+            self.send_header("location", "file:///etc/passwd")
+            self.end_headers()
+        elif self.path == "/loop":
+            self.send_response(302)
+            self.send_header("location", "/loop")
+            self.end_headers()
+        elif self.path == "/endless":
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.end_headers()
+            try:
+                for _ in range(100_000):  # 100 MB if nobody stops reading
+                    self.wfile.write(b"y" * 1023 + b"\n")
+            except OSError:
+                pass
+        else:
+            status, kind, body = routes[self.path]
+            self.send_response(status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_html_becomes_readable_text(site: str):
+    text = run(Web().fetch_url(site + "/page"))
+    head, _, body = text.partition("\n\n")
+    assert head == f"{site}/page (200 OK, text/html)"
+    assert body.splitlines()[:2] == ["# The Title", ""]
+    assert "# Heading" in body and "First paragraph with a link (" + site + "/next)." in body
+    assert "- one\n- two" in body and "  keep\n  spacing" in body
+    assert "secret" not in body and "color" not in body and "hidden" not in body
+
+
+def test_text_json_and_redirects(site: str):
+    assert run(Web().fetch_url(site + "/plain")).endswith("café")
+    assert run(Web().fetch_url(site + "/json")).endswith('{"a": 1}')
+    assert run(Web().fetch_url(site + "/redirect")).startswith(f"{site}/plain (200 OK")
+
+
+def test_refusals(site: str):
+    with pytest.raises(ToolFailed, match="only http and https URLs can be fetched, not 'file'"):
+        run(Web().fetch_url("file:///etc/passwd"))
+    with pytest.raises(ToolFailed, match="only http and https URLs can be fetched, not 'file'"):
+        run(Web().fetch_url(site + "/to-file"))
+    with pytest.raises(ToolFailed, match="more than 5 redirects"):
+        run(Web().fetch_url(site + "/loop"))
+    with pytest.raises(ToolFailed, match=r"is image/png \(10 bytes\), not text"):
+        run(Web().fetch_url(site + "/image"))
+    with pytest.raises(ToolFailed, match=r"(?s)^HTTP 404: .*Not here"):
+        run(Web().fetch_url(site + "/missing"))
+    with pytest.raises(ToolFailed, match="cannot fetch http://127.0.0.1:9/x: ConnectError"):
+        run(Web().fetch_url("http://127.0.0.1:9/x"))
+    with pytest.raises(ToolFailed, match="without a scheme"):
+        check_url("example.com/x")
+
+
+def test_an_endless_body_is_read_up_to_the_limit(site: str):
+    text = run(Web(output_limit=1000, max_bytes=50_000).fetch_url(site + "/endless"))
+    assert "[golem: only the first 50,000 bytes were read]" in text
+    assert "characters cut here" in text and len(text) < 1100
+
+
+def test_html_to_text_survives_broken_markup():
+    assert html_to_text("<p>a<b>b</p><div>c") == "ab\n\nc"
+    assert html_to_text("<<<>>>") == "<<<>>>"
