@@ -9,6 +9,7 @@ prints the command that resumes the conversation.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import sys
@@ -206,7 +207,10 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
         repl.banner(note)
         for line in report_lines or []:
             console.print(line, markup=False, highlight=False)
-        return asyncio.run(_main(repl))
+        from golem_cli.cli.terminal import waiting_mode
+
+        with waiting_mode() if not plain_input else contextlib.nullcontext():
+            return asyncio.run(_main(repl))
     except KeyboardInterrupt:
         repl.goodbye()
         return 130

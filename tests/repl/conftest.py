@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -46,6 +47,22 @@ class Chat:
 
     def __init__(self, child: pexpect.spawn) -> None:
         self.child = child
+        self.size = child.getwinsize()
+        self.log = io.StringIO()
+        child.logfile_read = self.log
+
+    def screen(self) -> list[str]:
+        """The terminal's lines as a person sees them now (a VT100 emulator replays
+        everything the program wrote), trailing blanks removed."""
+        import pyte
+
+        rows, columns = self.size
+        screen = pyte.Screen(columns, rows)
+        pyte.Stream(screen).feed(self.log.getvalue())
+        lines = [line.rstrip() for line in screen.display]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
 
     def expect(self, pattern: str, timeout: float = 15) -> str:
         return plain(self.expect_raw(pattern, timeout))
