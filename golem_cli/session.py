@@ -19,7 +19,7 @@ from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model
 from golem_cli.core.processors import trim_history
-from golem_cli.core.repair import HistoryRepair, normalize_history
+from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
 
@@ -36,8 +36,8 @@ class TurnOutcome:
     run_id: str
     conversation_id: str
     usage: Usage
-    stored: int  # messages in the file after the turn
-    sent: int  # messages the model was sent: the (trimmed) history plus the prompt
+    stored: int  # messages in the file after the turn (a system prompt is one of them)
+    sent: int  # messages in the turn's request: see ``ChatSession.request_size``
     interrupted: bool = False
     error: GolemError | None = None
     finish_reason: str = ""  # golem's word for how the last reply ended (stop, length, content_filter...)
@@ -163,13 +163,15 @@ class ChatSession:
         )
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
         try:
+            agent = self.agent()
+            sent = self.request_size(agent)
             if stream:
-                result = await self.agent().run_stream_with_history(
+                result = await agent.run_stream_with_history(
                     self.history, prompt, parts=parts, on_delta=on_delta, on_event=on_event, run_id=run_id,
                     conversation_id=self.conversation_id,
                 )  # fmt: skip
             else:
-                result = await self.agent().run_with_history(
+                result = await agent.run_with_history(
                     self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id
                 )
         except RunError as e:
@@ -178,7 +180,6 @@ class ChatSession:
             added = partial.new_messages if partial else []
             self.history = self.history + (added or [asked])
             self.save()
-            sent = partial.sent_messages + 1 if partial and partial.requests else 0
             return TurnOutcome(
                 prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
                 len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e,
@@ -192,9 +193,18 @@ class ChatSession:
         last = result.response
         return TurnOutcome(
             prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
-            len(self.history), result.sent_messages + 1, finish_reason=last.finish_reason,
+            len(self.history), sent, finish_reason=last.finish_reason,
             stop_reason=last.stop_reason, refusal=last.refusal,
         )  # fmt: skip
+
+    def request_size(self, agent: Agent) -> int:
+        """How many messages a turn's request carries, the one definition the footer shows as
+        "sent": the system prompt (if any), the stored history the agent lets through (after
+        ``--max-messages`` trimming and repair, system messages aside), and the prompt. A turn
+        whose request failed (a 401, a dropped connection) still counts what it carried; a
+        turn refused before any request (invalid input) counts 0."""
+        history = [m for m in repair_history(agent.process_history(self.history)) if m.role != SYSTEM]
+        return (1 if self.system else 0) + len(history) + 1
 
     # --- changes between turns -------------------------------------------------------------
 
@@ -235,13 +245,16 @@ class ChatSession:
         return None
 
     def rewind_for_retry(self) -> tuple[Message, str] | None:
-        """Set the newest turn aside for a retry: it is kept in a fork (nothing is lost), and
-        this conversation goes back to just before that prompt. Returns (prompt message, fork ID)."""
+        """Set the newest turn aside for a retry: this conversation goes back to just before
+        that prompt. When the turn got any reply (even a partial one), the whole conversation
+        is first copied into a fork, so nothing is lost; a turn that failed before any reply
+        (a 401, a refused connection) has nothing to keep, and makes no fork.
+        Returns (prompt message, fork ID or "")."""
         index = self.last_prompt_index()
         if index is None:
             return None
         prompt = self.history[index]
-        kept = self.store.fork(self.conversation_id)  # the whole conversation, old reply included
+        kept = self.store.fork(self.conversation_id) if index + 1 < len(self.history) else ""
         self.history = self.history[:index]
         self.save()
         return prompt, kept

@@ -85,7 +85,7 @@ def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_m
     session, before, repair = ChatSession.resume(
         store, cid, choice.model, max_messages=trim(max_messages, choice.settings)
     )
-    lines = report_lines(before, session.history, repair)
+    lines = report_lines(before, session.history, repair, when=" before continuing")
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
@@ -118,7 +118,10 @@ def fork(
     session, before, repair = ChatSession.resume(
         store, new, choice.model, max_messages=trim(max_messages, choice.settings)
     )
-    lines = [f"Forked {parent[:13]} into {new}.", *report_lines(before, session.history, repair)]
+    lines = [
+        f"Forked {parent[:13]} into {new}.",
+        *report_lines(before, session.history, repair, when=" before continuing"),
+    ]
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
 
 
@@ -163,11 +166,11 @@ def ask(
     ref = cid or ("last" if continue_last else None)
     if ref is not None:
         existing = store.resolve(ref)
-        choice = choose_model(model, stored=store.meta(existing).model)
+        choice = choose_model(model, stored=store.meta(existing).model, fallback=False)
         session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
                                            max_messages=trim(max_messages, choice.settings))  # fmt: skip
     else:
-        choice = choose_model(model)
+        choice = choose_model(model, fallback=False)
         session = ChatSession.start(
             store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings)
         )

@@ -23,10 +23,12 @@ class Choice:
     note: str = ""  # said once to the person (on stderr) when the fallback was taken
 
 
-def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
+def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = True) -> Choice:
     """The model for this command: ``--model``, else the conversation's own model (on resume,
     when it is still available here), else ``model`` in the config or ``GOLEM_MODEL``, else a
-    provider whose key is set, else the offline echo model."""
+    provider whose key is set, else the offline echo model. With ``fallback=False`` (scripts:
+    ``golem ask``) that last step is an ``InputError`` instead: a fake reply with exit code 0
+    would pass for a real one. Naming the offline model (``-m offline:echo``) still works."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.core.errors import ModelError
@@ -43,11 +45,15 @@ def choose_model(flag: str | None = None, *, stored: str = "") -> Choice:
             notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
     name = flag or settings.model or default_model(settings.providers)
     if name == OFFLINE and not (flag or settings.model):
-        notes.append(
-            "No model configured: using the built-in offline echo model. For a real one, set "
-            "OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
-            f'model = "openai:gpt-4o-mini" in {config_file()}.'
+        how = (
+            "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
+            f'model = "openai:gpt-4o-mini" in {config_file()}'
         )
+        if not fallback:
+            from golem_cli.cli.errors import InputError
+
+            raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model)")
+        notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
     return _with_notes(Choice(resolve(name, providers=settings.providers), settings), settings, notes)
 
 

@@ -28,15 +28,17 @@ class Repl(Protocol):
 Handler = Callable[[Repl, str], Awaitable[str | None]]
 
 
-def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair) -> list[str]:
-    """The repair report as lines for people: what changed, where, and which tool."""
+def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "") -> list[str]:
+    """The repair report as lines for people: what changed, where, and which tool. Worded by
+    what happened: repaired, or only noted (cut-off arguments are kept as they are)."""
     from golem_cli.cli.findings import repair_findings
     from golem_cli.cli.report import lines
 
     found = repair_findings(before, after, repair)
     if not found:
         return []
-    return ["Repaired this conversation before continuing:", *lines(found)]
+    head = f"Repaired this conversation{when}:" if repair.changed else "Nothing to repair. Noted:"
+    return [head, *lines(found)]
 
 
 def _error(repl: Repl, exc: BaseException) -> None:
@@ -109,13 +111,8 @@ async def _history(repl: Repl, arg: str) -> None:
 
 async def _normalize(repl: Repl, arg: str) -> None:
     before, repair = repl.session.normalize()
-    found = report_lines(before, repl.session.history, repair)
-    if not found and not repair.truncated:
-        repl.console.print("Nothing to repair.")
-    for line in found:
+    for line in report_lines(before, repl.session.history, repair) or ["Nothing to repair."]:
         repl.console.print(line, markup=False, highlight=False)
-    if repair.truncated and not found:
-        repl.console.print(f"Calls with cut-off arguments (kept verbatim): {', '.join(repair.truncated)}")
 
 
 async def _retry(repl: Repl, arg: str) -> None:
@@ -124,7 +121,8 @@ async def _retry(repl: Repl, arg: str) -> None:
         repl.console.print("Nothing to retry yet.")
         return
     prompt, kept = rewound
-    repl.console.print(f"[dim]The previous attempt is kept in conversation {kept[:13]}.[/dim]")
+    if kept:
+        repl.console.print(f"[dim]The previous reply is kept in conversation {kept[:13]}.[/dim]")
     await repl.ask(prompt.content, prompt.parts)
 
 
@@ -168,7 +166,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/trim": ("/trim N", "send at most the newest N messages per run"),
     "/history": ("/history [--run-ids]", "show the conversation so far"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
-    "/retry": ("/retry", "ask the last prompt again (the old reply is kept in a fork)"),
+    "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
     "/attach": ("/attach PATH|URL", "attach an image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),

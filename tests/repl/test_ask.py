@@ -184,3 +184,16 @@ def test_fast_path_and_typer_agree_on_ask(home):
     a, b = json.loads(fast.stdout), json.loads(slow.stdout)
     assert {k: a[k] for k in ("reply", "model", "usage")} == {k: b[k] for k in ("reply", "model", "usage")}
     assert fast.stderr == slow.stderr
+
+
+def test_no_model_configured_is_an_error_unless_the_offline_model_is_named(home):
+    (home / "config.toml").unlink()
+    done = ask(home, "hello")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("golem: no model configured: set OPENAI_API_KEY") and "-m offline:echo" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    assert Store(home).list() == []  # nothing was stored
+    done = ask(home, "-m", "offline:echo", "hello")
+    assert done.returncode == 0 and "hello" in done.stdout
+    again = ask(home, "-c", "again")  # the conversation names its model
+    assert again.returncode == 0 and "again" in again.stdout

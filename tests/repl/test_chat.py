@@ -180,7 +180,7 @@ def test_slash_commands(spawn, home):
     chat.command("/title My title", "Title set")
     chat.command("/system be brief", "System prompt set")
     out = chat.say("/retry")
-    assert "previous attempt is kept" in out and "echo: first" in out
+    assert "previous reply is kept" in out and "echo: first" in out
     assert "Nothing to repair" in chat.command("/normalize", "Nothing to repair")
     assert "Unknown command /bogus" in chat.command("/bogus", "help lists them")
     chat.child.sendline("/exit")

@@ -69,3 +69,65 @@ def test_ctrl_d_typed_while_the_reply_ends_leaves_the_chat(spawn, home, server):
     chat.child.sendeof()
     chat.expect("golem resume")
     chat.child.expect(pexpect.EOF, timeout=15)
+
+
+def test_retry_after_a_failed_turn_makes_no_fork(spawn, home, server):
+    server.enqueue(Scenario(status=401))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    assert "error:" in chat.say("hello")
+    out = chat.say("/retry")
+    assert "echo: hello" in out and "kept in" not in out
+    chat.leave()
+    store = Store(home)
+    assert [info.id for info in store.list()] == [cid]
+    assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
+
+
+def test_retry_after_an_interrupted_reply_keeps_it_in_a_fork(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text="partial words here"), cut_after_frames=2))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.say("hello")
+    out = chat.say("/retry")
+    assert "previous reply is kept in conversation" in out and "echo: hello" in out
+    chat.leave()
+    store = Store(home)
+    (fork,) = [info.id for info in store.list() if info.id != cid]
+    assert is_interrupted_reply(store.load(fork)[-1])
+
+
+def test_a_conversation_with_only_cut_off_arguments_is_not_called_repaired(spawn, home):
+    from golem_cli.core import Message, ToolCall
+
+    cid = Store(home).create([
+        Message(role="user", content="roll"),
+        Message(role="assistant", tool_calls=[ToolCall("call-1", "roll", '{"sides":')]),
+        Message(role="tool", content="4", tool_call_id="call-1", tool_name="roll"),
+        Message(role="assistant", content="you rolled 4"),
+    ], model="local:echo")  # fmt: skip
+    chat = spawn("resume", cid)
+    out = chat.prompt()
+    assert "Repaired" not in out and "Nothing to repair. Noted:" in out and "call-1 (roll)" in out
+    out = chat.command("/normalize", "Noted:")
+    assert "Repaired" not in out and "call-1 (roll)" in out
+    chat.leave()
+
+
+def _sent_in_last_request(server) -> int:
+    return len(server.requests[-1].json["messages"])
+
+
+def test_footer_counts_agree_with_the_request_on_every_path(spawn, home, server):
+    chat = spawn("chat", "--system", "be brief", "--max-messages", "2")
+    cid = banner_cid(chat.prompt())
+    out = chat.say("one")  # system + prompt went; system, prompt and reply are stored
+    assert "3 stored, 2 sent" in out and _sent_in_last_request(server) == 2
+    server.enqueue(Scenario(status=401))
+    out = chat.say("two")  # the request was made and refused: it still carried 4
+    assert "4 stored, 4 sent" in out and _sent_in_last_request(server) == 4
+    server.enqueue(Scenario(reply=Reply(text="cut short here"), cut_after_frames=2))
+    out = chat.say("three")  # the newest 2 ("echo: one", "two"), the system prompt and the prompt
+    stored = len(Store(home).load(cid))
+    assert f"{stored} stored, 4 sent" in out and _sent_in_last_request(server) == 4
+    chat.leave()
