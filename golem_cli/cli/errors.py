@@ -1,9 +1,11 @@
 """The one place an exception becomes what the user sees: one line on stderr and an exit code.
 
-Exit codes: 0 success; 1 failure (a ``GolemError``, an OS error such as a full disk, a bug);
-2 bad input: a usage error, an unreadable history, or text that is not a conversation ID;
-130 interrupted (Ctrl-C, silently). ``--debug`` (or ``GOLEM_DEBUG=1``) adds the traceback;
-without it there is never one.
+A ``GolemError`` (golem's one error tree, ``golem_cli.core.errors``) carries both: the line is
+its text and its ``hint``, the code its ``exit_code``. Exit codes: 0 success; 1 failure (a
+``GolemError``, an OS error such as a full disk, a bug); 2 bad input (an ``InputError``: a
+usage error, an unreadable history, text that is not a conversation ID); 130 interrupted
+(Ctrl-C, silently). ``--debug`` (or ``GOLEM_DEBUG=1``) adds the traceback; without it there
+is never one.
 """
 
 from __future__ import annotations
@@ -13,28 +15,19 @@ import os
 import sys
 import traceback
 
-from golem_cli.core.errors import GolemError
+from golem_cli.core.errors import GolemError, InputError  # the commands raise InputError from here
 
 EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_BAD_INPUT = 2
+EXIT_FAILURE = GolemError.exit_code
+EXIT_BAD_INPUT = InputError.exit_code
 EXIT_INTERRUPTED = 130
-
-
-class InputError(GolemError):
-    """Input a command cannot use: a missing or unreadable file, conflicting options (exit 2)."""
 
 
 def exit_code_for(exc: BaseException) -> int:
     """The exit code for an exception that ended a command."""
-    from golem_cli.core.errors import HistoryFormatError
-    from golem_cli.store.errors import InvalidReference
-
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED
-    if isinstance(exc, (HistoryFormatError, InvalidReference, InputError)):
-        return EXIT_BAD_INPUT
-    return EXIT_FAILURE
+    return exc.exit_code if isinstance(exc, GolemError) else EXIT_FAILURE
 
 
 def describe(exc: BaseException) -> str:
@@ -44,7 +37,7 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, GolemError):
         text = _run_error_text(exc) or str(exc)
         text = text[len("golem: ") :] if text.startswith("golem: ") else text
-        hint = _hint(exc)
+        hint = exc.hint
         return f"{text}; {hint}" if hint and hint not in text else text
     if isinstance(exc, OSError):
         return _describe_os_error(exc)
@@ -64,20 +57,6 @@ def _run_error_text(exc: BaseException) -> str:
     cause = str(exc.cause)
     cause = cause[len("golem: ") :] if cause.startswith("golem: ") else cause
     return cause if exc.stage == "model" else f"{exc.stage} stage failed: {cause}"
-
-
-def _hint(exc: BaseException) -> str:
-    """What to do about it: the ``hint`` of the error or of the provider error behind a run
-    failure (``RunError`` keeps its cause in ``cause`` and ``__cause__``)."""
-    seen: set[int] = set()
-    current: object = exc
-    while isinstance(current, BaseException) and id(current) not in seen:
-        seen.add(id(current))
-        hint = getattr(current, "hint", "")
-        if hint:
-            return str(hint)
-        current = getattr(current, "cause", None) or current.__cause__
-    return ""
 
 
 def _describe_os_error(exc: OSError) -> str:

@@ -37,7 +37,8 @@ KNOWN_KEYS = frozenset({"model", "max_messages", "providers"})
 
 
 class ConfigError(GolemError):
-    """The configuration file cannot be read or holds a value of the wrong type."""
+    """The configuration file cannot be read or holds a value of the wrong type (exit 1; the
+    config branch of golem's one error tree, ``golem_cli.core.errors``)."""
 
 
 @dataclass(frozen=True)

@@ -23,14 +23,14 @@ _EXPORTS: dict[str, str] = {
     "sanitize_history": "sanitize", "SanitizeReport": "sanitize", "UnsafePart": "sanitize",
     "trim_history": "processors", "budget_history": "processors", "HistoryProcessor": "processors",
     # errors and usage
-    "GolemError": "errors", "HistoryFormatError": "errors", "HistoryProcessorError": "errors",
+    "GolemError": "errors", "InputError": "errors", "HistoryFormatError": "errors", "HistoryProcessorError": "errors",
     "HistoryValidationError": "errors", "ModelError": "errors", "PartialResult": "errors",
     "RunError": "errors", "Usage": "usage",
     # runs
     "Agent": "agent", "RunResult": "agent", "UsageLimits": "usage",
     "RunConfig": "runconfig", "RunHooks": "runconfig", "RetryPolicy": "retry",
-    "UsageLimitError": "_evidence", "ToolCallError": "_evidence",
-    "RunCanceledError": "_evidence", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
+    "UsageLimitError": "errors", "ToolCallError": "errors",
+    "RunCanceledError": "errors", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
     "ToolFailed": "tools", "ModelRetry": "tools", "ToolCanceled": "tools", "ToolTimeoutError": "tools",
     "SchemaTool": "tools", "Approval": "tools", "ApprovalRequest": "tools", "APPROVED": "tools",
@@ -61,13 +61,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from golem_cli.core._evidence import (
-        RunCanceledError,
-        ToolCallError,
-        ToolCallFinished,
-        ToolCallStarted,
-        UsageLimitError,
-    )
+    from golem_cli.core._evidence import ToolCallFinished, ToolCallStarted
     from golem_cli.core.agent import Agent, RunResult
     from golem_cli.core.codec import dump_history, load_history
     from golem_cli.core.errors import (
@@ -75,9 +69,13 @@ if TYPE_CHECKING:
         HistoryFormatError,
         HistoryProcessorError,
         HistoryValidationError,
+        InputError,
         ModelError,
         PartialResult,
+        RunCanceledError,
         RunError,
+        ToolCallError,
+        UsageLimitError,
     )
     from golem_cli.core.ids import new_id
     from golem_cli.core.messages import (

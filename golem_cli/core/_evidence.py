@@ -3,50 +3,19 @@
 ``RunState`` is the request conversation so far plus counters; ``RunState.fail`` is the one
 place a ``RunError`` and its ``PartialResult`` are built, so the evidence rules (contents per
 failure kind, the Partial-nil rule and golem's divergence from it for interruptions) live in
-one function. Also here: the error types that become ``RunError`` causes, the events
-``RunHooks.on_event`` receives beyond the model stream, and ``cut_message``, which turns a
-stream that died into a resumable assistant message.
+one function. Also here: the events ``RunHooks.on_event`` receives beyond the model stream,
+and ``cut_message``, which turns a stream that died into a resumable assistant message.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from golem_cli.core.errors import GolemError, PartialResult, RunError
-from golem_cli.core.gojson import go_quote_q
+from golem_cli.core.errors import PartialResult, RunError
 from golem_cli.core.messages import ASSISTANT, Message, ToolCall, mark_interrupted, replace
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
 from golem_cli.core.validate import thinking_error
-
-# --- errors carried as RunError causes ------------------------------------------------------
-
-
-class ToolCallError(GolemError):
-    """A tool call failed the run; ``str()`` is Go's ``runner: tool "<name>" (call "<id>"): <err>``."""
-
-    def __init__(self, tool_name: str, call_id: str, error: BaseException | str) -> None:
-        self.tool_name, self.call_id, self.error = tool_name, call_id, error
-        super().__init__(f"runner: tool {go_quote_q(tool_name)} (call {go_quote_q(call_id)}): {error}")
-
-
-class RunCanceledError(GolemError):
-    """A tool ended the run with ``ToolCanceled`` (stage ``canceled``)."""
-
-    def __init__(self, tool_name: str, call_id: str, reason: str) -> None:
-        self.tool_name, self.call_id, self.reason = tool_name, call_id, reason
-        super().__init__(
-            f"runner: tool {go_quote_q(tool_name)} (call {go_quote_q(call_id)}) canceled the run: {reason}"
-        )
-
-
-class UsageLimitError(GolemError):
-    """The run crossed a ``UsageLimits`` bound (stage ``usage``)."""
-
-    def __init__(self, kind: str, limit: int, actual: int) -> None:
-        self.kind, self.limit, self.actual = kind, limit, actual
-        super().__init__(f"run exceeded the {kind} limit of {limit} (used {actual})")
-
 
 # --- events beyond the model stream ----------------------------------------------------------
 

@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from golem_cli.core._batch import run_batch
-from golem_cli.core._evidence import RunState, UsageLimitError, cut_message, interruption
-from golem_cli.core.errors import GolemError, ModelError, RunError
+from golem_cli.core._evidence import RunState, cut_message, interruption
+from golem_cli.core.errors import GolemError, ModelError, RunError, UsageLimitError
 from golem_cli.core.messages import USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, ResponseAccumulator, StreamEvent, TextDelta
 from golem_cli.core.retry import policy_for

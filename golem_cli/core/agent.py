@@ -27,16 +27,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from golem_cli.core._evidence import (
+from golem_cli.core._evidence import RunState, ToolCallFinished, ToolCallStarted
+from golem_cli.core._run import Loop
+from golem_cli.core.errors import (
+    GolemError,
+    HistoryProcessorError,
     RunCanceledError,
-    RunState,
     ToolCallError,
-    ToolCallFinished,
-    ToolCallStarted,
     UsageLimitError,
 )
-from golem_cli.core._run import Loop
-from golem_cli.core.errors import GolemError, HistoryProcessorError
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings

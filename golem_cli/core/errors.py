@@ -1,7 +1,34 @@
 """golem's error hierarchy: one root, a few kinds, each carrying what a caller needs to recover.
 
-The CLI turns every ``GolemError`` into one line and an exit code in a single place; nothing
-below the CLI prints.
+Every error golem raises on purpose is a ``GolemError``, whose ``hint`` says what the user can
+do about it and whose ``exit_code`` is what a command that ends with it exits with. The CLI
+turns any of them into one line (the text, then the hint) and that code by one attribute
+lookup (``cli/errors.py``); nothing below the CLI prints. The root and the kinds shared by the
+layers live here, because the core imports no other layer; the other layers subclass them::
+
+    GolemError                      exit 1; hint "" unless the error knows better
+    ├── InputError                  exit 2: input golem cannot use (cli: conflicting options,
+    │   │                           unreadable files)
+    │   ├── HistoryFormatError      not a JSON array of golem messages (names the position)
+    │   │   └── store.CorruptConversation    a stored conversation file that does not load
+    │   └── store.InvalidReference  text that cannot be a conversation ID (``../x``)
+    ├── HistoryValidationError      a history or prompt breaks the run-start rules (spec §1.3)
+    ├── HistoryProcessorError       trim or budget could not produce a history (spec §5)
+    ├── ModelError                  a provider failed; its hint, retryable, retry_after, attempts
+    ├── RunError                    a run failed after it started: stage, cause, partial
+    │                               evidence; hint and exit code are its cause's
+    ├── ToolCallError               a tool call failed the run (a RunError cause, stage tool)
+    ├── RunCanceledError            a tool stopped the run (a RunError cause, stage canceled)
+    ├── UsageLimitError             a UsageLimits bound was crossed (a RunError cause)
+    ├── config.ConfigError          config.toml cannot be read or holds a wrong value
+    └── store.StoreError            the conversation store
+        ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists
+        └── ConversationLocked      another golem process holds it (``holder``)
+
+Not errors but signals, raised by a tool to steer its run (``core.tools``): ``ToolFailed``,
+``ModelRetry``, ``ToolCanceled``; a tool past its deadline raises ``ToolTimeoutError`` (a
+``TimeoutError``), which fails the run through ``ToolCallError``. Exceptions private to a
+module (the store's ``LockBusy``, the codec's parse errors) never leave it.
 """
 
 from __future__ import annotations
@@ -9,6 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from golem_cli.core.gojson import go_quote_q
 from golem_cli.core.usage import Usage
 
 if TYPE_CHECKING:
@@ -18,10 +46,29 @@ STAGES: Final = ("model", "decode", "tool", "loop", "usage", "canceled")
 
 
 class GolemError(Exception):
-    """Root of every error golem raises on purpose."""
+    """Root of every error golem raises on purpose.
+
+    ``hint`` (keyword, or set by a subclass) says what to do about it; ``exit_code`` is the
+    exit code of a command that ends with it (a class attribute, except for ``RunError``).
+    """
+
+    exit_code: int = 1
+    hint: str = ""
+
+    def __init__(self, *args: object, hint: str = "") -> None:
+        super().__init__(*args)
+        if hint:
+            self.hint = hint
 
 
-class HistoryFormatError(GolemError, ValueError):
+class InputError(GolemError):
+    """Input a command cannot use: a file that is not a history, text that is not a
+    conversation ID, a missing or unreadable file, conflicting options (exit 2)."""
+
+    exit_code = 2
+
+
+class HistoryFormatError(InputError, ValueError):
     """A history file or string is not a JSON array of golem messages.
 
     The message names the position (message index, line and column) and the problem.
@@ -56,13 +103,16 @@ class ModelError(GolemError):
         retry_after: float | None = None,
         attempts: int = 1,
     ) -> None:
-        super().__init__(message if attempts <= 1 else f"runner: model failed after {attempts} attempts: {message}")
+        text = message if attempts <= 1 else f"runner: model failed after {attempts} attempts: {message}"
+        super().__init__(text, hint=hint)
         self.message = message
         self.status = status
-        self.hint = hint
         self.retryable = retryable
         self.retry_after = retry_after
         self.attempts = attempts
+
+
+# --- a run that failed ------------------------------------------------------------------------
 
 
 @dataclass
@@ -91,6 +141,8 @@ class RunError(GolemError):
     ``partial`` is None when the run produced nothing worth keeping (spec §7 rule).
     ``interrupted`` is True when the user or the caller stopped the run (Ctrl-C, task
     cancellation): the partial reply streamed so far is kept in ``partial.messages``.
+    ``hint`` and ``exit_code`` are those of the cause when it is a ``GolemError`` (a provider's
+    hint reaches the user through the run that failed).
     """
 
     def __init__(
@@ -105,10 +157,39 @@ class RunError(GolemError):
     ) -> None:
         if stage not in STAGES:
             raise ValueError(f"unknown run stage {stage!r}")
+        super().__init__(f"golem: {stage} stage: {cause}")
         self.stage = stage
         self.cause = cause
         self.partial = partial
         self.interrupted = interrupted
         self.run_id = run_id
         self.conversation_id = conversation_id
-        super().__init__(f"golem: {stage} stage: {cause}")
+        if isinstance(cause, GolemError):
+            self.hint = cause.hint
+            self.exit_code = cause.exit_code
+
+
+class ToolCallError(GolemError):
+    """A tool call failed the run; ``str()`` is Go's ``runner: tool "<name>" (call "<id>"): <err>``."""
+
+    def __init__(self, tool_name: str, call_id: str, error: BaseException | str) -> None:
+        self.tool_name, self.call_id, self.error = tool_name, call_id, error
+        super().__init__(f"runner: tool {go_quote_q(tool_name)} (call {go_quote_q(call_id)}): {error}")
+
+
+class RunCanceledError(GolemError):
+    """A tool ended the run with ``ToolCanceled`` (stage ``canceled``)."""
+
+    def __init__(self, tool_name: str, call_id: str, reason: str) -> None:
+        self.tool_name, self.call_id, self.reason = tool_name, call_id, reason
+        super().__init__(
+            f"runner: tool {go_quote_q(tool_name)} (call {go_quote_q(call_id)}) canceled the run: {reason}"
+        )
+
+
+class UsageLimitError(GolemError):
+    """The run crossed a ``UsageLimits`` bound (stage ``usage``)."""
+
+    def __init__(self, kind: str, limit: int, actual: int) -> None:
+        self.kind, self.limit, self.actual = kind, limit, actual
+        super().__init__(f"run exceeded the {kind} limit of {limit} (used {actual})")

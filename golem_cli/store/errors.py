@@ -1,13 +1,15 @@
 """What can go wrong in the conversation store, each error saying what the user can do.
 
-All are ``GolemError``s, so the CLI turns them into one line and an exit code.
+The store's branch of golem's one error tree (``golem_cli.core.errors``): all are
+``GolemError``s, so the CLI turns them into one line and an exit code; the two about input
+(``InvalidReference``, ``CorruptConversation``) are ``InputError``s (exit 2).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from golem_cli.core.errors import GolemError, HistoryFormatError
+from golem_cli.core.errors import GolemError, HistoryFormatError, InputError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -19,7 +21,7 @@ class StoreError(GolemError):
     """Root of the store's errors."""
 
 
-class InvalidReference(StoreError, ValueError):
+class InvalidReference(StoreError, InputError, ValueError):
     """Text that cannot be a conversation ID or prefix (``../x``, ``/etc``, ``ab``).
 
     Raised before the file system is touched.
