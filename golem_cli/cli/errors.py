@@ -15,7 +15,8 @@ import os
 import sys
 import traceback
 
-from golem_cli.core.errors import GolemError, InputError  # the commands raise InputError from here
+from golem_cli.core.errors import GolemError
+from golem_cli.core.errors import InputError as InputError  # re-exported: the commands raise it from here
 
 EXIT_OK = 0
 EXIT_FAILURE = GolemError.exit_code
