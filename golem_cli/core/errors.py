@@ -21,6 +21,7 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── RunCanceledError            a tool stopped the run (a RunError cause, stage canceled)
     ├── UsageLimitError             a UsageLimits bound was crossed (a RunError cause)
     ├── config.ConfigError          config.toml cannot be read or holds a wrong value
+    ├── tools.ToolSelectionError    a tool or group name that does not exist, or names clash
     └── store.StoreError            the conversation store
         ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists
         └── ConversationLocked      another golem process holds it (``holder``)
