@@ -20,7 +20,6 @@ from golem_cli.core.errors import InputError as InputError  # re-exported: the c
 
 EXIT_OK = 0
 EXIT_FAILURE = GolemError.exit_code
-EXIT_BAD_INPUT = InputError.exit_code
 EXIT_INTERRUPTED = 130
 
 

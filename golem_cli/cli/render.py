@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from golem_cli.core.args import args_are_object
 from golem_cli.core.messages import (
     ASSISTANT,
     INTERRUPTED,
@@ -25,6 +24,7 @@ from golem_cli.core.messages import (
     Part,
     is_interrupted_reply,
 )
+from golem_cli.core.toolargs import args_are_object
 
 if TYPE_CHECKING:
     from rich.console import Console

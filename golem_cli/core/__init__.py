@@ -30,7 +30,7 @@ _EXPORTS: dict[str, str] = {
     "Agent": "agent", "RunResult": "agent", "UsageLimits": "usage",
     "RunConfig": "runconfig", "RunHooks": "runconfig", "RetryPolicy": "retry",
     "UsageLimitError": "errors", "ToolCallError": "errors",
-    "RunCanceledError": "errors", "ToolCallStarted": "_evidence", "ToolCallFinished": "_evidence",
+    "RunCanceledError": "errors", "ToolCallStarted": "events", "ToolCallFinished": "events",
     "Tool": "tools", "tool": "tools", "ToolResult": "tools", "ToolContext": "tools",
     "ToolFailed": "tools", "ModelRetry": "tools", "ToolCanceled": "tools", "ToolTimeoutError": "tools",
     "SchemaTool": "tools", "Approval": "tools", "ApprovalRequest": "tools", "APPROVED": "tools",
@@ -61,7 +61,6 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from golem_cli.core._evidence import ToolCallFinished, ToolCallStarted
     from golem_cli.core.agent import Agent, RunResult
     from golem_cli.core.codec import dump_history, load_history
     from golem_cli.core.errors import (
@@ -77,6 +76,7 @@ if TYPE_CHECKING:
         ToolCallError,
         UsageLimitError,
     )
+    from golem_cli.core.events import ToolCallFinished, ToolCallStarted
     from golem_cli.core.ids import new_id
     from golem_cli.core.messages import (
         ASSISTANT,

@@ -28,8 +28,9 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from golem_cli.core._evidence import RunState, ToolCallFinished, ToolCallStarted
+from golem_cli.core._state import RunState
 from golem_cli.core.errors import RunCanceledError, ToolCallError
+from golem_cli.core.events import ToolCallFinished, ToolCallStarted
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
 from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import (

@@ -4,7 +4,7 @@ Kept apart from ``agent.py`` so that file reads as the public contract (preparat
 request assembly) and this one as the mechanics: model turns with retries and streaming,
 usage bounds, the optional output validator. The loop reads only its ``RunConfig``, never the
 agent. Tool batches are ``_batch.py``; the run's state and the evidence a failure leaves are
-``_evidence.py``.
+``_state.py``; the retry policy is ``retry.py``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from golem_cli.core._batch import run_batch
-from golem_cli.core._evidence import RunState, cut_message, interruption
+from golem_cli.core._state import RunState, cut_message, interruption
 from golem_cli.core.errors import GolemError, ModelError, RunError, UsageLimitError
 from golem_cli.core.messages import USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, ResponseAccumulator, StreamEvent, TextDelta

@@ -27,8 +27,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from golem_cli.core._evidence import RunState, ToolCallFinished, ToolCallStarted
 from golem_cli.core._run import Loop
+from golem_cli.core._state import RunState
 from golem_cli.core.errors import (
     GolemError,
     HistoryProcessorError,
@@ -36,6 +36,7 @@ from golem_cli.core.errors import (
     ToolCallError,
     UsageLimitError,
 )
+from golem_cli.core.events import ToolCallFinished, ToolCallStarted
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings

@@ -26,10 +26,10 @@ from msgspec.structs import astuple
 
 from golem_cli.core import _goparse
 from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
-from golem_cli.core.args import truncated_wrapper, unwrap_truncated
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.gojson import HTML_ESCAPES, compact_json
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.toolargs import truncated_wrapper, unwrap_truncated
 
 # --- the field layout, read from the declarations in messages.py ---------------------------------
 #

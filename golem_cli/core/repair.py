@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from golem_cli.core.args import args_are_object
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
+from golem_cli.core.toolargs import args_are_object
 
 
 @dataclass(slots=True)

@@ -41,7 +41,7 @@ import copy
 import functools
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
@@ -431,8 +431,3 @@ def _schema(args_type: type[msgspec.Struct]) -> dict[str, Any]:
     if defs:
         root["$defs"] = defs
     return root
-
-
-def tool_definitions(tools: Sequence[Tool]) -> list[ToolDefinition]:
-    """The definitions a request carries, in registration order."""
-    return [t.definition() for t in tools]

@@ -8,8 +8,8 @@ import re
 
 import pytest
 from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, codec, dump_history, load_history
-from golem_cli.core.args import wire_args
 from golem_cli.core.repair import normalize_history
+from golem_cli.core.toolargs import wire_args
 from hypothesis import given
 from hypothesis import strategies as st
 

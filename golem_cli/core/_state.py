@@ -3,8 +3,7 @@
 ``RunState`` is the request conversation so far plus counters; ``RunState.fail`` is the one
 place a ``RunError`` and its ``PartialResult`` are built, so the evidence rules (contents per
 failure kind, the Partial-nil rule and golem's divergence from it for interruptions) live in
-one function. Also here: the events ``RunHooks.on_event`` receives beyond the model stream,
-and ``cut_message``, which turns a stream that died into a resumable assistant message.
+one function. ``cut_message`` turns a stream that died into a resumable assistant message.
 """
 
 from __future__ import annotations
@@ -12,27 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from golem_cli.core.errors import PartialResult, RunError
-from golem_cli.core.messages import ASSISTANT, Message, ToolCall, mark_interrupted, replace
+from golem_cli.core.messages import ASSISTANT, Message, mark_interrupted, replace
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
 from golem_cli.core.validate import thinking_error
-
-# --- events beyond the model stream ----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallStarted:
-    """Given to ``on_event`` before a tool call executes."""
-
-    call: ToolCall
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCallFinished:
-    """Given to ``on_event`` once a batch is recorded: the result message of each call."""
-
-    call: ToolCall
-    result: Message
 
 
 def interruption(exc: BaseException) -> str:

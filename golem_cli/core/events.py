@@ -1,0 +1,29 @@
+"""What a run reports to ``RunHooks.on_event`` beyond the model's stream events.
+
+The stream events themselves (``TextDelta``, ``ThinkingDelta``, ``ToolCallDelta``,
+``StreamDone``) are the model port's, in ``model.py``; these are the run's own, around tool
+calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from golem_cli.core.messages import Message, ToolCall
+
+__all__ = ["ToolCallFinished", "ToolCallStarted"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """Given to ``on_event`` before a tool call executes."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFinished:
+    """Given to ``on_event`` once a batch is recorded: the result message of each call."""
+
+    call: ToolCall
+    result: Message
