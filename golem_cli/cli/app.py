@@ -44,7 +44,8 @@ def commands() -> dict[str, Command]:
 HELP = """golem: a command-line chat for large language models that never loses a turn.
 
 Every conversation is a JSON file a Go golem program can load as []model.Message.
-Conversation IDs can be shortened to any unique prefix of 4+ characters, or `last`.
+Conversation IDs can be shortened to any unique prefix or tail (its last characters), or
+`last`.
 """
 
 

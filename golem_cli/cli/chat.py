@@ -94,6 +94,7 @@ def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_m
 def fork(
     *, ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, no_markdown: bool
 ) -> int:
+    from golem_cli.cli import short_ids
     from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
@@ -119,7 +120,7 @@ def fork(
         store, new, choice.model, max_messages=trim(max_messages, choice.settings)
     )
     lines = [
-        f"Forked {parent[:13]} into {new}.",
+        f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
         *report_lines(before, session.history, repair, when=" before continuing"),
     ]
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)

@@ -34,13 +34,16 @@ class Source:
 
 def locate(text: str, store: Store) -> Source:
     """A FILE|ID argument: an existing path (or anything path-like) is a file, otherwise the
-    text is resolved as a conversation reference."""
-    from golem_cli.store.refs import LAST, _is_id_prefix
+    text is resolved as a conversation reference, and read as a file name when no
+    conversation matches it."""
+    from golem_cli.store import ConversationNotFound, InvalidReference
 
-    candidate = text.strip().lower()
     path_like = os.sep in text or (os.altsep is not None and os.altsep in text) or text.startswith(".")
-    if not path_like and (candidate == LAST or _is_id_prefix(candidate)) and not os.path.lexists(text):
-        cid = store.resolve(text)
+    if not path_like and not os.path.lexists(text):
+        try:
+            cid = store.resolve(text)
+        except (InvalidReference, ConversationNotFound):
+            return Source(text, Path(text))
         return Source(f"conversation {cid}", store.messages_path(cid), cid)
     return Source(text, Path(text))
 

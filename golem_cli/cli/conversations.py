@@ -36,7 +36,7 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
 
     width = short_id_length(listing.neighbours, (info.id for _, info in rows))
     if console.styled():
-        _print_table(rows, width, tree)
+        _print_table(rows, width, tree, listing.neighbours)
     else:
         for depth, info in rows:
             console.out(_plain_row(depth, info, width))
@@ -104,14 +104,16 @@ def _plain_row(depth: int, info: ConversationInfo, width: int) -> str:
     )
 
 
-def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: bool) -> None:
+def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: bool, neighbours: list[str]) -> None:
     from rich.table import Table
     from rich.text import Text
 
     from golem_cli.cli.console import local_time, rich_console
+    from golem_cli.cli.short_ids import markup
+    from golem_cli.store.refs import unique_prefix_among
 
     table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("ID", style="cyan", no_wrap=True)
+    table.add_column("ID", no_wrap=True)
     table.add_column("Updated", no_wrap=True)
     table.add_column("Msgs", justify="right")
     table.add_column("Model", style="dim", no_wrap=True, max_width=24)
@@ -122,9 +124,9 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
         if tree and depth:
             title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
         title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
-        table.add_row(
-            m.id[:width], local_time(m.updated), "?" if info.problem else str(m.messages), m.model or "-", title
-        )
+        short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
+        count = "?" if info.problem else str(m.messages)
+        table.add_row(short, local_time(m.updated), count, m.model or "-", title)
     rich_console().print(table)
 
 
@@ -178,8 +180,11 @@ def show(*, ref: str, as_json: bool, run_ids: bool) -> int:
     if console.styled():
         con = console.rich_console()
         lines = render.header_lines(meta, cid, len(messages))
+        from golem_cli.cli.short_ids import markup
+
         con.print(f"[bold]{_escape(lines[0])}[/]")
-        for line in lines[1:]:
+        con.print(f"[dim]id[/] {markup(cid, store.unique_prefixes([cid])[cid])}")  # lines[1] is "id CID"
+        for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
         render.print_rich(con, messages, run_ids=run_ids)

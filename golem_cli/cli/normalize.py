@@ -93,7 +93,7 @@ def _write(
 def _print(
     src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, asked: bool
 ) -> None:
-    from golem_cli.cli import console, report
+    from golem_cli.cli import common, console, report, short_ids
 
     if as_json:
         console.print_json(
@@ -122,7 +122,7 @@ def _print(
         console.out(f"wrote {written}" + (f" (backup: {backup})" if backup else ""))
     elif result.changed and not asked:
         verb = "normalize --sanitize" if sanitize else "normalize"
-        ref = src.cid[:13] if src.cid else src.label
+        ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.label
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")
 
 

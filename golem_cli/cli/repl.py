@@ -94,7 +94,7 @@ class Repl:
         s = self.session
         self.console.print(
             f"[bold]golem {__version__}[/bold] · model [cyan]{s.model.name}[/cyan] · "
-            f"conversation [cyan]{s.conversation_id}[/cyan]",
+            f"conversation {self.id_markup(s.conversation_id)}",
             soft_wrap=True,
         )
         self.console.print(
@@ -181,18 +181,31 @@ class Repl:
             self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
         u = outcome.usage
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
-        ids = f"run {outcome.run_id} · conversation {outcome.conversation_id}"
+        cid = outcome.conversation_id
+        ids = f"run {outcome.run_id} · conversation {cid}"
         counts = f"{outcome.stored} stored, {outcome.sent} sent{tokens}"
-        one_line = f"{ids} · {counts}"
-        text = one_line if len(one_line) <= self.console.width else f"{ids}\n{counts}"
-        self.console.print(f"[dim]{text}[/dim]", soft_wrap=True)
+        shown = f"[dim]run {outcome.run_id} · conversation[/dim] {self.id_markup(cid)}"
+        if len(f"{ids} · {counts}") <= self.console.width:
+            self.console.print(f"{shown}[dim] · {counts}[/dim]", soft_wrap=True)
+        else:
+            self.console.print(f"{shown}\n[dim]{counts}[/dim]", soft_wrap=True)
+
+    def id_markup(self, cid: str, *, hint: bool = False) -> str:
+        """A conversation ID with the part that is enough to type highlighted; as a hint,
+        only that part (at least a few characters)."""
+        from golem_cli.cli import short_ids
+
+        unique = self.session.store.unique_prefixes([cid])[cid]
+        return short_ids.markup(cid, unique, len(short_ids.hint(cid, unique)) if hint else None)
 
     def goodbye(self) -> None:
         if self.session.created_here and self.session.is_empty:
             self.console.print("[dim]Nothing said, nothing saved.[/dim]")
             return
         cid = self.session.conversation_id
-        self.console.print(f"[dim]Saved. Resume with:[/dim] golem resume {cid[:13]}", soft_wrap=True)
+        self.console.print(
+            f"[dim]Saved. Resume with:[/dim] golem resume {self.id_markup(cid, hint=True)}", soft_wrap=True
+        )
 
 
 def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lines: list[str] | None = None) -> int:

@@ -42,13 +42,17 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
     import time
 
     after = since_time(since, time.time()) if since else 0.0
-    hits = find(open_store(), query, limit or None, role=role or "", since=after)
+    store = open_store()
+    hits = find(store, query, limit or None, role=role or "", since=after)
     if as_json:
         console.print_json([hit.to_json() for hit in hits])
         return 0
+    from golem_cli.cli.short_ids import HINT_LENGTH
+
+    width = max([HINT_LENGTH, *store.unique_prefixes(hit.meta.id for hit in hits).values()])
     for hit in hits:
         title = hit.meta.display_title[:40]
-        console.out(f"{hit.meta.id[:13]}  {console.local_time(hit.meta.updated)}  {title}")
+        console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
         console.out(f"    #{hit.message_index} {hit.role}: {hit.snippet}")
     if not hits:
         console.note(f"no conversation mentions {query!r}")

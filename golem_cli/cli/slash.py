@@ -24,6 +24,8 @@ class Repl(Protocol):
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome: ...
 
+    def id_markup(self, cid: str, *, hint: bool = False) -> str: ...
+
 
 Handler = Callable[[Repl, str], Awaitable[str | None]]
 
@@ -65,7 +67,7 @@ async def _ids(repl: Repl, arg: str) -> None:
 async def _fork(repl: Repl, arg: str) -> None:
     old = repl.session.conversation_id
     new = repl.session.fork()
-    repl.console.print(f"Forked {old[:13]} into [cyan]{new}[/cyan]; continuing in the fork.")
+    repl.console.print(f"Forked {repl.id_markup(old, hint=True)} into {repl.id_markup(new)}; continuing in the fork.")
 
 
 async def _model(repl: Repl, arg: str) -> None:
@@ -122,7 +124,7 @@ async def _retry(repl: Repl, arg: str) -> None:
         return
     prompt, kept = rewound
     if kept:
-        repl.console.print(f"[dim]The previous reply is kept in conversation {kept[:13]}.[/dim]")
+        repl.console.print(f"[dim]The previous reply is kept in conversation[/dim] {repl.id_markup(kept, hint=True)}.")
     await repl.ask(prompt.content, prompt.parts)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,7 +46,14 @@ from golem_cli.store.errors import (
 )
 from golem_cli.store.locks import FileLock, LockBusy, LockFileUnsafe, LockHolder, acquire, held_lock, read_holder
 from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, refresh_meta
-from golem_cli.store.refs import ID_LENGTH, LAST, is_conversation_id, match_prefix, parse_reference
+from golem_cli.store.refs import (
+    ID_LENGTH,
+    LAST,
+    is_conversation_id,
+    match_reference,
+    parse_reference,
+    unique_prefix_among,
+)
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -108,7 +115,7 @@ class Store:
         return self.messages_path(cid).is_file()
 
     def resolve(self, ref: str) -> str:
-        """The full ID for what a user typed: an ID, a unique prefix (4+ characters) or
+        """The full ID for what a user typed: an ID, a unique prefix or tail of one, or
         ``last`` (most recently updated). Text that cannot be an ID is refused before the file
         system is touched (``InvalidReference``); otherwise ``ConversationNotFound`` or
         ``AmbiguousReference`` (which lists the candidates)."""
@@ -120,7 +127,13 @@ class Store:
             return newest[0].id
         if len(text) == ID_LENGTH and self.exists(text):
             return text
-        return match_prefix(text, self._ids())
+        return match_reference(text, self._ids())
+
+    def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
+        """For each ID, how many leading characters tell it apart from every other stored ID
+        (what the CLI highlights)."""
+        ids = sorted(self._ids())
+        return {cid: unique_prefix_among(ids, cid) for cid in cids}
 
     def _ids(self) -> list[str]:
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pexpect
 import pytest
 from golem_cli.core import is_interrupted_reply
@@ -131,3 +133,21 @@ def test_footer_counts_agree_with_the_request_on_every_path(spawn, home, server)
     stored = len(Store(home).load(cid))
     assert f"{stored} stored, 4 sent" in out and _sent_in_last_request(server) == 4
     chat.leave()
+
+
+def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
+    from golem_cli.core import Message
+
+    store = Store(home)
+    other = store.create([Message(role="user", content="made a moment before")])
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    unique = store.unique_prefixes([cid])[cid]
+    assert unique > 8 and other[:8] == cid[:8]  # made within a minute: the first 8 are shared
+    chat.child.sendline("hello")
+    raw = chat.expect_raw(FOOTER)
+    assert f"\x1b[1;36m{cid[:unique]}\x1b[0m\x1b[2;36m{cid[unique:]}" in raw
+    chat.prompt()
+    out = chat.leave()
+    typed = re.search(r"golem resume (\S+)", out).group(1)
+    assert typed == cid[:unique] and store.resolve(typed) == cid

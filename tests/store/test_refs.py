@@ -16,9 +16,9 @@ B = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c"
 C = "0190ffff-0000-7000-8000-000000000000"
 
 PATH_LIKE = [
-    "../x", "..", ".", "/etc/passwd", "a/b", "0190a1b2/../../etc", "~", "~/x", "", " ", "abc",
+    "../x", "..", ".", "/etc/passwd", "a/b", "0190a1b2/../../etc", "~", "~/x", "", " ", "abcg",
     "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b/..", "..\\x", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.json",
-    "%2e%2e", "last/..", "0190a1b2c3d4", "g190", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b0", "x" * 300,
+    "%2e%2e", "last/..", "0190a1b2c3d4e", "g190", "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b0", "x" * 300,
 ]  # fmt: skip
 
 
@@ -29,7 +29,8 @@ def test_full_id_syntax():
     assert not is_conversation_id(A.replace("-", ""))
 
 
-@pytest.mark.parametrize("ref", ["0190", "0190a1b2", "0190a1b2-", "0190a1b2-c3", A, A.upper(), "last", "LAST", " 0190 "])
+@pytest.mark.parametrize("ref", ["0190", "0190a1b2", "0190a1b2-", "0190a1b2-c3", A, A.upper(), "last", "LAST", " 0190 ",
+                                 "0", "abc", "4a5b", "-0c1d2e3f4a5b", "8a9b-0c1d2e3f4a5b"])
 def test_valid_references(ref):
     assert parse_reference(ref) == ref.strip().lower()
 
@@ -73,6 +74,27 @@ def test_prefix_resolution(store):
         store.resolve("0190b")
     with pytest.raises(ConversationNotFound):
         store.resolve("0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5d")
+
+
+def test_any_unique_prefix_or_tail(store):
+    for cid in (A, B, C):
+        store.create([Message("user", cid)], cid=cid)
+    assert store.resolve("5b") == A and store.resolve("A5C") == B and store.resolve("0000") == C
+    assert store.resolve("-000000000000") == C
+    with pytest.raises(AmbiguousReference) as info:
+        store.resolve("0")  # the start of all three, and the end of C
+    assert info.value.candidates == [A, B, C] and "last characters" in str(info.value)
+    with pytest.raises(ConversationNotFound):
+        store.resolve("4a5d")
+
+
+def test_unique_prefix_length_never_ends_on_a_dash():
+    from golem_cli.store.refs import unique_prefix_length
+
+    assert unique_prefix_length(A, [A]) == 1
+    assert unique_prefix_length(A, [B, C]) == 36
+    assert unique_prefix_length(C, [A, B]) == 5
+    assert unique_prefix_length("0190a1b2-0000-7000-8000-000000000000", [A]) == 10  # "0190a1b2-" would end on "-"
 
 
 def test_last_is_the_most_recently_updated(store):

@@ -1,0 +1,52 @@
+"""Conversation IDs people can type: any unique prefix or tail, the unique part highlighted."""
+
+from __future__ import annotations
+
+import re
+
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+
+
+def three(home) -> list[str]:
+    """Three conversations made within a second: their IDs share their first 8+ characters."""
+    store = Store(home)
+    return [store.create([Message("user", f"question {n}")], title=f"t{n}") for n in range(3)]
+
+
+def test_four_characters_of_the_tail_find_a_conversation(golem, home):
+    ids = three(home)
+    assert len({cid[:8] for cid in ids}) == 1  # the README's old promise: 4-character prefixes never work
+    for cid in ids:
+        result = golem("show", cid[-4:])
+        assert result.code == 0, result.err
+        assert f"id {cid}" in result.out
+
+
+def test_the_shortest_unique_prefix_works_and_four_shared_characters_say_ambiguous(golem, home):
+    ids = three(home)
+    unique = Store(home).unique_prefixes(ids)
+    for cid in ids:
+        assert golem("show", cid[: unique[cid]]).code == 0
+    result = golem("show", ids[0][:4])
+    assert result.code != 0 and "matches 3 conversations" in result.err and "last characters" in result.err
+
+
+def _bold_prefixes(raw: str) -> list[str]:
+    return re.findall(r"\x1b\[1;36m([0-9a-f-]+)\x1b\[0m(?:\x1b\[2;36m([0-9a-f-]*))?", raw)
+
+
+def test_list_and_show_highlight_the_part_to_type(golem, home):
+    ids = three(home)
+    unique = Store(home).unique_prefixes(ids)
+    listed = golem("list", env={"GOLEM_FORCE_TERMINAL": "1", "COLUMNS": "150"})
+    shown = {bold: rest for bold, rest in _bold_prefixes(listed.out)}
+    assert {cid[: unique[cid]] for cid in ids} == set(shown)
+    show = golem("show", ids[1], env={"GOLEM_FORCE_TERMINAL": "1", "COLUMNS": "150"})
+    assert (ids[1][: unique[ids[1]]], ids[1][unique[ids[1]] :]) in _bold_prefixes(show.out)
+
+
+def test_a_file_name_that_looks_like_an_id_is_still_a_file(golem, home, tmp_path):
+    three(home)
+    result = golem("normalize", "abc")
+    assert result.code == 2 and "abc: no such file or conversation" in result.err
