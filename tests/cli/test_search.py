@@ -25,10 +25,10 @@ def test_finds_by_content_case_insensitively_with_a_snippet(tmp_path):
     store.create([Message("user", "nothing relevant")])
     done = run(tmp_path, "ENCODING/json")
     assert done.returncode == 0
-    assert a[:13] in done.stdout and "#1 assistant: Use encoding/json." in done.stdout
+    assert a[:8] in done.stdout and "#1 assistant: Use encoding/json." in done.stdout
     # Characters Go escapes in the file, and non-ASCII case folding.
-    assert b[:13] in run(tmp_path, "<HTML> &").stdout
-    assert b[:13] in run(tmp_path, "été").stdout
+    assert b[:8] in run(tmp_path, "<HTML> &").stdout
+    assert b[:8] in run(tmp_path, "été").stdout
 
 
 def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
@@ -53,7 +53,7 @@ def test_role_and_since_options(tmp_path):
     store = Store(tmp_path)
     cid = store.create([Message("user", "quokka please"), Message("assistant", "a quokka")])
     assert "#1 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
-    assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[:13])
+    assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[:8])
     assert run(tmp_path, "quokka", "--since", "2999-01-01").returncode == 1
     bad = run(tmp_path, "quokka", "--since", "yesterday-ish")
     assert bad.returncode != 0 and "--since" in bad.stderr and "Traceback" not in bad.stderr
