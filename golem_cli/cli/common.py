@@ -15,12 +15,24 @@ if TYPE_CHECKING:
     from golem_cli.store import Store
 
 
+def history_limit() -> int:
+    """The largest history file golem reads: ``GOLEM_MAX_HISTORY_BYTES``, else 1 GiB."""
+    from golem_cli.store.files import MAX_HISTORY_BYTES
+
+    text = os.environ.get("GOLEM_MAX_HISTORY_BYTES", "").strip()
+    if not text:
+        return MAX_HISTORY_BYTES
+    if not text.isdigit() or int(text) < 1:
+        raise InputError(f"GOLEM_MAX_HISTORY_BYTES={text!r}: give a number of bytes, e.g. 2147483648")
+    return int(text)
+
+
 def open_store() -> Store:
     """The user's store (``GOLEM_HOME`` or the platform data directory)."""
     from golem_cli.config.paths import data_dir
     from golem_cli.store import Store
 
-    return Store(data_dir())
+    return Store(data_dir(), max_history_bytes=history_limit())
 
 
 @dataclass
@@ -49,10 +61,14 @@ def locate(text: str, store: Store) -> Source:
 
 
 def read_bytes(source: Source) -> bytes:
+    """The file's bytes; a FIFO, device or directory is refused at once, and so is a file
+    over the history size limit (``/dev/zero`` is both)."""
+    from golem_cli.store.files import UnreadableFile, read_regular
+
     try:
-        return source.path.read_bytes()
-    except IsADirectoryError:
-        raise InputError(f"{source.label}: is a directory, not a history file") from None
+        return read_regular(source.path, history_limit(), follow=not source.cid)
+    except UnreadableFile as e:
+        raise InputError(f"{source.label}: {e}") from None
     except FileNotFoundError:
         raise InputError(f"{source.label}: no such file or conversation") from None
     except OSError as e:

@@ -9,11 +9,22 @@ fail are re-implemented here, and nothing else.
 from __future__ import annotations
 
 import ipaddress
+import re
 import string
 
-_HEX = set(string.hexdigits)
-_USERINFO_OK = set(string.ascii_letters + string.digits + "-._:~!$&'()*+,;=%@")
-_HOST_OK = set(string.ascii_letters + string.digits + "-._~!$&'()*+,;=:[]<>\"")
+_USERINFO_OK = string.ascii_letters + string.digits + "-._:~!$&'()*+,;=%@"
+_HOST_OK = string.ascii_letters + string.digits + "-._~!$&'()*+,;=:[]<>\""
+
+# Every check is one regular expression over the text, never a Python loop per character:
+# a 50 MB URL is input too (issue 8).
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# In a host only non-ASCII bytes may be percent-encoded (and %25 in a zone) ...
+_BAD_HOST_ESCAPE = re.compile(r"%(?!25)[0-7][0-9A-Fa-f]")
+# ... and ASCII other than these (and "%") may not appear.
+_BAD_HOST_CHAR = re.compile("[^" + re.escape(_HOST_OK + "%") + "\x80-\U0010ffff]")
+_BAD_USERINFO = re.compile("[^" + re.escape(_USERINFO_OK) + "]")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_SCHEME_CHARS = re.compile(r"[A-Za-z0-9+.\-]*")
 
 
 class _Invalid(Exception):
@@ -22,21 +33,10 @@ class _Invalid(Exception):
 
 def _unescape(text: str, *, host: bool = False) -> None:
     """Go's ``unescape`` validity checks (the decoded value itself is not needed)."""
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "%":
-            pair = text[i + 1 : i + 3]
-            if len(pair) < 2 or not set(pair) <= _HEX:
-                raise _Invalid
-            # In a host only non-ASCII bytes may be percent-encoded (and %25 in a zone).
-            if host and int(pair[0], 16) < 8 and text[i : i + 3] != "%25":
-                raise _Invalid
-            i += 3
-            continue
-        if host and ch < "\x80" and ch not in _HOST_OK:
-            raise _Invalid
-        i += 1
+    if "%" in text and _BAD_ESCAPE.search(text):
+        raise _Invalid
+    if host and (_BAD_HOST_CHAR.search(text) or ("%" in text and _BAD_HOST_ESCAPE.search(text))):
+        raise _Invalid
 
 
 def _valid_optional_port(port: str) -> bool:
@@ -70,30 +70,26 @@ def _parse_authority(authority: str) -> None:
     _parse_host(authority[at + 1 :] if at >= 0 else authority)
     if at >= 0:
         userinfo = authority[:at]
-        if not set(userinfo) <= _USERINFO_OK:
+        if _BAD_USERINFO.search(userinfo):
             raise _Invalid
         _unescape(userinfo)
 
 
 def _split_scheme(raw: str) -> tuple[str, str]:
-    for i, ch in enumerate(raw):
-        if ch.isascii() and ch.isalpha():
-            continue
-        if ch.isascii() and (ch.isdigit() or ch in "+-."):
-            if i == 0:
-                return "", raw
-            continue
-        if ch == ":":
-            if i == 0:
-                raise _Invalid  # "missing protocol scheme"
-            return raw[:i], raw[i + 1 :]
+    """Go's ``getScheme``: letters, then letters, digits, "+", "-" or "." up to a colon."""
+    if not raw or not (raw[0].isascii() and raw[0].isalpha()):
+        if raw.startswith(":"):
+            raise _Invalid  # "missing protocol scheme"
         return "", raw
+    end = _SCHEME_CHARS.match(raw).end()  # type: ignore[union-attr]  # matches the empty string at least
+    if raw.startswith(":", end):
+        return raw[:end], raw[end + 1 :]
     return "", raw
 
 
 def _parse(raw: str) -> str:
     raw, _, fragment = raw.partition("#")
-    if any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in raw):
+    if _CONTROL.search(raw):
         raise _Invalid
     if raw == "*":
         return ""

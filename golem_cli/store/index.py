@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, TypeVar
 import msgspec
 
 from golem_cli.store.atomic import PRIVATE_FILE, is_temp_file, remove_files, remove_stale_temp_files
+from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular, read_with_stat
 from golem_cli.store.locks import exclusive
 from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta, encode_meta
 
@@ -124,18 +125,25 @@ def _sig_of(text: str | None) -> Signature | None:
 # --- one conversation's entry, from its files ----------------------------------------------------
 
 
-def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig: Signature | None) -> Entry:
+def read_sidecar(directory: Path, cid: str) -> tuple[ConversationMeta | None, Signature | None]:
+    """The sidecar's metadata (None when missing or unreadable) and its signature (None when
+    missing). One open and ``fstat``: this runs once per conversation when the index is rebuilt."""
+    try:
+        data, st = read_with_stat(f"{directory}{os.sep}{cid}{META_SUFFIX}", MAX_SIDECAR_BYTES)
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        found: os.stat_result | None = getattr(e, "stat", None)
+        return None, signature(found) if found is not None else None
+    meta = decode_meta(data)
+    return (meta if meta is not None and meta.id == cid else None), signature(st)
+
+
+def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES) -> Entry:
     """Index entry for one conversation: from its sidecar when the sidecar describes the
     current messages file, otherwise derived from the messages (the sidecar's title and model
     are kept)."""
-    sidecar = None
-    if sidecar_sig is not None and sidecar_sig[1] <= MAX_SIDECAR_BYTES:
-        try:
-            sidecar = decode_meta((directory / f"{cid}{META_SUFFIX}").read_bytes())
-        except OSError:
-            sidecar = None
-        if sidecar is not None and sidecar.id != cid:
-            sidecar = None
+    sidecar, sidecar_sig = read_sidecar(directory, cid)
     mtime = messages_sig[0] / 1e9
     if sidecar is not None and sidecar.size == messages_sig[1]:
         return Entry(sidecar, messages_sig, sidecar_sig)
@@ -143,7 +151,7 @@ def build_entry(directory: Path, cid: str, messages_sig: Signature, sidecar_sig:
     from golem_cli.core.errors import HistoryFormatError
 
     try:
-        data = (directory / f"{cid}{MESSAGES_SUFFIX}").read_bytes()
+        data = read_regular(directory / f"{cid}{MESSAGES_SUFFIX}", limit, follow=False)
         messages = load_history(data)
     except (OSError, HistoryFormatError) as e:
         problem = getattr(e, "strerror", None) or str(e)
@@ -166,7 +174,7 @@ def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
         return None
 
 
-def recheck(directory: Path, entry: Entry) -> Entry | None:
+def recheck(directory: Path, entry: Entry, *, limit: int = MAX_HISTORY_BYTES) -> Entry | None:
     """The entry for a row about to be shown, re-read if its files changed behind the
     index's back; None when the conversation is gone."""
     cid = entry.meta.id
@@ -177,7 +185,7 @@ def recheck(directory: Path, entry: Entry) -> Entry | None:
     ssig = _sidecar_signature(directory, cid)
     if msig == entry.messages_sig and ssig == entry.sidecar_sig:
         return entry
-    return build_entry(directory, cid, msig, ssig)
+    return build_entry(directory, cid, msig, limit=limit)
 
 
 # One match per directory entry: a conversation's messages file or its sidecar.
@@ -243,9 +251,10 @@ def _body_crc(data: bytes | memoryview, start: int = 0, crc: int = 0) -> int:
 class Index:
     """The index of the conversations in ``directory``, kept in ``path`` (opened on first use)."""
 
-    def __init__(self, directory: Path, path: Path) -> None:
+    def __init__(self, directory: Path, path: Path, *, limit: int = MAX_HISTORY_BYTES) -> None:
         self.directory = directory
         self.path = path
+        self.limit = limit
         self._db: sqlite3.Connection | None = None
 
     # connection and recovery
@@ -368,12 +377,19 @@ class Index:
         gone = [cid for cid in known if cid not in messages]
         for cid in gone:
             self._forget(db, cid)
+        new: list[tuple[object, ...]] = []
         for cid, msig in messages.items():
             prev = known.get(cid)
             if prev is not None and prev[0] == _sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
                 continue
-            ssig = _sidecar_signature(self.directory, cid) if cid in sidecars else None
-            self._put(db, build_entry(self.directory, cid, msig, ssig))
+            entry = build_entry(self.directory, cid, msig, limit=self.limit)
+            if prev is None:
+                new.append((cid, *_row_values(entry)))
+            else:
+                self._put(db, entry)
+        db.executemany(
+            "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)", new
+        )
         db.execute("DELETE FROM foreign_names")
         db.executemany("INSERT OR IGNORE INTO foreign_names (name) VALUES (?)", [(n,) for n in foreign])
         orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
@@ -389,7 +405,7 @@ class Index:
         """Insert or update a conversation's row (its text, if indexed, stays until a search
         or a save finds its signature changed); returns its rowid."""
         m = entry.meta
-        values = (m.updated, encode_meta(m), _sig_text(entry.messages_sig), _sig_text(entry.sidecar_sig), entry.problem)
+        values = _row_values(entry)
         row = db.execute("SELECT rid FROM conversations WHERE id = ?", (m.id,)).fetchone()
         if row is None:
             cursor = db.execute(
@@ -469,7 +485,7 @@ class Index:
             except FileNotFoundError:
                 self._forget(db, cid)
             else:
-                entry = build_entry(self.directory, cid, msig, _sidecar_signature(self.directory, cid))
+                entry = build_entry(self.directory, cid, msig, limit=self.limit)
                 rid = self._put(db, entry)
                 if written is not None and written[1] and len(written[1]) == msig[1]:
                     _index_text(db, rid, msig, written[0], written[1])
@@ -502,7 +518,7 @@ class Index:
             try:
                 for rid, cid, msig in todo[batch : batch + TEXT_BATCH]:
                     try:
-                        data = (self.directory / f"{cid}{MESSAGES_SUFFIX}").read_bytes()
+                        data = read_regular(self.directory / f"{cid}{MESSAGES_SUFFIX}", self.limit, follow=False)
                         messages = load_history(data)
                     except (OSError, HistoryFormatError):
                         continue  # the listing marks it; search skips it
@@ -571,6 +587,11 @@ def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
     messages_sig = _sig_of(msig)
     assert messages_sig is not None
     return Entry(_meta(blob), messages_sig, _sig_of(ssig), problem)
+
+
+def _row_values(entry: Entry) -> tuple[float, bytes, str | None, str | None, str]:
+    m = entry.meta
+    return (m.updated, encode_meta(m), _sig_text(entry.messages_sig), _sig_text(entry.sidecar_sig), entry.problem)
 
 
 def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:

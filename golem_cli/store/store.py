@@ -44,6 +44,7 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
+from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular
 from golem_cli.store.locks import FileLock, LockBusy, LockFileUnsafe, LockHolder, acquire, held_lock, read_holder
 from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, refresh_meta
 from golem_cli.store.refs import (
@@ -91,13 +92,15 @@ class Store:
     """The conversations under ``root``, which the caller chooses (the CLI passes golem's data
     directory from ``config.paths``: the store and the configuration are siblings)."""
 
-    def __init__(self, root: Path | str) -> None:
+    def __init__(self, root: Path | str, *, max_history_bytes: int = MAX_HISTORY_BYTES) -> None:
         self.root = Path(root)
+        #: a conversation file larger than this is refused rather than read (issue 8)
+        self.max_history_bytes = max_history_bytes
         self.conversations_dir = self.root / "conversations"
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
         self.index_path = self.root / _index.INDEX_NAME
-        self.index = _index.Index(self.conversations_dir, self.index_path)
+        self.index = _index.Index(self.conversations_dir, self.index_path, limit=max_history_bytes)
 
     # --- names -----------------------------------------------------------------------------
 
@@ -158,9 +161,11 @@ class Store:
 
         path = self.messages_path(cid)
         try:
-            data = path.read_bytes()
+            data = read_regular(path, self.max_history_bytes, follow=False)
         except FileNotFoundError:
             raise ConversationNotFound(f"no conversation {cid}") from None
+        except UnreadableFile as e:
+            raise CorruptConversation(cid, path, str(e)) from None
         try:
             return load_history(data)
         except HistoryFormatError as e:
@@ -173,11 +178,7 @@ class Store:
             msig = _index.signature(os.stat(path))
         except FileNotFoundError:
             raise ConversationNotFound(f"no conversation {cid}") from None
-        try:
-            ssig = _index.signature(os.stat(self.meta_path(cid)))
-        except FileNotFoundError:
-            ssig = None
-        entry = _index.build_entry(self.conversations_dir, cid, msig, ssig)
+        entry = _index.build_entry(self.conversations_dir, cid, msig, limit=self.max_history_bytes)
         return ConversationInfo(entry.meta, entry.problem)
 
     def meta(self, cid: str) -> ConversationMeta:
@@ -193,7 +194,7 @@ class Store:
         entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []
         for entry in entries:
-            fresh = _index.recheck(self.conversations_dir, entry)
+            fresh = _index.recheck(self.conversations_dir, entry, limit=self.max_history_bytes)
             if fresh is not None:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
         return Listing(rows, total, neighbours, foreign)
@@ -319,6 +320,8 @@ class Store:
                 self.messages_path(cid).unlink()
             except FileNotFoundError:
                 raise ConversationNotFound(f"no conversation {cid}") from None
+            except (IsADirectoryError, PermissionError) as e:
+                raise StoreError(f"cannot delete {self.messages_path(cid)}: {e.strerror}; remove it by hand") from None
             try:
                 self.meta_path(cid).unlink()
             except FileNotFoundError:
@@ -327,7 +330,7 @@ class Store:
 
     def backup(self, cid: str) -> Path:
         """Copy the current messages file to ``backups/`` and return the copy's path."""
-        data = self.messages_path(cid).read_bytes()
+        data = read_regular(self.messages_path(cid), self.max_history_bytes, follow=False)
         ensure_private_dir(self.backups_dir)
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
         path = self.backups_dir / f"{cid}.{stamp}.{os.urandom(2).hex()}.json"
