@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from golem_cli.cli.command import Argument, Command, Option
 
 if TYPE_CHECKING:
-    from golem_cli.store import ConversationInfo, ConversationMeta, Listing
+    from golem_cli.store import ConversationInfo, ConversationMeta, Listing, Store
 
 PANEL = "Conversations"
 TITLE_WIDTH = 60
@@ -34,13 +34,17 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
         return 0
     from golem_cli.store.refs import short_id_length
 
+    unreadable = dict(store.unreadable())
+    unreadable.update((info.id, info.problem) for _, info in rows if info.problem)
+    rows = [(depth, info) for depth, info in rows if not info.problem]
     width = short_id_length(listing.neighbours, (info.id for _, info in rows))
     if console.styled():
         _print_table(rows, width, tree, listing.neighbours)
     else:
         for depth, info in rows:
             console.out(_plain_row(depth, info, width))
-    shown, total = len(rows), listing.total
+    shown, total = len(rows), listing.total - len(unreadable)
+    warn_unreadable(store, unreadable)
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     if listing.foreign:
@@ -49,6 +53,14 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
             f"ignored {len(listing.foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}"
         )
     return 0
+
+
+def warn_unreadable(store: Store, problems: dict[str, str]) -> None:
+    """One line per conversation file that cannot be read (skipped by list and search)."""
+    from golem_cli.cli import console
+
+    for cid, problem in sorted(problems.items()):
+        console.note(f"skipped {store.messages_path(cid)}: {problem} (`golem delete {cid[:13]}` removes it)")
 
 
 def _tree_rows(listing: Listing, limit: int) -> list[tuple[int, ConversationInfo]]:

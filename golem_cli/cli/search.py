@@ -44,6 +44,9 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
     after = since_time(since, time.time()) if since else 0.0
     store = open_store()
     hits = find(store, query, limit or None, role=role or "", since=after)
+    from golem_cli.cli.conversations import warn_unreadable
+
+    warn_unreadable(store, dict(store.unreadable()))
     if as_json:
         console.print_json([hit.to_json() for hit in hits])
         return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import sys
 from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # in CPython, not in typeshed
 from typing import Any
@@ -29,9 +30,18 @@ class Obj:
     pairs: list[tuple[str, Node]]
 
 
+@dataclass(slots=True, frozen=True)
+class Number:
+    """A JSON number, kept as its source text. Go never converts a number it does not store
+    (an unknown key's value, tool-call arguments kept raw), and no golem field is a number,
+    so neither does this reader: a 5,000-digit number loads, as in Go."""
+
+    text: str
+
+
 @dataclass(slots=True)
 class Node:
-    value: Any  # str | float | int | bool | None | list[Node] | Obj
+    value: Any  # str | Number | bool | None | list[Node] | Obj
     start: int
     end: int
 
@@ -104,8 +114,7 @@ class _Parser:
                 return Node(val, pos, pos + len(word))
         m = _NUMBER.match(text, pos)
         if m and m.end() > pos:
-            s = m.group()
-            return Node(float(s) if any(c in s for c in ".eE") else int(s), pos, m.end())
+            return Node(Number(m.group()), pos, m.end())
         raise self.fail(pos, " looking for beginning of value")
 
     def string(self, pos: int) -> Node:
@@ -168,12 +177,20 @@ class _Parser:
 
 
 def parse(text: str) -> Node:
-    """Parse one JSON document; raises ``JSONSyntaxError`` with the offset where it stopped."""
+    """Parse one JSON document; raises ``JSONSyntaxError`` with the offset where it stopped.
+
+    Nesting is allowed up to Go's limit, 10,000 levels. The parser recurses three Python
+    calls per level; CPython 3.11+ runs Python-to-Python calls without growing the C stack,
+    so the recursion limit is raised for the parse alone."""
     parser = _Parser(text)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 3 * _MAX_DEPTH + 1000))
     try:
         node = parser.value(0)
     except RecursionError:
         raise JSONSyntaxError("nested too deeply", 0) from None
+    finally:
+        sys.setrecursionlimit(limit)
     end = parser.ws(node.end)
     if end != len(text):
         raise parser.fail(end, " after top-level value")

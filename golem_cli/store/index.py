@@ -453,6 +453,13 @@ class Index:
 
         return self._guarded(read)
 
+    def problems(self) -> list[tuple[str, str]]:
+        """(ID, problem) of every conversation whose file cannot be read, by ID."""
+        if self._absent():
+            return []
+        sql = "SELECT id, problem FROM conversations WHERE problem != '' ORDER BY id"
+        return self._guarded(lambda db: [(cid, problem) for cid, problem in db.execute(sql)])
+
     # writing through
 
     @contextmanager

@@ -199,6 +199,11 @@ class Store:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
         return Listing(rows, total, neighbours, foreign)
 
+    def unreadable(self) -> list[tuple[str, str]]:
+        """(ID, problem) of every stored conversation whose file cannot be read, as of the
+        last listing or search (which skip them)."""
+        return self.index.problems()
+
     # --- locking ---------------------------------------------------------------------------
 
     def lock(self, cid: str) -> FileLock:

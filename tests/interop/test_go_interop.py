@@ -88,3 +88,29 @@ def test_golem_reads_foreign_spellings_as_go_does(go_roundtrip, data):
         assert expected == b"null"  # Go writes its nil slice as null; golem writes an empty history as []
         expected = b"[]"
     assert dump_history(load_history(data)) == expected
+
+
+
+@pytest.mark.parametrize("extra", [
+    "1" * 5000, "-" + "9" * 400 + "." + "1" * 400 + "e99999", "1e400", "123456789012345678901234567890",
+    "[" * 9998 + "1" + "]" * 9998,  # 10,000 levels with the history's array and message object
+    "[" * 9999 + "1" + "]" * 9999,  # 10,001: over Go's limit
+])  # fmt: skip
+def test_numbers_and_nesting_load_as_go_loads_them(go_roundtrip, extra):
+    """Go never converts a number it does not store, and nests up to 10,000 levels."""
+    from golem_cli.core import HistoryFormatError
+
+    data = b'[{"role":"user","content":"hi","unknownKey":' + extra.encode() + b"}]"
+    try:
+        go_roundtrip(data)
+        go_ok = True
+    except AssertionError:
+        go_ok = False
+    try:
+        ours = load_history(data)
+    except HistoryFormatError:
+        ours = None
+    assert (ours is not None) == go_ok, (go_ok, extra[:20])
+    assert go_ok == (not extra.startswith("[" * 9999))
+    if ours is not None:
+        assert ours == [Message("user", "hi")]

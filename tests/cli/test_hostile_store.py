@@ -1,0 +1,85 @@
+"""Issue 8: planted files in the store and hostile FILE arguments. Real files: FIFOs,
+symlinks, directories, sparse files, /dev/zero. Every command answers at once with one line,
+never hangs, never reads gigabytes."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+
+CID = "01a228ea-1414-732e-9d7a-7c1f891d89a7"
+TIMEOUT = 30  # a FIFO would block forever: the test fails instead of hanging
+
+
+def plant(home, kind: str) -> str:
+    store = Store(home)
+    store.create([Message("user", "a good one")])
+    path = store.messages_path(CID)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "symlink-to-zero":
+        os.symlink("/dev/zero", path)
+    elif kind == "sparse":
+        with open(path, "wb") as f:
+            f.truncate(64 << 20)  # 64 MiB of nothing, over the limit set below
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink-to-zero", "sparse"])
+@pytest.mark.parametrize("command", [["show", CID], ["export", CID, "--format", "json"], ["normalize", CID],
+                                     ["ask", "--cid", CID, "hi", "-m", "offline:echo"]])  # fmt: skip
+def test_a_special_file_in_place_of_a_conversation_is_refused_at_once(home, golem, kind, command):
+    path = plant(home, kind)
+    done = golem(*command, env={"GOLEM_MAX_HISTORY_BYTES": str(32 << 20)}, timeout=TIMEOUT)
+    assert done.code != 0
+    assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1, done.err
+    assert os.path.basename(path) in done.err or CID in done.err
+
+
+@pytest.mark.parametrize("kind", ["fifo", "sparse"])
+def test_list_and_search_skip_it_with_one_warning_and_delete_removes_it(home, golem, kind):
+    path = plant(home, kind)
+    name = os.path.basename(path)
+    env = {"GOLEM_MAX_HISTORY_BYTES": str(32 << 20)}
+    listed = golem("list", env=env, timeout=TIMEOUT)
+    assert listed.code == 0 and "a good one" in listed.out and CID[:8] not in listed.out
+    (line,) = [line for line in listed.err.splitlines() if name in line]
+    # a FIFO is not a conversation file at all; a regular file that cannot be read is skipped
+    assert line.startswith("ignored 1 file(s)" if kind == "fifo" else "skipped")
+    found = golem("search", "good", env=env, timeout=TIMEOUT)
+    assert found.code == 0 and "a good one" in found.out
+    assert sum(name in line for line in found.err.splitlines()) == (0 if kind == "fifo" else 1)
+    gone = golem("delete", CID, "--yes", env=env, timeout=TIMEOUT)
+    assert gone.code == 0, gone.err
+    assert not os.path.lexists(path)
+
+
+def test_a_file_with_a_huge_number_is_listed_searched_and_deleted(home, golem):
+    store = Store(home)
+    store.messages_path(CID).parent.mkdir(parents=True, exist_ok=True)
+    store.messages_path(CID).write_bytes(b'[{"role":"user","content":"big numbers","x":' + b"9" * 5000 + b"}]")
+    assert "big numbers" in golem("list").out
+    assert "big numbers" in golem("search", "numbers").out
+    assert golem("delete", CID, "--yes").code == 0 and not store.messages_path(CID).exists()
+
+
+def test_import_of_a_device_a_fifo_or_a_directory_is_refused(home, golem, tmp_path):
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for source in ("/dev/zero", str(fifo), str(tmp_path)):
+        done = golem("import", source, timeout=TIMEOUT)
+        assert done.code != 0 and "Traceback" not in done.err
+        assert "not a history file" in done.err, done.err
+
+
+def test_a_file_over_the_limit_is_refused_with_what_to_do(home, golem, tmp_path):
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(2 << 20)
+    done = golem("normalize", str(big), env={"GOLEM_MAX_HISTORY_BYTES": str(1 << 20)})
+    assert done.code != 0 and "too large" in done.err and "GOLEM_MAX_HISTORY_BYTES" in done.err
