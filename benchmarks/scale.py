@@ -143,7 +143,7 @@ def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) ->
 
     home = root / "resume-home"
     store = Store(home)
-    store.conversations_dir.mkdir(parents=True, mode=0o700)
+    store.conversations_dir.mkdir(parents=True, mode=0o700, exist_ok=True)
     env = env | {"GOLEM_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
     env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
     for n in sizes:

@@ -34,7 +34,7 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
         return 0
     from golem_cli.store.refs import short_id_length
 
-    unreadable = dict(store.unreadable())
+    unreadable: dict[str, str] = dict(store.unreadable())
     unreadable.update((info.id, info.problem) for _, info in rows if info.problem)
     rows = [(depth, info) for depth, info in rows if not info.problem]
     width = short_id_length(listing.neighbours, (info.id for _, info in rows))

@@ -9,8 +9,9 @@ k-th fitting message, even when an ID repeats.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, SYSTEM, TOOL, Message
 
@@ -25,8 +26,7 @@ SYSTEM_PROMPT = "system_prompt"
 UNSAFE_PART = "unsafe_part"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):  # a struct: a million findings build in C, not in __init__
     """One reported change. ``message_index`` and ``role`` refer to the input history;
     ``output_index`` is where a synthesized result sits in the output."""
 
@@ -74,12 +74,17 @@ def _match_in_order(wanted: Sequence[str], items: Sequence[tuple[int, str, str]]
     return found
 
 
-def _dropped_candidates(history: Sequence[Message], output: Sequence[Message]) -> list[list[tuple[int, str, str]]]:
-    """Ways to tell which input tool messages were removed, most exact first: messages absent
-    from the output (the core keeps the very same objects), then the spec §2.1 pairing walk,
-    then every tool message."""
+def _dropped_candidates(
+    history: Sequence[Message], output: Sequence[Message], dropped: list[str]
+) -> list[tuple[int, str, str]]:
+    """The input tool messages that were removed, found the most exact way that agrees with the
+    report: messages absent from the output (the core keeps the very same objects), then the
+    spec §2.1 pairing walk, then every tool message. Each way is tried only if the one before
+    it disagrees."""
     kept = {id(m) for m in output}
     absent = [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL and id(m) not in kept]
+    if [c[1] for c in absent] == dropped:
+        return absent
     pending: set[str] = set()
     unpaired = []
     for i, m in enumerate(history):
@@ -90,8 +95,9 @@ def _dropped_candidates(history: Sequence[Message], output: Sequence[Message]) -
                 pending.discard(m.tool_call_id)
             else:
                 unpaired.append((i, m.tool_call_id, m.tool_name))
-    tools = [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL]
-    return [absent, unpaired, tools]
+    if [c[1] for c in unpaired] == dropped:
+        return unpaired
+    return [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL]
 
 
 def repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
@@ -111,8 +117,7 @@ def repair_findings(history: Sequence[Message], output: Sequence[Message], repai
         for cid, (out_index, _), (in_index, name) in zip(repair.synthesized, placed, made, strict=True):
             found.append(Finding(SYNTHESIZED, in_index, ASSISTANT, cid, name, out_index))
     if repair.dropped:
-        ways = _dropped_candidates(history, output)
-        dropped_from = next((w for w in ways if [c[1] for c in w] == list(repair.dropped)), ways[-1])
+        dropped_from = _dropped_candidates(history, output, list(repair.dropped))
         for cid, (index, name) in zip(repair.dropped, _match_in_order(repair.dropped, dropped_from), strict=True):
             found.append(Finding(DROPPED, index, TOOL, cid, name))
     for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls), strict=True):

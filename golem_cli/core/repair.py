@@ -57,7 +57,7 @@ def _synthesized(call_id: str, name: str) -> Message:
     return Message(role=TOOL, content=INTERRUPTED, tool_call_id=call_id, tool_name=name)
 
 
-def _reference_pass(entries: list[_Entry], history: Sequence[Message]) -> list[_Entry] | None:
+def _reference_pass(entries: Sequence[_Entry], history: Sequence[Message]) -> list[_Entry] | None:
     """One pass of Go's ``RepairHistoryWithReport`` over entries; None when nothing changes."""
     pending: set[str] = set()
     kept: list[_Entry] = []
@@ -89,6 +89,21 @@ def _reference_pass(entries: list[_Entry], history: Sequence[Message]) -> list[_
     return out
 
 
+def _ids_repeat(history: Sequence[Message]) -> bool:
+    """Whether any call ID occurs in more than one call (of any message). Only then can the
+    reference's second pass change anything: a synthesized result can displace a kept one
+    only when it answers an ID that was answered before (ADR 0001)."""
+    seen: set[str] = set()
+    count = 0
+    for m in history:
+        if m.tool_calls:
+            for call in m.tool_calls:
+                if call.id:
+                    seen.add(call.id)
+                    count += 1
+    return len(seen) != count
+
+
 def _scan(history: Sequence[Message], *, truncation: bool) -> tuple[bool, list[str]]:
     """One cheap pass for the common, healthy case: does the history need repair (the
     reference's first loop), and which calls have arguments that are not a JSON object."""
@@ -111,18 +126,27 @@ def _scan(history: Sequence[Message], *, truncation: bool) -> tuple[bool, list[s
     return broken or bool(pending), truncated
 
 
-def _repair(history: Sequence[Message], needed: bool) -> tuple[list[Message], list[str], list[str]]:
+def _repair(
+    history: Sequence[Message], needed: bool, *, always_twice: bool = False
+) -> tuple[list[Message], list[str], list[str]]:
     if not needed:
         return list(history), [], []
-    first = _reference_pass(list(range(len(history))), history)
+    first = _reference_pass(range(len(history)), history)
     if first is None:
         return list(history), [], []
-    second = _reference_pass(first, history)
+    second = _reference_pass(first, history) if always_twice or _ids_repeat(history) else None
     final = first if second is None else second
-    out = [history[e] if isinstance(e, int) else e for e in final]
-    synthesized = [e.tool_call_id for e in final if not isinstance(e, int)]
-    kept = {e for e in final if isinstance(e, int)}
-    dropped = [m.tool_call_id for i, m in enumerate(history) if m.role == TOOL and i not in kept]
+    out: list[Message] = []
+    synthesized: list[str] = []
+    kept = bytearray(len(history))
+    for e in final:
+        if isinstance(e, int):
+            out.append(history[e])
+            kept[e] = 1
+        else:
+            out.append(e)
+            synthesized.append(e.tool_call_id)
+    dropped = [m.tool_call_id for i, m in enumerate(history) if not kept[i] and m.role == TOOL]
     return out, synthesized, dropped
 
 

@@ -25,6 +25,7 @@ Typical use by a chat session::
 
 from __future__ import annotations
 
+import builtins
 import os
 import time
 from collections.abc import Iterable, Sequence
@@ -199,7 +200,7 @@ class Store:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
         return Listing(rows, total, neighbours, foreign)
 
-    def unreadable(self) -> list[tuple[str, str]]:
+    def unreadable(self) -> builtins.list[tuple[str, str]]:
         """(ID, problem) of every stored conversation whose file cannot be read, as of the
         last listing or search (which skip them)."""
         return self.index.problems()
