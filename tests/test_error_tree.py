@@ -36,6 +36,7 @@ NOT_IN_THE_TREE = {
     "ToolFailed", "ModelRetry", "ToolCanceled", "ToolTimeoutError",  # core.tools
     "LockBusy", "LockFileUnsafe",  # store.locks, turned into ConversationLocked / an OSError line
     "JSONSyntaxError",  # core._goparse, turned into HistoryFormatError by the codec
+    "UnreadableFile",  # store.files (an OSError), turned into CorruptConversation, InputError or a listing problem
 }  # fmt: skip
 
 
