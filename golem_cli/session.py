@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from golem_cli.core.errors import GolemError, RunError
+from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
 from golem_cli.core.ids import new_id
-from golem_cli.core.messages import SYSTEM, USER, Message, Part
-from golem_cli.core.model import Model
-from golem_cli.core.processors import trim_history
+from golem_cli.core.messages import SYSTEM, USER, Message, Part, opens_request
+from golem_cli.core.model import Model, ModelSettings
+from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
@@ -48,6 +48,38 @@ class TurnOutcome:
     def cut_off(self) -> bool:
         """The reply ended at a limit or a filter, not where the model meant to stop."""
         return self.finish_reason in ("length", "content_filter") and not self.refusal
+
+
+class ContextBudgetError(HistoryProcessorError):
+    """The newest turn alone is larger than the token budget for what a run sends."""
+
+
+def context_budget(max_tokens: int) -> HistoryProcessor:
+    """``budget_history`` with the offline token estimate, for people: a new conversation has
+    nothing to bound (the reference fails on an empty history), and a newest turn that alone
+    exceeds the budget is said in words, with what to do."""
+    from golem_cli.core.tokens import EstimatingCounter
+
+    counter = EstimatingCounter()
+    budget = budget_history(counter, max_tokens)
+
+    def process(history: list[Message]) -> list[Message]:
+        if not history:
+            return []
+        try:
+            return budget(history)
+        except HistoryProcessorError:
+            openers = [i for i, m in enumerate(history) if opens_request(m)]
+            if not openers:
+                raise
+            needed = counter.count(history[openers[-1] :])
+            raise ContextBudgetError(
+                f"the newest turn of this conversation alone is about {needed} tokens, more than the "
+                f"context budget of {max_tokens} tokens: raise --context-tokens (/trim N tokens in the chat) "
+                "or start a new conversation"
+            ) from None
+
+    return process
 
 
 def system_prompt_of(history: list[Message]) -> str:
@@ -83,6 +115,12 @@ class ChatSession:
         self.history = list(history if history is not None else store.load(conversation_id))
         self.system = system_prompt_of(self.history) if system is None else system
         self.max_messages = max_messages
+        #: When set, what a run sends is bounded by this many tokens (estimated offline)
+        #: instead of ``max_messages`` (``--context-tokens``, ``/trim N tokens``).
+        self.context_tokens: int | None = None
+        #: Model options for every run (``-o``, ``/option``); the model's configured ones
+        #: apply below them.
+        self.options = ModelSettings()
         self.last_run_id = ""
         self.created_here = False  # set by ``start``: an unused new conversation is not kept
         self.took_over = ""  # set by ``resume``: who held the lock and died
@@ -142,7 +180,8 @@ class ChatSession:
     def agent(self) -> Agent:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
-        return Agent(self.model, instructions=self.system, history_processor=trim_history(self.max_messages))
+        window = context_budget(self.context_tokens) if self.context_tokens else trim_history(self.max_messages)
+        return Agent(self.model, instructions=self.system, history_processor=window, settings=self.options)
 
     async def turn(
         self,
@@ -187,7 +226,8 @@ class ChatSession:
         except GolemError as e:  # processor or validation errors: nothing was sent
             self.history = self.history + [asked]
             self.save()
-            return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=e)
+            error = e.__cause__ if isinstance(e.__cause__, ContextBudgetError) else e
+            return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=error)
         self.history = self.history + result.new_messages
         self.save()
         last = result.response

@@ -101,7 +101,9 @@ def run(args: list[str]) -> int:
     debug = errors.debug_requested(args)
     try:
         from golem_cli.cli import fastpath
+        from golem_cli.cli.command import join_pairs
 
+        args = join_pairs(list(args), commands(), fastpath.GLOBAL_FLAGS)
         fast = fastpath.parse(list(args), commands())
         if fast is not None:
             return fast()

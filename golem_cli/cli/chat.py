@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 from golem_cli.cli.command import Argument, Command, Option
 
 if TYPE_CHECKING:
-    from golem_cli.session import TurnOutcome
+    from golem_cli.cli.model_choice import Choice
+    from golem_cli.core.model import ModelSettings
+    from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.store import Store
 
 PANEL = "Chat"
@@ -33,14 +35,33 @@ def _note(text: str) -> None:
         sys.stderr.write(text + "\n")
 
 
-def chat(*, model: str | None, system: str, max_messages: int | None, no_markdown: bool) -> int:
-    from golem_cli.cli.model_choice import choose_model
+def _window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
+    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
+    from golem_cli.cli.model_choice import context_tokens as budget
+
+    session.context_tokens = budget(context_tokens, choice.settings)
+    if options is not None:
+        session.options = options
+
+
+def chat(
+    *,
+    model: str | None,
+    system: str,
+    max_messages: int | None,
+    no_markdown: bool,
+    options: list[str] | None = None,
+    context_tokens: int | None = None,
+) -> int:
+    from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.session import ChatSession
 
     choice = choose_model(model)
+    settings = run_options(options, choice.model)
     session = ChatSession.start(_store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings))
+    _window(session, choice, context_tokens, settings)
     return run_repl(session, markdown=not no_markdown, note=choice.note)
 
 
@@ -66,7 +87,14 @@ def _pick(store: Store) -> str:
     return store.resolve(answer)
 
 
-def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_markdown: bool) -> int:
+def resume(
+    *,
+    ref: str | None,
+    model: str | None,
+    max_messages: int | None,
+    no_markdown: bool,
+    context_tokens: int | None = None,
+) -> int:
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
@@ -85,6 +113,7 @@ def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_m
     session, before, repair = ChatSession.resume(
         store, cid, choice.model, max_messages=trim(max_messages, choice.settings)
     )
+    _window(session, choice, context_tokens, None)
     lines = report_lines(before, session.history, repair, when=" before continuing")
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
@@ -92,7 +121,14 @@ def resume(*, ref: str | None, model: str | None, max_messages: int | None, no_m
 
 
 def fork(
-    *, ref: str, at: int | None, no_chat: bool, model: str | None, max_messages: int | None, no_markdown: bool
+    *,
+    ref: str,
+    at: int | None,
+    no_chat: bool,
+    model: str | None,
+    max_messages: int | None,
+    no_markdown: bool,
+    context_tokens: int | None = None,
 ) -> int:
     from golem_cli.cli import short_ids
     from golem_cli.cli.model_choice import choose_model
@@ -119,6 +155,7 @@ def fork(
     session, before, repair = ChatSession.resume(
         store, new, choice.model, max_messages=trim(max_messages, choice.settings)
     )
+    _window(session, choice, context_tokens, None)
     lines = [
         f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
         *report_lines(before, session.history, repair, when=" before continuing"),
@@ -148,12 +185,14 @@ def ask(
     no_stream: bool,
     max_messages: int | None,
     attach: list[str] | None,
+    options: list[str] | None = None,
+    context_tokens: int | None = None,
 ) -> int:
     import asyncio
 
     from golem_cli.cli.attach import part_from
     from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.model_choice import choose_model, close_model
+    from golem_cli.cli.model_choice import choose_model, close_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.session import ChatSession
 
@@ -168,13 +207,16 @@ def ask(
     if ref is not None:
         existing = store.resolve(ref)
         choice = choose_model(model, stored=store.meta(existing).model, fallback=False)
+        settings = run_options(options, choice.model)
         session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
                                            max_messages=trim(max_messages, choice.settings))  # fmt: skip
     else:
         choice = choose_model(model, fallback=False)
+        settings = run_options(options, choice.model)
         session = ChatSession.start(
             store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings)
         )
+    _window(session, choice, context_tokens, settings)
     _note(choice.note)
     stream = not (no_stream or as_json)
 
@@ -224,6 +266,11 @@ MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL",
 MAX_MESSAGES = Option("max_messages", "--max-messages", type=int, min=1,
                       help="Send at most the newest N messages per run (default 20).")  # fmt: skip
 NO_MARKDOWN = Option("no_markdown", "--no-markdown", help="Print replies as plain text.")
+CONTEXT_TOKENS = Option("context_tokens", "--context-tokens", type=int, min=1,
+                        help="Send at most about N tokens of history per run, instead of a message count.")  # fmt: skip
+OPTION = Option("options", "--option", "-o", type=list[str], metavar="KEY VALUE", pair=True,
+                help="A model option (repeatable): temperature, top_p, max_tokens, seed, stop, "
+                     "reasoning_effort, thinking_budget; e.g. -o temperature 0.2.")  # fmt: skip
 ID_HELP = "Conversation ID, unique prefix, or `last`."
 
 COMMANDS = (
@@ -232,12 +279,15 @@ COMMANDS = (
         Option("system", "--system", "-s", type=str, default="", help="System prompt for this conversation."),
         MAX_MESSAGES,
         NO_MARKDOWN,
+        OPTION,
+        CONTEXT_TOKENS,
     ]),
     Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
         Argument("ref", "ID", ID_HELP, required=False),
         MODEL,
         MAX_MESSAGES,
         NO_MARKDOWN,
+        CONTEXT_TOKENS,
     ]),
     Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
         Argument("ref", "ID", ID_HELP),
@@ -246,6 +296,7 @@ COMMANDS = (
         MODEL,
         MAX_MESSAGES,
         NO_MARKDOWN,
+        CONTEXT_TOKENS,
     ]),
     Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
         Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
@@ -258,5 +309,7 @@ COMMANDS = (
         MAX_MESSAGES,
         Option("attach", "--attach", "-a", type=list[str], metavar="FILE|URL",
                help="Attach a file or http(s) URL (repeatable)."),
+        OPTION,
+        CONTEXT_TOKENS,
     ]),
 )  # fmt: skip

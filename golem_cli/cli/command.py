@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 @dataclass(init=False)
 class Option:
     """``--name VALUE`` (a flag when ``type`` is bool), spelled as typer's ``Option`` is:
-    the keyword the implementation receives, then the flags. ``min`` bounds an int."""
+    the keyword the implementation receives, then the flags. ``min`` bounds an int. A
+    ``pair`` option takes two words, ``-o KEY VALUE``, which typer cannot parse: ``join_pairs``
+    hands both parsers ``-o KEY=VALUE`` instead (that spelling works too)."""
 
     name: str
     flags: tuple[str, ...]
@@ -37,6 +39,7 @@ class Option:
     help: str
     metavar: str | None
     min: int | None
+    pair: bool
 
     def __init__(
         self,
@@ -47,8 +50,9 @@ class Option:
         help: str = "",
         metavar: str | None = None,
         min: int | None = None,
+        pair: bool = False,
     ) -> None:
-        self.name, self.flags, self.type, self.help, self.min = name, flags, type, help, min
+        self.name, self.flags, self.type, self.help, self.min, self.pair = name, flags, type, help, min, pair
         self.default = False if type is bool and default is None else default
         self.metavar = metavar or _default_metavar(type)
 
@@ -94,6 +98,31 @@ class Command:
     def call(self, keywords: dict[str, Any]) -> int:
         """Run the command; both the typer path and the fast path end here."""
         return self.function(**keywords)
+
+
+def join_pairs(args: list[str], commands: dict[str, Command], global_flags: Sequence[str] = ()) -> list[str]:
+    """``args`` with each ``-o KEY VALUE`` of a pair option written ``-o KEY=VALUE``, the one
+    spelling both typer and the fast path read. A value already holding ``=`` is left alone."""
+    start = 0
+    while start < len(args) and args[start] in global_flags:
+        start += 1
+    command = commands.get(args[start]) if start < len(args) else None
+    flags = {flag for option in command.options if option.pair for flag in option.flags} if command else set()
+    if not flags:
+        return args
+    out, i = args[: start + 1], start + 1
+    while i < len(args):
+        token = args[i]
+        if token == "--":
+            out += args[i:]
+            break
+        if token in flags and i + 2 < len(args) and "=" not in args[i + 1]:
+            out += [token, f"{args[i + 1]}={args[i + 2]}"]
+            i += 3
+            continue
+        out.append(token)
+        i += 1
+    return out
 
 
 def _default_metavar(kind: Any) -> str | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from golem_cli.cli.command import Command, Option
+from golem_cli.cli.command import Command, Option, join_pairs
 
 GLOBAL_FLAGS = ("--debug",)
 _DECLINE = object()
@@ -35,6 +35,7 @@ def parse(args: list[str], commands: Mapping[str, Command]) -> Callable[[], int]
     if not rest or rest[0] not in commands:
         return None
     command = commands[rest[0]]
+    rest = join_pairs(rest, dict(commands))  # -o KEY VALUE as -o KEY=VALUE, as typer gets it
     keywords = keywords_for(command, rest[1:])
     if keywords is None:
         return None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from golem_cli.config.settings import Settings
-    from golem_cli.core.model import Model
+    from golem_cli.core.model import Model, ModelSettings
 
 OFFLINE = "offline:echo"
 
@@ -38,7 +38,9 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
     notes: list[str] = []
     if stored and not flag:
         try:
-            return _with_notes(Choice(resolve(stored, providers=settings.providers), settings), settings, notes)
+            return _with_notes(
+                Choice(resolve(stored, providers=settings.providers, models=settings.models), settings), settings, notes
+            )
         except ModelError as e:  # the conversation's model is not available here: say so, go on
             stored = ""
             reason = f"{e}; {e.hint}" if e.hint else str(e)
@@ -54,13 +56,16 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
 
             raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model)")
         notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
-    return _with_notes(Choice(resolve(name, providers=settings.providers), settings), settings, notes)
+    return _with_notes(
+        Choice(resolve(name, providers=settings.providers, models=settings.models), settings), settings, notes
+    )
 
 
 def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
     if settings.unknown_keys:
         keys = ", ".join(settings.unknown_keys)
-        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: model, max_messages, providers)")
+        known = "model, max_messages, context_tokens, providers, models"
+        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: {known})")
     choice.note = "\n".join(notes)
     return choice
 
@@ -74,3 +79,26 @@ async def close_model(model: object) -> None:
     aclose = getattr(model, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def context_tokens(flag: int | None, settings: Settings) -> int | None:
+    return flag if flag is not None else settings.context_tokens
+
+
+def run_options(given: list[str] | None, model: Model, where: str = "given with -o") -> ModelSettings:
+    """The ``-o KEY=VALUE`` options (``-o KEY VALUE`` arrives joined) as settings, checked
+    against ``model`` so that an option it cannot take is refused before the prompt is sent."""
+    from golem_cli.cli.errors import InputError
+    from golem_cli.providers.options import settings_from
+
+    pairs = []
+    for item in given or ():
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise InputError(f"-o needs a name and a value, like -o temperature 0.2 (got {item!r})")
+        pairs.append((key.strip(), value))
+    settings = settings_from(pairs, where)
+    check = getattr(model, "check_settings", None)
+    if check is not None:
+        check(settings)
+    return settings

@@ -94,15 +94,65 @@ async def _system(repl: Repl, arg: str) -> None:
 
 
 async def _trim(repl: Repl, arg: str) -> None:
+    session = repl.session
+    words = arg.split()
+    tokens = len(words) == 2 and words[1] in ("tokens", "token")
     try:
-        n = int(arg)
-        if n < 1:
-            raise ValueError
+        n = int(words[0]) if words and (len(words) == 1 or tokens) else 0
     except ValueError:
-        repl.console.print(f"Usage: /trim N (N >= 1); now {repl.session.max_messages}.")
+        n = 0
+    if n < 1:
+        now = f"{session.context_tokens} tokens" if session.context_tokens else f"{session.max_messages} messages"
+        repl.console.print(f"Usage: /trim N (messages) or /trim N tokens (N >= 1); now {now}.")
         return
-    repl.session.max_messages = n
+    if tokens:
+        session.context_tokens = n
+        repl.console.print(f"Each run now sends at most about {n} tokens of history; the file keeps it all.")
+        return
+    session.max_messages, session.context_tokens = n, None
     repl.console.print(f"Each run now sends at most the newest {n} messages; the file keeps them all.")
+
+
+async def _option(repl: Repl, arg: str) -> None:
+    import dataclasses
+
+    from golem_cli.core.errors import GolemError
+    from golem_cli.core.model import ModelSettings
+    from golem_cli.providers.options import OPTIONS, describe, settings_from
+
+    session = repl.session
+    key, _, value = arg.partition(" ")
+    if not key:
+        mine = describe(session.options)
+        configured = describe(getattr(session.model, "defaults", ModelSettings()))
+        repl.console.print("Options for this chat: " + ("; ".join(mine) or "none") + ".", markup=False)
+        if configured:
+            repl.console.print("From the config file: " + "; ".join(configured) + ".", markup=False)
+        usage = "Usage: /option NAME VALUE, /option NAME (unset), /option clear. Names: " + ", ".join(OPTIONS)
+        repl.console.print(usage + ".", markup=False, highlight=False)
+        return
+    if key == "clear":
+        session.options = ModelSettings()
+        repl.console.print("Options cleared.")
+        return
+    try:
+        if not value.strip():
+            if key not in OPTIONS:
+                settings_from([(key, "")], "in /option")  # says which names there are
+            updated = dataclasses.replace(session.options, **{key: None})
+        else:
+            updated = settings_from([(key, value.strip())], "in /option", session.options)
+            if key == "stop":  # /option stop X replaces, it does not add to earlier stops
+                updated = dataclasses.replace(updated, stop=(value.strip(),))
+            check = getattr(session.model, "check_settings", None)
+            if check is not None:
+                check(updated)
+    except GolemError as e:
+        _error(repl, e)
+        return
+    session.options = updated
+    shown = "; ".join(describe(updated)) or "none"
+    repl.console.print(f"Options for this chat: {shown}.", markup=False, highlight=False)
 
 
 async def _history(repl: Repl, arg: str) -> None:
@@ -165,7 +215,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
     "/system": ("/system [TEXT]", "set the system prompt (empty clears it)"),
-    "/trim": ("/trim N", "send at most the newest N messages per run"),
+    "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
+    "/option": ("/option [NAME [VALUE]]", "show, set or unset a model option (temperature, max_tokens...)"),
     "/history": ("/history [--run-ids]", "show the conversation so far"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
@@ -175,8 +226,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 HANDLERS: dict[str, Handler] = {
     "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
-    "/trim": _trim, "/history": _history, "/normalize": _normalize, "/retry": _retry, "/attach": _attach,
-    "/title": _title, "/exit": _exit, "/quit": _exit,
+    "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
+    "/attach": _attach, "/title": _title, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
 NAMES = list(COMMANDS)
 

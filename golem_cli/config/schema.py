@@ -43,7 +43,11 @@ class ConfigFile(BaseModel):
 
     model: str | None = Field(None, pattern=r"\S", description='a "provider:model" name like "openai:gpt-4o-mini"')
     max_messages: int = Field(20, ge=1, description=_WHOLE)
+    context_tokens: int | None = Field(None, ge=1, description=_WHOLE)
     providers: dict[str, ProviderTable] = Field(default_factory=dict, description="a table of [providers.NAME] tables")
+    models: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description='a table of [models."provider:model"] tables of model options'
+    )
 
 
 def problem(table: dict[str, Any], source: Path) -> str:
@@ -67,7 +71,7 @@ def describe(error: Any) -> str:
 def _expected(loc: tuple[str, ...]) -> str:
     if len(loc) == 1 and loc[0] in ConfigFile.model_fields:
         return str(ConfigFile.model_fields[loc[0]].description)
-    if len(loc) == 2 and loc[0] == "providers":
+    if len(loc) == 2 and loc[0] in ("providers", "models"):
         return "a table"
     if len(loc) == 3 and loc[2] in ProviderTable.model_fields:
         return str(ProviderTable.model_fields[loc[2]].description)

@@ -4,9 +4,14 @@ The file is optional. Its shape::
 
     model = "openai:gpt-4o-mini"   # "provider:model"
     max_messages = 20              # how many messages a run sends (trim_history)
+    context_tokens = 8000          # or: bound what a run sends by tokens (budget_history)
 
     [providers.openai]             # handed to the provider layer as a plain dict
     base_url = "https://api.openai.com/v1"
+    temperature = 0.7              # model options, for every model of the provider
+
+    [models."openai:o3-mini"]      # model options for one model (win over the provider's)
+    reasoning_effort = "high"
 
 ``GOLEM_MODEL`` overrides ``model``. A command-line flag overrides both; that is the CLI's
 business. Unknown top-level keys are kept in ``Settings.unknown_keys`` so the CLI can warn
@@ -21,6 +26,7 @@ with the same bytes (and the same schema) skips pydantic. See ADR 0008.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -33,7 +39,7 @@ from golem_cli.core.errors import GolemError
 MODEL_ENV = "GOLEM_MODEL"
 CHECKED_STAMP = "config-checked"  # in the cache directory: digest of the file that last passed
 DEFAULT_MAX_MESSAGES = 20
-KNOWN_KEYS = frozenset({"model", "max_messages", "providers"})
+KNOWN_KEYS = frozenset({"model", "max_messages", "context_tokens", "providers", "models"})
 
 
 class ConfigError(GolemError):
@@ -51,6 +57,8 @@ class Settings:
     providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: Path | None = None
     unknown_keys: tuple[str, ...] = ()
+    context_tokens: int | None = None  # a token budget for what a run sends, instead of max_messages
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)  # options per "provider:model"
 
     def provider(self, name: str) -> dict[str, Any]:
         """The ``[providers.<name>]`` table, empty when absent."""
@@ -76,13 +84,7 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
         settings = _from_table(raw, path)
     model = env.get(MODEL_ENV, "").strip()
     if model:
-        settings = Settings(
-            model=model,
-            max_messages=settings.max_messages,
-            providers=settings.providers,
-            source=settings.source,
-            unknown_keys=settings.unknown_keys,
-        )
+        settings = dataclasses.replace(settings, model=model)
     return settings
 
 
@@ -162,4 +164,6 @@ def _from_table(raw: dict[str, Any], source: Path) -> Settings:
         providers={name: dict(table) for name, table in providers.items()},
         source=source,
         unknown_keys=tuple(sorted(k for k in raw if k not in KNOWN_KEYS)),
+        context_tokens=raw.get("context_tokens"),
+        models={name: dict(table) for name, table in raw.get("models", {}).items()},
     )

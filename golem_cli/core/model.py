@@ -27,11 +27,16 @@ class ToolDefinition:
 
 @dataclass(frozen=True, slots=True)
 class ModelSettings:
-    """Per-request knobs; ``None`` leaves the provider's default."""
+    """Per-request knobs; ``None`` leaves the provider's default. Which ones a provider takes,
+    and how they are spelled on its wire, is the adapter's business."""
 
     max_tokens: int | None = None
     temperature: float | None = None
     top_p: float | None = None
+    seed: int | None = None
+    stop: tuple[str, ...] | None = None
+    reasoning_effort: str | None = None
+    thinking_budget: int | None = None  # Anthropic extended thinking: tokens it may think for
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ How failures are worded lives in ``_wording``; SSE parsing in ``_sse``; request 
 
 from __future__ import annotations
 
+import dataclasses
 import email.utils
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -22,9 +23,11 @@ from typing import Self
 import httpx
 
 from golem_cli import __version__
+from golem_cli.core.model import ModelRequest, ModelSettings
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._wording import http_error, stream_cut, transport_error
+from golem_cli.providers.options import merged
 
 USER_AGENT = f"golem-cli/{__version__}"
 
@@ -135,10 +138,17 @@ class HttpClient:
 
 
 class HttpModel:
-    """Shared shape of the adapters: a name, one HTTP client, and a way to close it."""
+    """Shared shape of the adapters: a name, options from the configuration, one HTTP client,
+    and a way to close it."""
 
     name: str
+    #: Options from the config file (``[providers.NAME]``, ``[models."NAME"]``); a request's
+    #: own settings win over them, one option at a time.
+    defaults: ModelSettings
     _http: HttpClient
+
+    def _with_defaults(self, request: ModelRequest) -> ModelRequest:
+        return dataclasses.replace(request, settings=merged(self.defaults, request.settings))
 
     @property
     def retry_policy(self) -> RetryPolicy:

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
-from golem_cli.providers import anthropic, openai
+from golem_cli.providers import anthropic, openai, options
 from golem_cli.providers.facts import ProviderFacts, load_adapter
 from golem_cli.providers.presets import PRESETS
 
@@ -50,9 +50,14 @@ _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama
 Config = Mapping[str, Mapping[str, Any]]
 
 
-def resolve(name: str, *, providers: Config | None = None, env: Mapping[str, str] | None = None) -> Model:
+def resolve(
+    name: str, *, providers: Config | None = None, env: Mapping[str, str] | None = None, models: Config | None = None
+) -> Model:
     """The adapter for ``name``; raises ``ModelError`` (with a hint saying how to configure it)
-    for a malformed name, an unknown provider or a missing key."""
+    for a malformed name, an unknown provider, a missing key or an option it cannot take.
+
+    Options (``temperature``, ``max_tokens``, ...) come from the provider's table and then the
+    model's own table (``models["provider:model"]``), which wins."""
     env = os.environ if env is None else env
     provider, sep, model = name.partition(":")
     if not sep or not provider or not model:
@@ -71,13 +76,18 @@ def resolve(name: str, *, providers: Config | None = None, env: Mapping[str, str
     settings = _settings(provider, table)
     api_key, key_hint = _api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
-    extra: dict[str, Any] = {}
-    if kind == "anthropic" and "max_tokens" in table:
-        extra["max_tokens"] = _number(provider, table, "max_tokens", 0, int)
+    defaults = options.settings_from(options.options_in(table), f"in [providers.{provider}] of the config file")
+    model_table = (models or {}).get(name) or {}
+    defaults = options.settings_from(model_table.items(), f'in [models."{name}"] of the config file', defaults)
     adapter = load_adapter(PROTOCOLS[kind])
-    return adapter(
-        model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint, **extra
-    )
+    chosen: Model = adapter(
+        model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint,
+        defaults=defaults,
+    )  # fmt: skip
+    check = getattr(chosen, "check_settings", None)
+    if check is not None:
+        check(defaults)
+    return chosen
 
 
 def default_model(providers: Config | None = None, env: Mapping[str, str] | None = None) -> str:

@@ -81,6 +81,8 @@ def _values(option: Option) -> list[list[str]]:
     """Plain spellings of ``option`` with a value typer accepts."""
     if option.type is bool:
         return [[flag] for flag in option.flags]
+    if option.pair:  # -o KEY VALUE: two words (join_pairs makes them KEY=VALUE for both paths)
+        return [[flag, "temperature", "0.5"] for flag in option.flags]
     if option.type is int:
         value = [str((option.min or 0) + 3)]
     elif isinstance(option.type, type) and issubclass(option.type, enum.Enum):

@@ -56,7 +56,7 @@ def test_named_openai_compatible_endpoints_from_the_config() -> None:
     vllm = resolve("vllm:qwen", providers=providers, env={"OPENAI_API_KEY": "sk-openai"})
     assert "authorization" not in vllm._http._headers  # the OpenAI key never travels to another host
     claude = resolve("claude2:claude-haiku-4-5", providers=providers, env={})
-    assert isinstance(claude, AnthropicModel) and claude.max_tokens == 1024 and url(claude) == "https://api.anthropic.com/v1/messages"
+    assert isinstance(claude, AnthropicModel) and claude.defaults.max_tokens == 1024 and url(claude) == "https://api.anthropic.com/v1/messages"
 
 
 def test_config_wins_over_the_shared_environment() -> None:

@@ -197,3 +197,50 @@ def test_no_model_configured_is_an_error_unless_the_offline_model_is_named(home)
     assert done.returncode == 0 and "hello" in done.stdout
     again = ask(home, "-c", "again")  # the conversation names its model
     assert again.returncode == 0 and "again" in again.stdout
+
+
+def test_options_on_the_command_line_reach_the_request(home, server):
+    done = ask(home, "-o", "temperature", "0.25", "--option", "max_tokens", "64", "-o", "stop=END", "-o", "stop", "###", "hi")
+    assert done.returncode == 0, done.stderr
+    body = server.requests[-1].json
+    assert (body["temperature"], body["max_tokens"], body["stop"]) == (0.25, 64, ["END", "###"])
+    assert server.sdk_rejections == []
+
+
+def test_options_in_the_config_per_provider_and_per_model(home, server):
+    config = home / "config.toml"
+    text = config.read_text().replace("[providers.local]\n", "[providers.local]\ntemperature = 0.5\nmax_tokens = 99\n")
+    config.write_text(text + '\n[models."local:echo"]\ntemperature = 0.75\n')
+    assert ask(home, "hi").returncode == 0
+    assert (server.requests[-1].json["temperature"], server.requests[-1].json["max_tokens"]) == (0.75, 99)
+    assert ask(home, "-o", "temperature", "0", "hi").returncode == 0
+    assert server.requests[-1].json["temperature"] == 0
+
+
+def test_bad_options_are_refused_before_anything_is_sent(home, server):
+    for args, says in [
+        (["-o", "temperature", "hot"], "option temperature = 'hot' given with -o is not a number from 0 to 2"),
+        (["-o", "colour", "red"], "unknown model option 'colour'"),
+        (["-o", "thinking_budget", "2048"], "thinking_budget is an option of Anthropic models"),
+        (["-m", "claude:claude-test", "-o", "seed", "3"], "seed is not an option of Anthropic models"),
+    ]:
+        done = ask(home, *args, "hi")
+        assert done.returncode != 0 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert server.requests == [] and Store(home).list() == []
+
+
+def test_context_tokens_bound_what_is_sent(home, server):
+    assert ask(home, "--context-tokens", "10", "a new conversation has no history to bound").returncode == 0
+    for n in range(6):
+        assert ask(home, *(["-c"] if n else []), f"question {n}: " + "word " * 40).returncode == 0
+    before = len(server.requests)
+    assert ask(home, "-c", "--context-tokens", "250", "short").returncode == 0
+    sent = server.requests[before].json["messages"]
+    assert 3 <= len(sent) <= 7 and sent[-1]["content"] == "short"  # about two turns of ~100 tokens, then the prompt
+    done = ask(home, "-c", "--context-tokens", "5", "again")
+    assert done.returncode == 1 and "more than the context budget of 5 tokens" in done.stderr
+    assert "--context-tokens" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    config = home / "config.toml"
+    config.write_text("context_tokens = 5\n" + config.read_text())
+    assert ask(home, "-c", "and from the config").returncode == 0
+    assert [m["content"] for m in server.requests[-1].json["messages"]] == ["again", "and from the config"]

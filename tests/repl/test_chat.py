@@ -442,3 +442,20 @@ def test_a_cut_off_reply_and_a_refusal_are_named_in_the_chat(spawn, server):
     assert "Once upon a" in out and "cut off: the model reached its output token limit (length)" in out
     assert "refused" in chat.say("something bad")
     chat.leave()
+
+
+def test_option_and_trim_tokens_in_the_chat(spawn, server):
+    chat = spawn("chat", "-o", "temperature", "0.3")
+    chat.prompt()
+    assert "temperature = 0.3" in chat.command("/option", "Usage: /option")
+    assert "max_tokens = 50" in chat.command("/option max_tokens 50", "Options for this chat")
+    assert "is not a whole number" in chat.command("/option max_tokens lots", "whole number")
+    chat.say("hello")
+    body = server.requests[-1].json
+    assert (body["temperature"], body["max_tokens"]) == (0.3, 50)
+    assert "none" in chat.command("/option clear", "cleared") + chat.command("/option", "Usage")
+    assert "about 500 tokens" in chat.command("/trim 500 tokens", "tokens of history")
+    assert "now 500 tokens" in chat.command("/trim", "Usage: /trim")
+    chat.say("again")
+    assert "temperature" not in server.requests[-1].json
+    chat.leave()

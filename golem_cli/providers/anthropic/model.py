@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import msgspec
 
 from golem_cli.core.errors import ModelError
-from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
+from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import decode_event, read_events
@@ -15,7 +15,8 @@ from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.anthropic import FACTS
 from golem_cli.providers.anthropic.stream import EventFolder
-from golem_cli.providers.anthropic.wire import parse_response, request_body
+from golem_cli.providers.anthropic.wire import check_settings, parse_response, request_body
+from golem_cli.providers.options import merged
 
 API_VERSION = "2023-06-01"
 #: Sent when the request does not set one (the API requires it); every current model allows it.
@@ -35,9 +36,11 @@ class AnthropicModel(HttpModel):
         max_tokens: int = DEFAULT_MAX_TOKENS,
         settings: HttpSettings | None = None,
         key_hint: str = FACTS.key_env,
+        defaults: ModelSettings | None = None,
     ) -> None:
         self.model = model
         self.name = f"{provider}:{model}"
+        self.defaults = defaults or ModelSettings()
         self.max_tokens = max_tokens
         url = base_url.rstrip("/") + "/v1/messages"
         endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
@@ -46,12 +49,14 @@ class AnthropicModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming message."""
-        return self._reply(await self._http.post(request_body(self.model, self.max_tokens, request, stream=False)))
+        return self._reply(
+            await self._http.post(request_body(self.model, self.max_tokens, self._with_defaults(request), stream=False))
+        )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
         ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
-        body = request_body(self.model, self.max_tokens, request, stream=True)
+        body = request_body(self.model, self.max_tokens, self._with_defaults(request), stream=True)
         endpoint = self._http.endpoint
         folder = EventFolder(self.model)
         async with self._http.open(body) as response:
@@ -89,3 +94,7 @@ class AnthropicModel(HttpModel):
                 f"unreadable reply from {endpoint.where()}: {exc}",
                 hint="check that the base URL points to the Anthropic API (without /v1)",
             ) from None
+
+    def check_settings(self, settings: ModelSettings) -> None:
+        """Raise ``ModelError`` now for options this model's API has no place for."""
+        check_settings(merged(self.defaults, settings))

@@ -18,7 +18,7 @@ import msgspec
 from golem_cli.core.errors import ModelError
 from golem_cli.core.gojson import compact_json
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
-from golem_cli.core.model import ModelRequest, ModelResponse
+from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings
 from golem_cli.core.toolargs import wire_args
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, count, encode_json, finish_reason, paired, raw_json
@@ -34,10 +34,12 @@ FINISH_REASONS = {
 
 
 def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: bool) -> bytes:
-    """The exact request bytes; raises ``ModelError`` for content this API cannot carry."""
-    system, turns = wire_turns(request.messages)
+    """The exact request bytes; raises ``ModelError`` for content or options this API cannot
+    carry. ``max_tokens`` is sent when the request sets none (the API requires it)."""
     settings = request.settings
-    body: dict[str, Any] = {"model": model, "max_tokens": settings.max_tokens or max_tokens}
+    check_settings(settings)
+    system, turns = wire_turns(request.messages)
+    body: dict[str, Any] = {"model": model, "max_tokens": output_limit(settings, max_tokens)}
     if system:
         body["system"] = system
     body["messages"] = turns
@@ -50,9 +52,49 @@ def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: 
         body["temperature"] = settings.temperature
     if settings.top_p is not None:
         body["top_p"] = settings.top_p
+    if settings.stop:
+        body["stop_sequences"] = list(settings.stop)
+    if settings.thinking_budget:
+        body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
+    if settings.reasoning_effort:
+        body["output_config"] = {"effort": settings.reasoning_effort}
     if stream:
         body["stream"] = True
     return encode_json(body)
+
+
+def output_limit(settings: ModelSettings, default: int) -> int:
+    """``max_tokens``: the one set, else ``default``, raised above a thinking budget that would
+    not fit in it (thinking counts against the limit, and the API requires room for it)."""
+    if settings.max_tokens:
+        return settings.max_tokens
+    if settings.thinking_budget and settings.thinking_budget >= default:
+        return settings.thinking_budget + default
+    return default
+
+
+_EFFORTS = ("low", "medium", "high", "xhigh", "max")
+
+
+def check_settings(settings: ModelSettings) -> None:
+    """Refuse the options the Messages API has no place for, before anything is sent."""
+    if settings.seed is not None:
+        raise ModelError("seed is not an option of Anthropic models", hint="leave -o seed out for this model")
+    if settings.temperature is not None and settings.temperature > 1:
+        raise ModelError(
+            f"temperature {settings.temperature:g} is above 1, the most Anthropic models take",
+            hint="use a temperature from 0 to 1",
+        )
+    if settings.reasoning_effort and settings.reasoning_effort not in _EFFORTS:
+        raise ModelError(
+            f"reasoning_effort {settings.reasoning_effort!r} is not one Anthropic models take",
+            hint=f"use one of {', '.join(_EFFORTS)}, or -o thinking_budget N",
+        )
+    if settings.thinking_budget and settings.max_tokens and settings.thinking_budget >= settings.max_tokens:
+        raise ModelError(
+            f"thinking_budget {settings.thinking_budget} must be below max_tokens {settings.max_tokens}",
+            hint="raise max_tokens or lower thinking_budget (thinking counts against max_tokens)",
+        )
 
 
 def wire_turns(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from golem_cli.core.errors import ModelError
-from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent
+from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import decode_event, read_events
@@ -16,7 +16,8 @@ from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.openai import FACTS
 from golem_cli.providers.openai.stream import ChunkFolder
-from golem_cli.providers.openai.wire import parse_response, request_body
+from golem_cli.providers.openai.wire import check_settings, parse_response, request_body
+from golem_cli.providers.options import merged
 
 
 class OpenAIModel(HttpModel):
@@ -32,9 +33,11 @@ class OpenAIModel(HttpModel):
         provider: str = FACTS.name,
         settings: HttpSettings | None = None,
         key_hint: str = FACTS.key_env,
+        defaults: ModelSettings | None = None,
     ) -> None:
         self.model = model
         self.name = f"{provider}:{model}"
+        self.defaults = defaults or ModelSettings()
         url = base_url.rstrip("/") + "/chat/completions"
         endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
         headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
@@ -42,12 +45,12 @@ class OpenAIModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming completion."""
-        return self._reply(await self._http.post(request_body(self.model, request, stream=False)))
+        return self._reply(await self._http.post(request_body(self.model, self._with_defaults(request), stream=False)))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
         ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
-        body = request_body(self.model, request, stream=True)
+        body = request_body(self.model, self._with_defaults(request), stream=True)
         endpoint = self._http.endpoint
         folder = ChunkFolder(self.model)
         finished = False
@@ -89,3 +92,7 @@ class OpenAIModel(HttpModel):
             f"unreadable reply from {endpoint.where()}: {exc}",
             hint="check that the base URL points to an OpenAI-compatible API (it usually ends in /v1)",
         )
+
+    def check_settings(self, settings: ModelSettings) -> None:
+        """Raise ``ModelError`` now for options this model's API has no place for."""
+        check_settings(merged(self.defaults, settings))

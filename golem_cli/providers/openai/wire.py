@@ -8,6 +8,7 @@ match those of the Go library.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ import msgspec
 from golem_cli.core.errors import ModelError
 from golem_cli.core.gojson import go_quote, go_quote_q
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
-from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
+from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, ToolDefinition
 from golem_cli.core.toolargs import wire_args
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import count, encode_json, finish_reason, paired
@@ -39,21 +40,46 @@ FINISH_REASONS = {
 
 
 def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
-    """The exact request bytes; raises ``ModelError`` for content this API cannot carry."""
+    """The exact request bytes; raises ``ModelError`` for content or options this API cannot carry."""
     body: dict[str, Any] = {"model": model, "messages": wire_messages(request.messages)}
     if request.tools:
         body["tools"] = [_tool(tool) for tool in request.tools]
     settings = request.settings
+    check_settings(settings)
     if settings.temperature is not None:
         body["temperature"] = settings.temperature
     if settings.top_p is not None:
         body["top_p"] = settings.top_p
     if settings.max_tokens:
-        body["max_tokens"] = settings.max_tokens
+        # OpenAI's reasoning models refuse max_tokens; everything else knows only max_tokens.
+        body["max_completion_tokens" if is_reasoning_model(model) else "max_tokens"] = settings.max_tokens
+    if settings.seed is not None:
+        body["seed"] = settings.seed
+    if settings.stop:
+        body["stop"] = list(settings.stop)
+    if settings.reasoning_effort:
+        body["reasoning_effort"] = settings.reasoning_effort
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
     return encode_json(body)
+
+
+_REASONING_MODEL = re.compile(r"(o[1-9]|gpt-5)([-.:]|$)", re.IGNORECASE)
+
+
+def is_reasoning_model(model: str) -> bool:
+    """OpenAI's o-series and gpt-5 family, which take ``max_completion_tokens``."""
+    return bool(_REASONING_MODEL.match(model))
+
+
+def check_settings(settings: ModelSettings) -> None:
+    """Refuse the options chat completions has no place for, before anything is sent."""
+    if settings.thinking_budget is not None:
+        raise ModelError(
+            "thinking_budget is an option of Anthropic models",
+            hint="OpenAI-compatible reasoning models take -o reasoning_effort low|medium|high instead",
+        )
 
 
 def _tool(tool: ToolDefinition) -> dict[str, Any]:

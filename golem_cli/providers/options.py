@@ -1,0 +1,137 @@
+"""Model options people set: ``-o temperature 0.2``, ``/option max_tokens 4000``, or in the
+config file per provider (``[providers.NAME]``) and per model (``[models."provider:model"]``).
+
+One table says what each option is and what values it takes; a value of the wrong type or out
+of range is refused here, with a line naming the option and where it was set, before any
+request is sent. Which options a provider accepts, and how its wire spells them, is the
+adapter's business (``check_settings`` in each ``wire``): an option a provider has no use for
+is refused when the model is chosen, not answered with a 400.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from golem_cli.core.errors import ModelError
+from golem_cli.core.model import ModelSettings
+
+_EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One option: its value type, its bounds, and what it does (for ``/option`` and --help)."""
+
+    kind: type
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] = ()
+
+
+OPTIONS: dict[str, OptionSpec] = {
+    "temperature": OptionSpec(float, "sampling temperature (0 to 2; Anthropic 0 to 1)", 0.0, 2.0),
+    "top_p": OptionSpec(float, "nucleus sampling: the probability mass to sample from", 0.0, 1.0),
+    "max_tokens": OptionSpec(int, "most tokens the reply may have", 1),
+    "seed": OptionSpec(int, "sampling seed, for repeatable replies (OpenAI-compatible)"),
+    "stop": OptionSpec(str, "stop when the model writes this text (repeat for several)"),
+    "reasoning_effort": OptionSpec(str, "how hard a reasoning model thinks", choices=_EFFORTS),
+    "thinking_budget": OptionSpec(int, "Anthropic extended thinking: tokens it may think for", 1024),
+}
+
+
+def parse_value(key: str, value: object, where: str = "") -> Any:
+    """``value`` (text from the command line, or a TOML value) as option ``key`` takes it;
+    ``ModelError`` names the option, what it takes and ``where`` it was set."""
+    at = f" {where}" if where else ""
+    spec = OPTIONS.get(key)
+    if spec is None:
+        raise ModelError(
+            f"unknown model option {key!r}{at}",
+            hint=f"the options are {', '.join(OPTIONS)}",
+        )
+    if key == "stop" and isinstance(value, list):
+        return tuple(parse_value(key, item, where)[0] for item in value)
+    parsed = _typed(spec, value)
+    if parsed is None:
+        raise ModelError(f"option {key} = {value!r}{at} is not {_what(spec)}", hint=f"{key}: {spec.help}")
+    return (parsed,) if key == "stop" else parsed
+
+
+def _typed(spec: OptionSpec, value: object) -> Any:
+    """``value`` as ``spec`` takes it, or None. Text from the command line is converted; a TOML
+    value must already have the type (``true`` is not a number, ``0.5`` not a whole number)."""
+    if isinstance(value, bool):
+        return None
+    if spec.kind is str:
+        if not isinstance(value, str) or not value or (spec.choices and value not in spec.choices):
+            return None
+        return value
+    number: float
+    if spec.kind is int:
+        if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+            value = int(value)
+        if not isinstance(value, int):
+            return None
+        number = value
+    else:
+        try:
+            number = float(value) if isinstance(value, int | float | str) else math.nan
+        except ValueError:
+            return None
+    if not math.isfinite(number) or (spec.minimum is not None and number < spec.minimum):
+        return None
+    if spec.maximum is not None and number > spec.maximum:
+        return None
+    return number
+
+
+_WHOLE = re.compile(r"-?[0-9]+")
+
+
+def _what(spec: OptionSpec) -> str:
+    if spec.choices:
+        return "one of " + ", ".join(spec.choices)
+    noun = "a whole number" if spec.kind is int else "a number" if spec.kind is float else "a text"
+    if spec.minimum is not None and spec.maximum is not None:
+        return f"{noun} from {spec.minimum:g} to {spec.maximum:g}"
+    if spec.minimum is not None:
+        return f"{noun} of at least {spec.minimum:g}"
+    return noun
+
+
+def settings_from(
+    pairs: Iterable[tuple[str, object]], where: str = "", base: ModelSettings | None = None
+) -> ModelSettings:
+    """``base`` with the options ``pairs`` set (later pairs win; ``stop`` values add up)."""
+    values: dict[str, Any] = {}
+    for key, value in pairs:
+        parsed = parse_value(key, value, where)
+        values[key] = (values.get(key) or ()) + parsed if key == "stop" else parsed
+    return dataclasses.replace(base or ModelSettings(), **values)
+
+
+def options_in(table: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """The option keys of a config table (a provider table also holds connection keys)."""
+    return [(key, value) for key, value in table.items() if key in OPTIONS]
+
+
+def merged(defaults: ModelSettings, overrides: ModelSettings) -> ModelSettings:
+    """``defaults`` with every option ``overrides`` sets (the request's own settings win)."""
+    changes = {f.name: getattr(overrides, f.name) for f in dataclasses.fields(overrides)}
+    return dataclasses.replace(defaults, **{k: v for k, v in changes.items() if v is not None})
+
+
+def describe(settings: ModelSettings) -> list[str]:
+    """``key = value`` lines for the options that are set, for ``/option``."""
+    lines = []
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        if value is not None:
+            lines.append(f"{f.name} = {' | '.join(value) if isinstance(value, tuple) else value}")
+    return lines
