@@ -50,10 +50,6 @@ class TurnOutcome:
         return self.finish_reason in ("length", "content_filter") and not self.refusal
 
 
-class ContextBudgetError(HistoryProcessorError):
-    """The newest turn alone is larger than the token budget for what a run sends."""
-
-
 def context_budget(max_tokens: int) -> HistoryProcessor:
     """``budget_history`` with the offline token estimate, for people: a new conversation has
     nothing to bound (the reference fails on an empty history), and a newest turn that alone
@@ -73,10 +69,10 @@ def context_budget(max_tokens: int) -> HistoryProcessor:
             if not openers:
                 raise
             needed = counter.count(history[openers[-1] :])
-            raise ContextBudgetError(
+            raise HistoryProcessorError(
                 f"the newest turn of this conversation alone is about {needed} tokens, more than the "
-                f"context budget of {max_tokens} tokens: raise --context-tokens (/trim N tokens in the chat) "
-                "or start a new conversation"
+                f"context budget of {max_tokens} tokens",
+                hint="raise --context-tokens (/trim N tokens in the chat) or start a new conversation",
             ) from None
 
     return process
@@ -226,7 +222,8 @@ class ChatSession:
         except GolemError as e:  # processor or validation errors: nothing was sent
             self.history = self.history + [asked]
             self.save()
-            error = e.__cause__ if isinstance(e.__cause__, ContextBudgetError) else e
+            # A processor's own error says it for people; the agent's wrapper adds Go's prefix.
+            error = e.__cause__ if isinstance(e.__cause__, HistoryProcessorError) else e
             return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=error)
         self.history = self.history + result.new_messages
         self.save()

@@ -239,7 +239,7 @@ def test_context_tokens_bound_what_is_sent(home, server):
     assert 3 <= len(sent) <= 7 and sent[-1]["content"] == "short"  # about two turns of ~100 tokens, then the prompt
     done = ask(home, "-c", "--context-tokens", "5", "again")
     assert done.returncode == 1 and "more than the context budget of 5 tokens" in done.stderr
-    assert "--context-tokens" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert "raise --context-tokens" in done.stderr and len(done.stderr.strip().splitlines()) == 1
     config = home / "config.toml"
     config.write_text("context_tokens = 5\n" + config.read_text())
     assert ask(home, "-c", "and from the config").returncode == 0
