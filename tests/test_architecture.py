@@ -176,3 +176,12 @@ def test_importing_the_codec_loads_no_run_loop():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "golem_cli.core.agent" not in out and "'asyncio'" not in out
     importlib.import_module("golem_cli.core.agent")
+
+
+def test_the_error_tree_loads_nothing_heavy():
+    """Every command imports the error tree (cli/errors.py); ``golem --help`` needs no msgspec."""
+    import subprocess
+    import sys
+
+    code = "import sys, golem_cli.cli.errors; print(sorted(m for m in sys.modules if m.startswith('msgspec')))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
