@@ -187,7 +187,7 @@ def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
     import pexpect
 
     home = root / "chat-home"
-    home.mkdir()
+    home.mkdir(exist_ok=True)
     env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
     env |= {"GOLEM_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
     label = "golem chat, empty store"

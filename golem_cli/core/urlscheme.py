@@ -89,7 +89,7 @@ def _split_scheme(raw: str) -> tuple[str, str]:
 
 def _parse(raw: str) -> str:
     raw, _, fragment = raw.partition("#")
-    if _CONTROL.search(raw):
+    if not raw.isprintable() and _CONTROL.search(raw):  # isprintable: a fast C scan, usually enough
         raise _Invalid
     if raw == "*":
         return ""

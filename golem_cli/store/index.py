@@ -57,7 +57,7 @@ from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta, enc
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 INDEX_NAME = "index.sqlite"
 LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
@@ -92,6 +92,8 @@ CREATE TABLE IF NOT EXISTS conversations (
     tcrc INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS conversations_newest ON conversations (updated DESC, id);
+CREATE INDEX IF NOT EXISTS conversations_unreadable ON conversations (id) WHERE problem != '';
+CREATE INDEX IF NOT EXISTS conversations_text_stale ON conversations (rid) WHERE tsig IS NOT msig AND problem = '';
 CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, role UNINDEXED, tokenize = 'trigram');
 """
