@@ -5,6 +5,12 @@ sends. The user's prompt is written to the file before the model is asked, so a 
 killed mid-answer loses nothing the user typed. When a run fails or is interrupted, whatever
 it produced (a partial reply marked as interrupted, a half-received tool call, completed tool
 turns) is appended and saved too; the next run's repair closes what was left open.
+
+With tools, each tool round is saved as the run records it: the turn that calls tools is
+saved before any of them runs. A process killed mid-tool therefore leaves the calls in
+the file without results, exactly as Ctrl-C does, and the next turn (or ``resume``) repairs
+them. The chat's ``Toolbox`` decides which tools a run has and approves their calls; a call
+of a tool that is not enabled now is answered with a failed result, never a failed run.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from golem_cli.store import Store
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
+    from golem_cli.tools.toolbox import Toolbox
 
 
 @dataclass
@@ -104,8 +111,10 @@ class ChatSession:
         history: list[Message] | None = None,
         system: str | None = None,
         max_messages: int = 20,
+        tools: Toolbox | None = None,
     ) -> None:
         self.store = store
+        self.toolbox = tools
         self.conversation_id = conversation_id
         self.model = model
         self.history = list(history if history is not None else store.load(conversation_id))
@@ -127,17 +136,26 @@ class ChatSession:
     # --- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def start(cls, store: Store, model: Model, *, system: str = "", max_messages: int = 20) -> ChatSession:
+    def start(
+        cls, store: Store, model: Model, *, system: str = "", max_messages: int = 20, tools: Toolbox | None = None
+    ) -> ChatSession:
         """A new conversation, held for this process."""
         history = with_system_prompt([], system)
         cid = store.create(history, model=model.name, hold=True)
-        session = cls(store, cid, model, history=history, max_messages=max_messages)
+        session = cls(store, cid, model, history=history, max_messages=max_messages, tools=tools)
         session.created_here = True
         return session
 
     @classmethod
     def resume(
-        cls, store: Store, conversation_id: str, model: Model, *, system: str | None = None, max_messages: int = 20
+        cls,
+        store: Store,
+        conversation_id: str,
+        model: Model,
+        *,
+        system: str | None = None,
+        max_messages: int = 20,
+        tools: Toolbox | None = None,
     ) -> tuple[ChatSession, list[Message], HistoryRepair]:
         """Hold a stored conversation, normalize it (saving the repair) and continue it.
 
@@ -153,7 +171,9 @@ class ChatSession:
         except BaseException:
             store.release(conversation_id)
             raise
-        session = cls(store, conversation_id, model, history=repaired, system=system, max_messages=max_messages)
+        session = cls(
+            store, conversation_id, model, history=repaired, system=system, max_messages=max_messages, tools=tools
+        )
         session.took_over = lock.took_over.describe() if lock.took_over else ""
         return session, before, report
 
@@ -177,7 +197,14 @@ class ChatSession:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
         window = context_budget(self.context_tokens) if self.context_tokens else trim_history(self.max_messages)
-        return Agent(self.model, instructions=self.system, history_processor=window, settings=self.options)
+        return Agent(
+            self.model,
+            instructions=self.system,
+            history_processor=window,
+            settings=self.options,
+            tools=self.toolbox.tools() if self.toolbox is not None else (),
+            undeclared_tools="answer",
+        )
 
     async def turn(
         self,
@@ -197,18 +224,32 @@ class ChatSession:
             role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
         )
         self.save(self.history + [asked])  # the prompt is safe before the model is asked
+        from golem_cli.core.runconfig import RunHooks
+
+        before = self.history
+
+        def record(new: list[Message]) -> None:
+            # The calls of a tool round, saved before any tool runs (their results are saved
+            # with the next round or at the end of the turn). Not fsynced: a killed process
+            # loses nothing (the OS has the data), and the end of the turn saves durably.
+            if new and new[-1].role == "assistant":
+                self.store.save(self.conversation_id, before + new, durable=False)
+
+        approve = self.toolbox.approvals if self.toolbox is not None else None
+        hooks = RunHooks(on_delta, on_event, approve=approve, on_record=record)
         try:
             agent = self.agent()
             sent = self.request_size(agent)
             if stream:
                 result = await agent.run_stream_with_history(
-                    self.history, prompt, parts=parts, on_delta=on_delta, on_event=on_event, run_id=run_id,
-                    conversation_id=self.conversation_id,
+                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id,
+                    hooks=hooks,
                 )  # fmt: skip
             else:
                 result = await agent.run_with_history(
-                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id
-                )
+                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id,
+                    hooks=RunHooks(approve=approve, on_record=record),
+                )  # fmt: skip
         except RunError as e:
             _uncancel()
             partial = e.partial
@@ -256,6 +297,11 @@ class ChatSession:
     def set_model(self, model: Model) -> None:
         self.model = model
         self.store.set_model(self.conversation_id, model.name)
+
+    def needs_repair(self) -> bool:
+        """Whether a call is left without a result (a tool round that was interrupted)."""
+        answered = {m.tool_call_id for m in self.history if m.role == "tool"}
+        return any(c.id and c.id not in answered for m in self.history for c in m.tool_calls)
 
     def normalize(self) -> tuple[list[Message], HistoryRepair]:
         """Repair this conversation now; returns the history before and the report."""

@@ -14,6 +14,8 @@ from golem_cli.cli.command import Argument, Command, Option
 
 if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
+    from golem_cli.cli.tool_choice import ToolChoice
+    from golem_cli.config.settings import Settings
     from golem_cli.core.model import ModelSettings
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.store import Store
@@ -44,6 +46,12 @@ def _window(session: ChatSession, choice: Choice, context_tokens: int | None, op
         session.options = options
 
 
+def _tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
+    from golem_cli.cli.tool_choice import ToolChoice
+
+    return ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
+
+
 def chat(
     *,
     model: str | None,
@@ -52,6 +60,9 @@ def chat(
     no_markdown: bool,
     options: list[str] | None = None,
     context_tokens: int | None = None,
+    tool: list[str] | None = None,
+    allow: list[str] | None = None,
+    yes: bool = False,
 ) -> int:
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
@@ -60,9 +71,12 @@ def chat(
 
     choice = choose_model(model)
     settings = run_options(options, choice.model)
-    session = ChatSession.start(_store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings))
+    tools = _tools(choice.settings, tool, allow, yes)
+    session = ChatSession.start(
+        _store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
+    )
     _window(session, choice, context_tokens, settings)
-    return run_repl(session, markdown=not no_markdown, note=choice.note)
+    return run_repl(session, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
 def _pick(store: Store) -> str:
@@ -94,6 +108,9 @@ def resume(
     max_messages: int | None,
     no_markdown: bool,
     context_tokens: int | None = None,
+    tool: list[str] | None = None,
+    allow: list[str] | None = None,
+    yes: bool = False,
 ) -> int:
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model
@@ -110,14 +127,15 @@ def resume(
     else:
         cid = store.resolve(ref)
     choice = choose_model(model, stored=store.meta(cid).model)
+    tools = _tools(choice.settings, tool, allow, yes)
     session, before, repair = ChatSession.resume(
-        store, cid, choice.model, max_messages=trim(max_messages, choice.settings)
+        store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
     )
     _window(session, choice, context_tokens, None)
     lines = report_lines(before, session.history, repair, when=" before continuing")
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
-    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
+    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
 
 
 def fork(
@@ -129,6 +147,9 @@ def fork(
     max_messages: int | None,
     no_markdown: bool,
     context_tokens: int | None = None,
+    tool: list[str] | None = None,
+    allow: list[str] | None = None,
+    yes: bool = False,
 ) -> int:
     from golem_cli.cli import short_ids
     from golem_cli.cli.model_choice import choose_model
@@ -152,15 +173,16 @@ def fork(
     from golem_cli.session import ChatSession
 
     choice = choose_model(model, stored=store.meta(new).model)
+    tools = _tools(choice.settings, tool, allow, yes)
     session, before, repair = ChatSession.resume(
-        store, new, choice.model, max_messages=trim(max_messages, choice.settings)
+        store, new, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
     )
     _window(session, choice, context_tokens, None)
     lines = [
         f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
         *report_lines(before, session.history, repair, when=" before continuing"),
     ]
-    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines)
+    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
 
 
 def _prompt_text(prompt: str | None) -> str:
@@ -187,6 +209,9 @@ def ask(
     attach: list[str] | None,
     options: list[str] | None = None,
     context_tokens: int | None = None,
+    tool: list[str] | None = None,
+    allow: list[str] | None = None,
+    yes: bool = False,
 ) -> int:
     import asyncio
 
@@ -208,17 +233,22 @@ def ask(
         existing = store.resolve(ref)
         choice = choose_model(model, stored=store.meta(existing).model, fallback=False)
         settings = run_options(options, choice.model)
+        tools = _tools(choice.settings, tool, allow, yes)
         session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
-                                           max_messages=trim(max_messages, choice.settings))  # fmt: skip
+                                           max_messages=trim(max_messages, choice.settings),
+                                           tools=tools.toolbox())  # fmt: skip
     else:
         choice = choose_model(model, fallback=False)
         settings = run_options(options, choice.model)
+        tools = _tools(choice.settings, tool, allow, yes)
         session = ChatSession.start(
-            store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings)
-        )
+            store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings),
+            tools=tools.toolbox(),
+        )  # fmt: skip
     _window(session, choice, context_tokens, settings)
     _note(choice.note)
     stream = not (no_stream or as_json)
+    view = tools.stderr_view() if session.toolbox is not None else None
 
     def on_delta(delta: str) -> None:
         sys.stdout.write(delta)
@@ -226,8 +256,13 @@ def ask(
 
     async def one_turn() -> TurnOutcome:
         try:
-            return await session.turn(text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream)
+            return await session.turn(
+                text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream,
+                on_event=view.on_event if view is not None else None,
+            )  # fmt: skip
         finally:
+            if view is not None:
+                view.close()
             await close_model(session.model)
 
     try:
@@ -271,6 +306,19 @@ CONTEXT_TOKENS = Option("context_tokens", "--context-tokens", type=int, min=1,
 OPTION = Option("options", "--option", "-o", type=list[str], metavar="KEY VALUE", pair=True,
                 help="A model option (repeatable): temperature, top_p, max_tokens, seed, stop, "
                      "reasoning_effort, thinking_budget; e.g. -o temperature 0.2.")  # fmt: skip
+TOOL = Option(
+    "tool",
+    "--tool",
+    "-T",
+    type=list[str],
+    metavar="NAME",
+    help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` (repeatable).",
+)
+ALLOW = Option(
+    "allow", "--allow", type=list[str], metavar="NAME", help="Run this tool (or group) without asking (repeatable)."
+)
+YES = Option("yes", "--yes", "-y", help="Approve every tool call of the chat without asking.")
+TOOL_OPTIONS = (TOOL, ALLOW, YES)
 ID_HELP = "Conversation ID, unique prefix, or `last`."
 
 COMMANDS = (
@@ -281,6 +329,7 @@ COMMANDS = (
         NO_MARKDOWN,
         OPTION,
         CONTEXT_TOKENS,
+        *TOOL_OPTIONS,
     ]),
     Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
         Argument("ref", "ID", ID_HELP, required=False),
@@ -288,6 +337,7 @@ COMMANDS = (
         MAX_MESSAGES,
         NO_MARKDOWN,
         CONTEXT_TOKENS,
+        *TOOL_OPTIONS,
     ]),
     Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
         Argument("ref", "ID", ID_HELP),
@@ -297,6 +347,7 @@ COMMANDS = (
         MAX_MESSAGES,
         NO_MARKDOWN,
         CONTEXT_TOKENS,
+        *TOOL_OPTIONS,
     ]),
     Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
         Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
@@ -311,5 +362,6 @@ COMMANDS = (
                help="Attach a file or http(s) URL (repeatable)."),
         OPTION,
         CONTEXT_TOKENS,
+        *TOOL_OPTIONS,
     ]),
 )  # fmt: skip

@@ -168,7 +168,7 @@ def _meta_json(m: ConversationMeta) -> dict[str, object]:
 # --- show ------------------------------------------------------------------------------------
 
 
-def show(*, ref: str, as_json: bool, run_ids: bool) -> int:
+def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
     """Print a conversation's transcript: replies, tool calls and results, and markers for
     interrupted replies, calls that never got a result and failed tools."""
     import sys
@@ -199,13 +199,13 @@ def show(*, ref: str, as_json: bool, run_ids: bool) -> int:
         for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
-        render.print_rich(con, messages, run_ids=run_ids)
+        render.print_rich(con, messages, run_ids=run_ids, full=full)
         return 0
     write = sys.stdout.write
     for line in render.header_lines(meta, cid, len(messages)):
         write(line + "\n")
     write("\n")
-    for line in render.plain_lines(messages, run_ids=run_ids):
+    for line in render.plain_lines(messages, run_ids=run_ids, full=full):
         write(line + "\n")
     return 0
 
@@ -263,6 +263,7 @@ COMMANDS = (
         ID,
         Option("as_json", "--json", help="Print the metadata and the messages as JSON."),
         Option("run_ids", "--run-ids", help="Show which run added each message."),
+        Option("full", "--full", help="Show tool calls' arguments and results whole (else their first lines)."),
     ]),
     Command("delete", delete, "Delete a conversation (asks first).", PANEL, [
         ID,

@@ -63,8 +63,10 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
 
 def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
     if settings.unknown_keys:
+        from golem_cli.config.settings import KNOWN_KEYS
+
         keys = ", ".join(settings.unknown_keys)
-        known = "model, max_messages, context_tokens, providers, models"
+        known = ", ".join(sorted(KNOWN_KEYS))
         notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: {known})")
     choice.note = "\n".join(notes)
     return choice

@@ -5,6 +5,11 @@ One walk over the messages (``blocks``) decides what is shown: each message beco
 markers for a reply that was interrupted, a call that never got a result, and a tool that
 failed. The three renderers only decide how those items look. The REPL can reuse ``blocks``
 for ``/history``.
+
+Tool calls and results are compact unless ``full`` is asked for (``show --full``,
+``/history --full``): a call is its name and a one-line summary of its arguments, a result
+its first lines and how many more there are. The markdown export is compact to read and
+complete: the arguments and the whole result sit in collapsed ``<details>`` blocks.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from golem_cli.cli.tool_view import safe, summarize_args
 from golem_cli.core.messages import (
     ASSISTANT,
     INTERRUPTED,
@@ -44,6 +50,10 @@ class Item:
     name: str = ""
     call_id: str = ""
     note: str = ""
+    summary: str = ""  # a call's arguments in one line
+
+
+RESULT_LINES = 4  # lines of a tool result shown when compact
 
 
 @dataclass
@@ -94,7 +104,7 @@ def blocks(messages: Sequence[Message]) -> Iterator[Block]:
             b.items.append(Item(PART, _part_text(p)))
         for c in m.tool_calls:
             note = "" if args_are_object(c.args) else "arguments are not one JSON object (cut off?)"
-            b.items.append(Item(CALL, format_args(c.args), c.name, c.id, note))
+            b.items.append(Item(CALL, format_args(c.args), c.name, c.id, note, summarize_args(c.args)))
         if interrupted:
             b.items.append(Item(INTERRUPTED_REPLY, "reply interrupted"))
         yield b
@@ -125,7 +135,17 @@ def _label(item: Item) -> str:
     return f"{_MARK[item.kind]} {item.name or '?'} [{item.call_id or 'no id'}]{note}"
 
 
-def plain_lines(messages: Sequence[Message], *, run_ids: bool) -> Iterator[str]:
+def _head(text: str, lines: int = RESULT_LINES) -> tuple[str, int]:
+    """The first ``lines`` lines of ``text`` and how many more there are."""
+    all_lines = text.splitlines()
+    return "\n".join(all_lines[:lines]), max(0, len(all_lines) - lines)
+
+
+def _more(more: int, how: str) -> str:
+    return f"… {more} more line{'s' if more != 1 else ''} ({how} shows all)"
+
+
+def plain_lines(messages: Sequence[Message], *, run_ids: bool, full: bool = False) -> Iterator[str]:
     """The transcript as plain text (pipes, files, NO_COLOR-agnostic)."""
     for b in blocks(messages):
         run = f"  run {b.run_id}" if run_ids and b.run_id else ""
@@ -141,9 +161,17 @@ def plain_lines(messages: Sequence[Message], *, run_ids: bool) -> Iterator[str]:
                 yield "⚠ reply interrupted"
             elif item.kind == NO_RESULT:
                 yield f"{_label(item)}: {item.text}"
-            else:
+            elif full:
                 yield _label(item) + ":"
                 yield _indent(item.text)
+            elif item.kind == CALL:
+                yield _label(item) + (f": {item.summary}" if item.summary else "")
+            else:
+                head, more = _head(item.text)
+                yield _label(item) + ":"
+                yield _indent(head)
+                if more:
+                    yield _indent(_more(more, "--full"))
         yield ""
 
 
@@ -151,7 +179,7 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in text.splitlines()) if text else prefix.rstrip()
 
 
-def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool) -> None:
+def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, full: bool = False) -> None:
     """The transcript rendered for a terminal: markdown replies, coloured markers. One print
     per message (rich's per-call overhead adds up over thousands of messages)."""
     from rich.console import Group
@@ -178,11 +206,19 @@ def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool) 
                 parts.append(Text(f"[{item.text}]", style="cyan"))
             elif item.kind == INTERRUPTED_REPLY:
                 parts.append(Text("⚠ reply interrupted", style="yellow"))
+            elif item.kind == CALL and not full:
+                label = Text(_label(item), style=styles[item.kind])
+                if item.summary:
+                    label.append("  " + item.summary, style="dim")
+                parts.append(label)
             else:
                 parts.append(Text(_label(item), style=styles[item.kind]))
-                if item.text:
+                text, more = (item.text, 0) if full or item.kind == NO_RESULT else _head(item.text)
+                if text:
                     style = "yellow" if item.kind == NO_RESULT else "dim" if item.kind == CALL else ""
-                    parts.append(Padding(Text(item.text, style=style), (0, 0, 0, 2)))
+                    parts.append(Padding(Text(safe(text), style=style), (0, 0, 0, 2)))
+                if more:
+                    parts.append(Padding(Text(_more(more, "--full"), style="dim"), (0, 0, 0, 2)))
         parts.append(Text())
         console.print(Group(*parts))  # type: ignore[arg-type]
 
@@ -227,9 +263,21 @@ def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None
                 out += ["**⚠ Reply interrupted.**", ""]
             elif item.kind == NO_RESULT:
                 out += [f"**⚠ No result** for `{item.name}` (`{item.call_id}`): {item.text}.", ""]
-            else:
-                head = {CALL: "Tool call", RESULT: "Tool result", FAILED: "Tool failed"}[item.kind]
-                info = "json" if item.kind == CALL and item.text.startswith("{") else ""
+            elif item.kind == CALL:
                 note = f" *({item.note})*" if item.note else ""
-                out += [f"**{head}** `{item.name}` (`{item.call_id}`){note}:", "", fence(item.text, info), ""]
+                summary = ": `" + item.summary.replace("`", "'") + "`" if item.summary else ""
+                info = "json" if item.text.startswith("{") else ""
+                out += [f"**Tool call** `{item.name}` (`{item.call_id}`){note}{summary}", ""]
+                out += _details("arguments", fence(item.text, info))
+            else:
+                head_word = {RESULT: "Tool result", FAILED: "Tool failed"}[item.kind]
+                head, more = _head(item.text)
+                out += [f"**{head_word}** `{item.name}` (`{item.call_id}`):", "", fence(head), ""]
+                if more:
+                    out += _details(f"all {len(item.text.splitlines())} lines", fence(item.text))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _details(summary: str, body: str) -> list[str]:
+    """A collapsed block in the markdown export (rendered by GitHub and most viewers)."""
+    return [f"<details><summary>{summary}</summary>", "", body, "", "</details>", ""]

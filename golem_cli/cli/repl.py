@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyPressEvent
     from rich.console import Console
 
+    from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
 
@@ -38,6 +39,7 @@ class Repl:
         self.markdown = markdown
         self.plain_input = plain_input
         self.attachments: list[Part] = []  # for the next prompt (/attach)
+        self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
 
     # --- input -----------------------------------------------------------------------------
 
@@ -129,13 +131,25 @@ class Repl:
 
         if parts is None:
             parts, self.attachments = self.attachments, []
+        if self.session.needs_repair():  # an interrupted tool round: closed before the next run
+            before, repair = self.session.normalize()
+            for line in slash.report_lines(before, self.session.history, repair):
+                self.console.print(line, markup=False, highlight=False)
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
+        view = None
+        if self.session.toolbox is not None:
+            from golem_cli.cli.tool_view import ToolView
+
+            view = ToolView(self.console, renderer)
+            self.session.toolbox.approvals.ask = None if self.plain_input else view.ask
         renderer.waiting()
         from golem_cli.core.model import ThinkingDelta
 
         def on_event(event: object) -> None:
             if isinstance(event, ThinkingDelta):
                 renderer.thinking()
+            elif view is not None:
+                view.on_event(event)
 
         task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed, on_event=on_event))
         loop = asyncio.get_running_loop()
@@ -159,6 +173,8 @@ class Repl:
         finally:
             if installed:
                 loop.remove_signal_handler(signal.SIGINT)
+            if view is not None:
+                view.close()
             renderer.finish()
         self.footer(outcome)
         return outcome
@@ -170,12 +186,15 @@ class Repl:
 
         from golem_cli.cli.errors import describe
         from golem_cli.cli.notices import ending_notice
+        from golem_cli.core.errors import RunError
 
         notice = ending_notice(outcome)
         if notice:
             self.console.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
         if outcome.interrupted:
             self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
+        elif isinstance(outcome.error, RunError) and outcome.error.stage == "canceled":
+            self.console.print("[yellow]Stopped: the tool calls of that turn are closed; nothing else ran.[/yellow]")
         elif outcome.error is not None:
             self.console.print(f"[red]error:[/red] {escape(describe(outcome.error))}", highlight=False)
             self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
@@ -208,7 +227,14 @@ class Repl:
         )
 
 
-def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lines: list[str] | None = None) -> int:
+def run_repl(
+    session: ChatSession,
+    *,
+    markdown: bool,
+    note: str = "",
+    report_lines: list[str] | None = None,
+    tools: ToolChoice | None = None,
+) -> int:
     """Run the REPL until the user leaves; always releases the conversation's lock."""
     from golem_cli.cli.console import rich_console
 
@@ -216,6 +242,7 @@ def run_repl(session: ChatSession, *, markdown: bool, note: str = "", report_lin
     plain_input = not sys.stdin.isatty()
     markdown = markdown and console.is_terminal
     repl = Repl(session, console, markdown=markdown, plain_input=plain_input)
+    repl.tools = tools
     try:
         repl.banner(note)
         for line in report_lines or []:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.core.messages import Message, Part
     from golem_cli.core.repair import HistoryRepair
     from golem_cli.session import ChatSession, TurnOutcome
@@ -21,6 +22,7 @@ class Repl(Protocol):
     session: ChatSession
     console: Console
     attachments: list[Part]
+    tools: ToolChoice | None
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome: ...
 
@@ -158,7 +160,8 @@ async def _option(repl: Repl, arg: str) -> None:
 async def _history(repl: Repl, arg: str) -> None:
     from golem_cli.cli.render import print_rich
 
-    print_rich(repl.console, repl.session.history, run_ids=arg == "--run-ids")
+    words = arg.split()
+    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words)
 
 
 async def _normalize(repl: Repl, arg: str) -> None:
@@ -205,6 +208,47 @@ async def _title(repl: Repl, arg: str) -> None:
     repl.console.print(f"Title set: {arg}", highlight=False, markup=False)
 
 
+async def _tools(repl: Repl, arg: str) -> None:
+    from golem_cli.core.errors import GolemError
+
+    action, _, rest = arg.partition(" ")
+    names = rest.split()
+    box = repl.session.toolbox
+    if box is None:
+        if repl.tools is None:
+            repl.console.print("Tools are not available in this chat.")
+            return
+        try:
+            box = repl.tools.ensure()
+        except GolemError as e:
+            _error(repl, e)
+            return
+        repl.session.toolbox = box
+    if action in ("enable", "disable", "allow") and names:
+        try:
+            if action == "enable":
+                changed = [e.name for e in box.enable(names)]
+                repl.console.print(f"Enabled: {', '.join(changed) or 'nothing new'}.", highlight=False, markup=False)
+            elif action == "disable":
+                changed = [e.name for e in box.disable(names)]
+                repl.console.print(f"Disabled: {', '.join(changed) or 'nothing'}.", highlight=False, markup=False)
+            else:
+                allowed = [e.name for e in box.registry.select(names)]
+                box.approvals.allowed.update(allowed)
+                repl.console.print(f"Run without asking: {', '.join(allowed)}.", highlight=False, markup=False)
+        except GolemError as e:
+            _error(repl, e)
+        return
+    if arg:
+        repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, or groups fs, shell, web, all)")
+        return
+    from golem_cli.cli.tools_command import tool_rows
+
+    for row in tool_rows(box):
+        repl.console.print(row, highlight=False, markup=False)
+    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
+
+
 async def _exit(repl: Repl, arg: str) -> str:
     return EXIT
 
@@ -217,17 +261,18 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/system": ("/system [TEXT]", "set the system prompt (empty clears it)"),
     "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
     "/option": ("/option [NAME [VALUE]]", "show, set or unset a model option (temperature, max_tokens...)"),
-    "/history": ("/history [--run-ids]", "show the conversation so far"),
+    "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
     "/attach": ("/attach PATH|URL", "attach an image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
+    "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
     "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
-    "/attach": _attach, "/title": _title, "/exit": _exit, "/quit": _exit,
+    "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
 NAMES = list(COMMANDS)
 

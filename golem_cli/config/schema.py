@@ -48,6 +48,11 @@ class ConfigFile(BaseModel):
     models: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description='a table of [models."provider:model"] tables of model options'
     )
+    tools: list[str] = Field(default_factory=list, description='a list of tool or group names like ["fs", "web"]')
+    allow: list[str] = Field(default_factory=list, description='a list of tool or group names like ["read_file"]')
+    tool_root: str | None = Field(None, pattern=r"\S", description="a directory path")
+    tool_output_limit: int = Field(30_000, ge=1000, description="a whole number of characters, at least 1000")
+    command_timeout: float = Field(120.0, gt=0, description=_SECONDS)
 
 
 def problem(table: dict[str, Any], source: Path) -> str:
@@ -69,6 +74,8 @@ def describe(error: Any) -> str:
 
 
 def _expected(loc: tuple[str, ...]) -> str:
+    if loc and loc[0] in ("tools", "allow"):
+        return str(ConfigFile.model_fields[loc[0]].description)
     if len(loc) == 1 and loc[0] in ConfigFile.model_fields:
         return str(ConfigFile.model_fields[loc[0]].description)
     if len(loc) == 2 and loc[0] in ("providers", "models"):

@@ -13,6 +13,12 @@ The file is optional. Its shape::
     [models."openai:o3-mini"]      # model options for one model (win over the provider's)
     reasoning_effort = "high"
 
+    tools = ["fs"]                 # tools every chat enables (names or groups)
+    allow = ["read_file"]          # tools that run without asking
+    tool_root = "."                # where file tools and commands work (default: the cwd)
+    tool_output_limit = 30000      # characters of one tool result sent to the model
+    command_timeout = 120          # seconds before run_command kills a command
+
 ``GOLEM_MODEL`` overrides ``model``. A command-line flag overrides both; that is the CLI's
 business. Unknown top-level keys are kept in ``Settings.unknown_keys`` so the CLI can warn
 about a typo instead of silently ignoring it.
@@ -39,7 +45,12 @@ from golem_cli.core.errors import GolemError
 MODEL_ENV = "GOLEM_MODEL"
 CHECKED_STAMP = "config-checked"  # in the cache directory: digest of the file that last passed
 DEFAULT_MAX_MESSAGES = 20
-KNOWN_KEYS = frozenset({"model", "max_messages", "context_tokens", "providers", "models"})
+KNOWN_KEYS = frozenset(
+    {"model", "max_messages", "context_tokens", "providers", "models", "tools", "allow", "tool_root",
+     "tool_output_limit", "command_timeout"}
+)  # fmt: skip
+DEFAULT_TOOL_OUTPUT_LIMIT = 30_000
+DEFAULT_COMMAND_TIMEOUT = 120.0
 
 
 class ConfigError(GolemError):
@@ -59,6 +70,11 @@ class Settings:
     unknown_keys: tuple[str, ...] = ()
     context_tokens: int | None = None  # a token budget for what a run sends, instead of max_messages
     models: dict[str, dict[str, Any]] = field(default_factory=dict)  # options per "provider:model"
+    tools: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    tool_root: str | None = None
+    tool_output_limit: int = DEFAULT_TOOL_OUTPUT_LIMIT
+    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
 
     def provider(self, name: str) -> dict[str, Any]:
         """The ``[providers.<name>]`` table, empty when absent."""
@@ -166,4 +182,9 @@ def _from_table(raw: dict[str, Any], source: Path) -> Settings:
         unknown_keys=tuple(sorted(k for k in raw if k not in KNOWN_KEYS)),
         context_tokens=raw.get("context_tokens"),
         models={name: dict(table) for name, table in raw.get("models", {}).items()},
+        tools=tuple(raw.get("tools", ())),
+        allow=tuple(raw.get("allow", ())),
+        tool_root=raw.get("tool_root"),
+        tool_output_limit=raw.get("tool_output_limit", DEFAULT_TOOL_OUTPUT_LIMIT),
+        command_timeout=float(raw.get("command_timeout", DEFAULT_COMMAND_TIMEOUT)),
     )

@@ -265,12 +265,19 @@ class Store:
             lock.release()
         return cid
 
-    def save(self, cid: str, messages: Sequence[Message]) -> ConversationMeta:
-        """Replace the conversation's messages atomically and update its metadata."""
-        with self.lock(cid):
-            return self._write(cid, messages, self._sidecar(cid))
+    def save(self, cid: str, messages: Sequence[Message], *, durable: bool = True) -> ConversationMeta:
+        """Replace the conversation's messages atomically and update its metadata.
 
-    def _write(self, cid: str, messages: Sequence[Message], old: ConversationMeta | None) -> ConversationMeta:
+        ``durable=False`` skips the fsyncs: the write still survives the process being killed
+        (the rename is atomic and the data is in the OS's cache), only a power cut may lose
+        it. For saves within a turn (a tool round) that the turn's end saves again durably.
+        """
+        with self.lock(cid):
+            return self._write(cid, messages, self._sidecar(cid), durable=durable)
+
+    def _write(
+        self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
+    ) -> ConversationMeta:
         from golem_cli.core.codec import dump_history
 
         messages = list(messages)
@@ -278,9 +285,9 @@ class Store:
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
         with self.index.changing(cid) as written:
-            write_atomic(self.messages_path(cid), data)
+            write_atomic(self.messages_path(cid), data, durable=durable)
             meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
-            write_atomic(self.meta_path(cid), encode_meta(meta))
+            write_atomic(self.meta_path(cid), encode_meta(meta), durable=durable)
             written(messages, data)
         return meta
 

@@ -210,7 +210,7 @@ class ProviderServer:
             self.sdk_rejections.append(mismatch)
             body_of = openai_error if protocol == "openai" else anthropic_error
             return await self._json(writer, 400, body_of(f"golem test server: {mismatch}"))
-        reply = scenario.reply or render.Reply(text="echo: " + _last_user_text(data))
+        reply = scenario.reply or _default_reply(data)
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)
             if scenario.drop == "after_first_byte":  # a Content-Length the body never reaches
@@ -327,6 +327,43 @@ def _cut_point(frames: list[render.Frame], scenario: Scenario) -> int | None:
         args = [n for n, (tag, _) in enumerate(frames) if tag == "args"]
         return args[len(args) // 2] if args else None
     return None
+
+
+def _default_reply(data: dict[str, Any]) -> render.Reply:
+    """Echo the prompt; after tool results, say what they were (so a test reads what the
+    model was sent): ``tool results: <id> [failed] <first line>; ...``."""
+    results = tool_results(data)
+    if results:
+        said = "; ".join(f"{r['id']}{' [failed]' if r['failed'] else ''} {r['text'].splitlines()[0] if r['text'] else ''}"
+                         for r in results)  # fmt: skip
+        return render.Reply(text="tool results: " + said)
+    return render.Reply(text="echo: " + _last_user_text(data))
+
+
+def tool_results(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool results at the end of a request (either protocol): id, text, failed."""
+    messages = data.get("messages") or []
+    last = messages[-1] if messages else {}
+    if isinstance(last.get("content"), list):  # Anthropic: tool_result blocks in a user turn
+        return [
+            {"id": b.get("tool_use_id"), "text": _text_of(b.get("content")), "failed": bool(b.get("is_error"))}
+            for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+        ]  # fmt: skip
+    found: list[dict[str, Any]] = []
+    for message in reversed(messages):  # OpenAI: the trailing role "tool" messages
+        if message.get("role") != "tool":
+            break
+        text = _text_of(message.get("content"))
+        failed = text.startswith('{"error":')  # ADR 0003: a failed result's JSON as text
+        found.insert(0, {"id": message.get("tool_call_id"), "text": json.loads(text)["error"] if failed else text,
+                         "failed": failed})  # fmt: skip
+    return found
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
 def _last_user_text(data: dict[str, Any]) -> str:

@@ -1,0 +1,272 @@
+"""Tool calls as a person sees them: the call, a live line while it runs, the result in a few
+lines, and the approval question.
+
+Everything golem prints about a tool call goes through this module, so text golem did not
+write (arguments the model chose, what a command printed, a web page) passes through one
+door, ``safe``, which removes terminal escape sequences and control characters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.live import Live
+
+    from golem_cli.cli.streaming import ReplyRenderer
+    from golem_cli.core.messages import Message, ToolCall
+    from golem_cli.tools.approval import Answer, Question
+
+RESULT_LINES = 4  # lines of a result shown under it
+SUMMARY_WIDTH = 90
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, hyperlinks
+    r"|\x1b[@-_]"  # other escapes
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # control characters but newline and tab
+)
+_KEYS = ("command", "path", "url", "pattern", "query", "file", "name")
+
+
+def safe(text: str) -> str:
+    """``text`` without terminal escape sequences or control characters (newlines and tabs
+    kept): what the model or a tool wrote cannot move the cursor or retitle the terminal."""
+    return _CONTROL.sub("", text)
+
+
+def summarize_args(args: str) -> str:
+    """A call's arguments in one short line: the telling value (command, path, URL,
+    pattern) when there is one, else compact JSON."""
+    try:
+        value = json.loads(args) if args.strip() else {}
+    except ValueError:
+        return _clip(args.replace("\n", " "))
+    if isinstance(value, dict):
+        for key in _KEYS:
+            if isinstance(value.get(key), str):
+                rest = [k for k in value if k != key]
+                more = f"  (+{', '.join(rest)})" if rest else ""
+                return _clip(value[key].replace("\n", "⏎") + more)
+        if not value:
+            return ""
+    return _clip(json.dumps(value, ensure_ascii=False))
+
+
+def _clip(text: str, width: int = SUMMARY_WIDTH) -> str:
+    text = safe(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def result_status(message: Message) -> str:
+    from golem_cli.core.messages import INTERRUPTED
+
+    if message.content == INTERRUPTED and not message.run_id:
+        return "no result"
+    if message.content.startswith("Your tool call was denied"):
+        return "denied"
+    return "failed" if message.failed else "ok"
+
+
+def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
+    """The first ``lines`` lines of a result (each clipped) and how many more there are."""
+    all_lines = safe(text).splitlines()
+    shown = [_clip(line, 160) for line in all_lines[:lines]]
+    return shown, max(0, len(all_lines) - lines)
+
+
+class _Running:
+    """The live line under the output while tools run: their names and the time so far."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self.clock = clock
+        self.names: list[str] = []
+        self.since = 0.0
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.spinner import Spinner
+
+        elapsed = self.clock() - self.since
+        yield Spinner("dots", text=f" running {', '.join(self.names)} · {elapsed:.1f}s", style="dim")
+
+
+class ToolView:
+    """Hooks for one turn in the REPL: ``on_event`` shows calls and results, ``ask`` asks."""
+
+    def __init__(
+        self,
+        console: Console,
+        renderer: ReplyRenderer | None = None,
+        *,
+        live: bool = True,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.console = console
+        self.renderer = renderer
+        self.live = live and console.is_terminal
+        self.clock = clock
+        self._running = _Running(clock)
+        self._live: Live | None = None
+        self._shown_calls: set[str] = set()
+
+    # --- events --------------------------------------------------------------------------
+
+    def on_event(self, event: object) -> None:
+        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+
+        if isinstance(event, ToolCallStarted):
+            self._started(event.call)
+        elif isinstance(event, ToolCallFinished):
+            self._finished(event.call, event.result)
+
+    def _pause_reply(self) -> None:
+        if self.renderer is not None:
+            self.renderer.finish()
+
+    def _started(self, call: ToolCall) -> None:
+        self._pause_reply()
+        self._stop_live()
+        self.print_call(call)
+        self._shown_calls.add(call.id)
+        if not self._running.names:
+            self._running.since = self.clock()
+        self._running.names.append(safe(call.name))
+        if self.live:
+            from rich.live import Live
+
+            self._live = Live(self._running, console=self.console, refresh_per_second=8, transient=True)
+            self._live.start()
+
+    def _finished(self, call: ToolCall, result: Message) -> None:
+        self._pause_reply()
+        self._stop_live()
+        self._running.names.clear()
+        if call.id not in self._shown_calls:  # never ran: denied, bad arguments, not enabled
+            self.print_call(call)
+        self.print_result(call, result)
+        if self.renderer is not None:
+            self.renderer.waiting()  # the model answers the results next
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def close(self) -> None:
+        self._stop_live()
+
+    # --- printing --------------------------------------------------------------------------
+
+    def print_call(self, call: ToolCall) -> None:
+        from rich.text import Text
+
+        line = Text("→ ", style="cyan")
+        line.append(safe(call.name), style="bold cyan")
+        summary = summarize_args(call.args)
+        if summary:
+            line.append("  " + summary, style="cyan")
+        self.console.print(line, soft_wrap=True)
+
+    def print_result(self, call: ToolCall, result: Message) -> None:
+        from rich.text import Text
+
+        status = result_status(result)
+        style = {"ok": "green", "failed": "red", "denied": "yellow", "no result": "yellow"}[status]
+        shown, more = result_preview(result.content)
+        head = Text("  ← ", style=style)
+        head.append(f"{safe(call.name)} {status}", style=f"bold {style}")
+        if more:
+            head.append(f" · {len(shown) + more} lines, /history --full shows all", style="dim")
+        self.console.print(head, soft_wrap=True)
+        for line in shown:
+            self.console.print(Text("    " + line, style="dim"), soft_wrap=True)
+        if more:
+            self.console.print(Text(f"    … {more} more line{'s' if more != 1 else ''}", style="dim"))
+
+    # --- the approval question ---------------------------------------------------------------
+
+    async def ask(self, question: Question) -> Answer:
+        """Ask on the terminal; ``y``/``a`` answer at a keypress, ``n`` takes an optional
+        reason and Enter. An empty Enter is ignored. Ctrl-C raises ``KeyboardInterrupt``
+        (the run stops with the batch closed); Ctrl-D denies."""
+        from golem_cli.tools.approval import Answer
+
+        self._pause_reply()
+        self._stop_live()
+        self.print_question(question)
+        while True:
+            try:
+                line = await _read_answer()
+            except EOFError:
+                return Answer("no", "the user gave no answer")
+            answer = parse_answer(line)
+            if answer is not None:
+                return answer
+            self.console.print("[dim]Answer y (run it), a (always for this tool) or n (deny, with a reason).[/dim]")
+
+    def print_question(self, question: Question) -> None:
+        from rich.padding import Padding
+        from rich.syntax import Syntax
+        from rich.text import Text
+
+        head = Text("? ", style="bold yellow")
+        head.append(safe(question.tool), style="bold")
+        head.append(f" ({safe(question.source)}) wants to run:", style="yellow")
+        self.console.print(head, soft_wrap=True)
+        body = question.preview or question.arguments
+        if question.preview.startswith(("--- ", "(no change")):
+            self.console.print(Padding(Syntax(safe(body), "diff", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2)))
+        else:
+            self.console.print(Padding(Text(safe(body)), (0, 0, 0, 2)))
+
+
+async def _read_answer() -> str:
+    """One answer from the keyboard: ``y`` or ``a`` alone end it at once."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.formatted_text import HTML
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    keys = KeyBindings()
+
+    def instant(key: str) -> None:
+        @keys.add(key)
+        def _(event: KeyPressEvent) -> None:
+            buffer = event.current_buffer
+            if buffer.text:
+                buffer.insert_text(key)
+            else:
+                event.app.exit(result=key)
+
+    for key in ("y", "Y", "a", "A"):
+        instant(key)
+
+    @keys.add("enter")
+    def _enter(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        if buffer.text.strip():
+            event.app.exit(result=buffer.text)  # an empty Enter is not an answer
+
+    session: PromptSession[str] = PromptSession(key_bindings=keys)
+    prompt = HTML("<b>Allow?</b> <style fg='ansigray'>[y]es once · [a]lways this tool · [n]o + reason</style> › ")
+    return await session.prompt_async(prompt, handle_sigint=False)  # the REPL keeps its own SIGINT handler
+
+
+def parse_answer(line: str) -> Answer | None:
+    """``y``/``yes``, ``a``/``always``, ``n``/``no`` optionally followed by a reason."""
+    from golem_cli.tools.approval import Answer
+
+    word, _, rest = line.strip().partition(" ")
+    word = word.lower().rstrip(":,.")
+    if word in ("y", "yes"):
+        return Answer("yes")
+    if word in ("a", "always"):
+        return Answer("always")
+    if word in ("n", "no"):
+        return Answer("no", rest.strip(" :,-"))
+    if word.startswith("n:") or word.startswith("n,"):
+        return Answer("no", line.strip()[2:].strip())
+    return None
