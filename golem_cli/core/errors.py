@@ -11,7 +11,8 @@ layers live here, because the core imports no other layer; the other layers subc
     │   │                           unreadable files)
     │   ├── HistoryFormatError      not a JSON array of golem messages (names the position)
     │   │   └── store.CorruptConversation    a stored conversation file that does not load
-    │   └── store.InvalidReference  text that cannot be a conversation ID (``../x``)
+    │   ├── store.InvalidReference  text that cannot be a conversation ID (``../x``)
+    │   └── tools.ToolSelectionError  a tool or group name that does not exist, or names clash
     ├── HistoryValidationError      a history or prompt breaks the run-start rules (spec §1.3)
     ├── HistoryProcessorError       trim or budget could not produce a history (spec §5)
     ├── ModelError                  a provider failed; its hint, retryable, retry_after, attempts
@@ -21,7 +22,6 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── RunCanceledError            a tool stopped the run (a RunError cause, stage canceled)
     ├── UsageLimitError             a UsageLimits bound was crossed (a RunError cause)
     ├── config.ConfigError          config.toml cannot be read or holds a wrong value
-    ├── tools.ToolSelectionError    a tool or group name that does not exist, or names clash
     └── store.StoreError            the conversation store
         ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists
         └── ConversationLocked      another golem process holds it (``holder``)

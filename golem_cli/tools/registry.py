@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from golem_cli.core.errors import GolemError
+from golem_cli.core.errors import InputError
 from golem_cli.core.tools import Tool
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -34,12 +34,8 @@ ALL = "all"
 Preview = Callable[[dict[str, Any]], str]
 
 
-class ToolSelectionError(GolemError):
-    """A tool name that does not exist, or a source whose names clash."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
+class ToolSelectionError(InputError):
+    """A tool name that does not exist, or a source whose names clash (exit 2, bad input)."""
 
 
 @dataclass(frozen=True)

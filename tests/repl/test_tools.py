@@ -150,7 +150,7 @@ def test_yes_and_allow_approve_without_a_question(server: ProviderServer, home: 
 
 def test_an_unknown_tool_name_is_one_line(home: Path, project: Path):
     done = ask(home, "-T", "nope", "go")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.strip() == "golem: no tool or group named 'nope'; `golem tools` lists the tools; groups: fs, shell, web, all"
 
 
