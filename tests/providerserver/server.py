@@ -345,6 +345,8 @@ def tool_results(data: dict[str, Any]) -> list[dict[str, Any]]:
     messages = data.get("messages") or []
     last = messages[-1] if messages else {}
     if isinstance(last.get("content"), list):  # Anthropic: tool_result blocks in a user turn
+        if any(isinstance(b, dict) and b.get("type") == "text" for b in last["content"]):
+            return []  # a prompt follows the results: it is what to answer
         return [
             {"id": b.get("tool_use_id"), "text": _text_of(b.get("content")), "failed": bool(b.get("is_error"))}
             for b in last["content"] if isinstance(b, dict) and b.get("type") == "tool_result"

@@ -270,3 +270,19 @@ def test_anthropic_protocol_round_trip(server: ProviderServer, home: Path, proje
     assert "tool results: toolu_1 hello" in done.stdout
     body = server.requests[-1].json
     assert [t["name"] for t in body["tools"]] == ["read_file", "list_files", "search_files", "write_file", "edit_file"]
+
+
+def test_resuming_a_conversation_with_tool_calls_with_or_without_its_tools(server: ProviderServer, home: Path, project: Path):
+    server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"})))
+    assert "call_1 hello" in ask(home, "-T", "fs", "read").stdout
+    # no tools now: the history's calls still go to the provider, which accepts them
+    again = ask(home, "-c", "and again?")
+    assert again.returncode == 0 and "echo: and again?" in again.stdout, again.stderr
+    assert "tools" not in server.requests[-1].json
+    # a model that calls a tool that is not enabled now gets a failed result, not a failed turn
+    server.enqueue(calls(("call_2", "read_file", {"path": "notes.txt"})))
+    done = ask(home, "-c", "read it once more")
+    assert done.returncode == 0, done.stderr
+    assert "call_2 [failed] tool 'read_file' is not available in this chat" in done.stdout
+    claude = ask(home, "-c", "-m", "claude:claude-test", "and you?")
+    assert claude.returncode == 0 and "echo: and you?" in claude.stdout, claude.stderr
