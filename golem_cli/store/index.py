@@ -444,14 +444,20 @@ class Index:
             if limit is None or len(entries) == total:
                 around = sorted(e.meta.id for e in entries)
             else:
-                near: set[str] = set()
-                for e in entries:
-                    near.add(e.meta.id)
-                    for op, order in (("<", "DESC"), (">", "ASC")):
-                        q = f"SELECT id FROM conversations WHERE id {op} ? ORDER BY id {order} LIMIT 1"
-                        near.update(cid for (cid,) in db.execute(q, (e.meta.id,)))
-                around = sorted(near)
+                around = _neighbours(db, [e.meta.id for e in entries])
             return entries, total, foreign, around
+
+        return self._guarded(read)
+
+    def neighbours(self, cids: list[str]) -> list[str]:
+        """``cids`` and the stored IDs next to each in ID order, sorted: what unique prefixes
+        need, without reading every ID."""
+        if not cids or self._absent():
+            return sorted(cids)
+
+        def read(db: sqlite3.Connection) -> list[str]:
+            self._refresh(db)
+            return _neighbours(db, cids)
 
         return self._guarded(read)
 
@@ -596,6 +602,15 @@ def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
     messages_sig = _sig_of(msig)
     assert messages_sig is not None
     return Entry(_meta(blob), messages_sig, _sig_of(ssig), problem)
+
+
+def _neighbours(db: sqlite3.Connection, cids: list[str]) -> list[str]:
+    near = set(cids)
+    for cid in cids:
+        for op, order in (("<", "DESC"), (">", "ASC")):
+            q = f"SELECT id FROM conversations WHERE id {op} ? ORDER BY id {order} LIMIT 1"
+            near.update(found for (found,) in db.execute(q, (cid,)))
+    return sorted(near)
 
 
 def _row_values(entry: Entry) -> tuple[float, bytes, str | None, str | None, str]:

@@ -136,8 +136,9 @@ class Store:
     def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
         """For each ID, how many leading characters tell it apart from every other stored ID
         (what the CLI highlights)."""
-        ids = sorted(self._ids())
-        return {cid: unique_prefix_among(ids, cid) for cid in cids}
+        wanted = list(cids)
+        ids = self.index.neighbours(wanted)  # from the index: not every ID of a large store
+        return {cid: unique_prefix_among(ids, cid) for cid in wanted}
 
     def _ids(self) -> list[str]:
         try:
