@@ -11,6 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import ID_HELP, conversation_ids
 
 if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
@@ -319,7 +320,6 @@ ALLOW = Option(
 )
 YES = Option("yes", "--yes", "-y", help="Approve every tool call of the chat without asking.")
 TOOL_OPTIONS = (TOOL, ALLOW, YES)
-ID_HELP = "Conversation ID, unique prefix, or `last`."
 
 COMMANDS = (
     Command("chat", chat, "Start a new conversation.", PANEL, [
@@ -332,7 +332,7 @@ COMMANDS = (
         *TOOL_OPTIONS,
     ]),
     Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
-        Argument("ref", "ID", ID_HELP, required=False),
+        Argument("ref", "ID", ID_HELP, required=False, complete=conversation_ids),
         MODEL,
         MAX_MESSAGES,
         NO_MARKDOWN,
@@ -340,7 +340,7 @@ COMMANDS = (
         *TOOL_OPTIONS,
     ]),
     Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
-        Argument("ref", "ID", ID_HELP),
+        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
         Option("at", "--at", type=int, min=0, help="Copy only the first N messages."),
         Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
         MODEL,
@@ -352,7 +352,7 @@ COMMANDS = (
     Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
         Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
         Option("continue_last", "--continue", "-c", help="Continue the most recent conversation."),
-        Option("cid", "--cid", type=str, metavar="ID", help="Continue this conversation."),
+        Option("cid", "--cid", type=str, metavar="ID", help="Continue this conversation.", complete=conversation_ids),
         MODEL,
         Option("system", "--system", "-s", type=str, help="System prompt (new conversations)."),
         Option("as_json", "--json", help="Print reply, IDs and usage as one JSON object."),

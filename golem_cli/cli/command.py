@@ -40,6 +40,7 @@ class Option:
     metavar: str | None
     min: int | None
     pair: bool
+    complete: Callable[[str], list[tuple[str, str]]] | None  # shell completion: (value, description)
 
     def __init__(
         self,
@@ -51,8 +52,10 @@ class Option:
         metavar: str | None = None,
         min: int | None = None,
         pair: bool = False,
+        complete: Callable[[str], list[tuple[str, str]]] | None = None,
     ) -> None:
         self.name, self.flags, self.type, self.help, self.min, self.pair = name, flags, type, help, min, pair
+        self.complete = complete
         self.default = False if type is bool and default is None else default
         self.metavar = metavar or _default_metavar(type)
 
@@ -71,6 +74,7 @@ class Argument:
     type: Any = str
     required: bool = True
     default: Any = None
+    complete: Callable[[str], list[tuple[str, str]]] | None = None  # shell completion: (value, description)
 
 
 @dataclass(frozen=True)
@@ -146,9 +150,13 @@ def to_typer(app: typer.Typer, command: Command) -> None:
     annotations: dict[str, Any] = {}
     for p in command.params:
         if isinstance(p, Option):
-            info = typer.Option(p.default, *p.flags, help=p.help, metavar=p.metavar, min=p.min)
+            info = typer.Option(
+                p.default, *p.flags, help=p.help, metavar=p.metavar, min=p.min, autocompletion=_completer(p.complete)
+            )
         else:
-            info = typer.Argument(... if p.required else p.default, metavar=p.metavar, help=p.help)
+            info = typer.Argument(
+                ... if p.required else p.default, metavar=p.metavar, help=p.help, autocompletion=_completer(p.complete)
+            )
         parameters.append(inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=p.type))
         annotations[p.name] = p.type
 
@@ -160,3 +168,14 @@ def to_typer(app: typer.Typer, command: Command) -> None:
     run.__doc__ = command.help
     run.__name__ = command.name
     app.command(command.name, rich_help_panel=command.panel, epilog=command.epilog or None)(run)
+
+
+def _completer(complete: Callable[[str], list[tuple[str, str]]] | None) -> Callable[[str], Any] | None:
+    """typer reads a completion callback's parameters by their annotations: give it one it reads."""
+    if complete is None:
+        return None
+
+    def completions(incomplete: str) -> list[tuple[str, str]]:
+        return complete(incomplete)
+
+    return completions

@@ -1,9 +1,10 @@
-"""Shell completion scripts for ``completions/``, generated from the CLI itself.
+"""Shell completion: the scripts for ``completions/``, and what golem offers at tab time.
 
 The scripts are small shims: completions are computed by ``golem`` at tab time
 (``_GOLEM_COMPLETE=complete_<shell>``), so they stay right as commands change. Regenerate
 with ``python -m golem_cli.cli.completion``; tests/repl/test_completions.py keeps the files
-current.
+current. Conversation IDs complete from the store, with their titles as descriptions where
+the shell shows them (zsh, fish).
 """
 
 from __future__ import annotations
@@ -18,6 +19,32 @@ def script(shell: str) -> str:
     from typer._completion_shared import get_completion_script
 
     return get_completion_script(prog_name="golem", complete_var=COMPLETE_VAR, shell=shell).strip() + "\n"
+
+
+ID_HELP = "A conversation: its ID, the start or the end of it, or `last`."
+MAX_OFFERED = 200  # the newest conversations a completion offers
+
+
+def conversation_ids(incomplete: str) -> list[tuple[str, str]]:
+    """Stored conversations whose ID starts with what was typed (``last`` too), newest first,
+    as (ID, "title · updated"). (typer offers only values that start with what was typed, so a
+    tail, which golem accepts, does not complete.)"""
+    from golem_cli.cli.common import open_store
+    from golem_cli.cli.console import local_time
+
+    typed = incomplete.strip().lower()
+    offered = [("last", "the most recently updated conversation")] if "last".startswith(typed) else []
+    try:
+        rows = open_store().list()
+    except Exception:  # a completion must never print a traceback into the command line
+        return offered
+    for info in rows:
+        if info.id.startswith(typed):
+            title = " ".join((info.meta.display_title or "(empty)").split())[:60]
+            offered.append((info.id, f"{title} · {local_time(info.meta.updated)}"))
+            if len(offered) >= MAX_OFFERED:
+                break
+    return offered
 
 
 def write_all(directory: Path) -> list[Path]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import ID_HELP, conversation_ids
 
 if TYPE_CHECKING:
     from golem_cli.store import ConversationInfo, ConversationMeta, Listing, Store
@@ -248,7 +249,7 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
 
 # --- declarations ----------------------------------------------------------------------------
 
-ID = Argument("ref", "ID", "Conversation ID, unique prefix, or `last`.")
+ID = Argument("ref", "ID", ID_HELP, complete=conversation_ids)
 
 COMMANDS = (
     Command("list", list_conversations, "List conversations, newest first.", PANEL, [

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import ID_HELP, conversation_ids
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -120,7 +121,7 @@ COMMANDS = (
     Command("export", export, """Export a conversation as JSON or markdown.
 
         JSON is exactly what a Go golem program unmarshals as []model.Message.""", PANEL, [
-        Argument("ref", "ID", "Conversation ID, unique prefix, or `last`."),
+        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
         Option("fmt", "--format", "-f", type=Format, default=Format.json,
                help="json: the Go-readable message array; markdown: a document."),
         Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout."),

@@ -35,3 +35,27 @@ def test_bash_completes_commands_and_options(tmp_path):
 def test_zsh_and_fish_answer(tmp_path):
     assert "chat" in complete(tmp_path, "zsh", "golem ch", 1)
     assert "chat" in complete(tmp_path, "fish", "golem ch", 1)
+
+
+def _stored(home, *titles: str) -> list[str]:
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+    store = Store(home)
+    return [store.create([Message("user", "q")], title=title) for title in titles]
+
+
+@pytest.mark.parametrize("command", ["resume", "show", "fork", "export", "delete"])
+def test_conversation_ids_complete_for_every_command_that_takes_one(tmp_path, command):
+    ids = _stored(tmp_path, "first", "second")
+    offered = complete(tmp_path, "bash", f"golem {command} ", 2).split()
+    assert set(ids) <= set(offered) and "last" in offered
+    assert complete(tmp_path, "bash", f"golem {command} {ids[1][:-1]}", 2).split() == [ids[1]]
+
+
+def test_cid_completes_and_zsh_and_fish_show_titles(tmp_path):
+    (cid,) = _stored(tmp_path, "Parsing JSON in Go")
+    assert cid in complete(tmp_path, "bash", "golem ask --cid ", 3).split()
+    assert "Parsing JSON in Go" in complete(tmp_path, "zsh", "golem show ", 2)
+    fish = complete(tmp_path, "fish", "golem show ", 2)
+    assert f"{cid}\tParsing JSON in Go" in fish
