@@ -153,12 +153,15 @@ def fork(
     yes: bool = False,
 ) -> int:
     from golem_cli.cli import short_ids
+    from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.core.repair import normalize_history
 
+    if at is not None and at < 1:
+        raise InputError(f"--at {at} would copy no messages; for a new conversation, run `golem chat`")
     store = _store()
     parent = store.resolve(ref)
     new = store.fork(parent, at)
@@ -341,7 +344,8 @@ COMMANDS = (
     ]),
     Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
         Argument("ref", "ID", ID_HELP, complete=conversation_ids),
-        Option("at", "--at", type=int, min=0, help="Copy only the first N messages."),
+        Option("at", "--at", type=int,
+               help="Copy only the first N messages, as `golem show` numbers them (a system prompt comes along)."),
         Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
         MODEL,
         MAX_MESSAGES,

@@ -28,7 +28,9 @@ UNSAFE_PART = "unsafe_part"
 
 class Finding(msgspec.Struct, frozen=True):  # a struct: a million findings build in C, not in __init__
     """One reported change. ``message_index`` and ``role`` refer to the input history;
-    ``output_index`` is where a synthesized result sits in the output."""
+    ``output_index`` is where a synthesized result sits in the output. Indexes count from 0
+    in the file's array (for programs); ``number`` and ``output_number`` are the numbers
+    ``golem show`` gives the same messages (for people: from 1, the system prompt aside)."""
 
     kind: str
     message_index: int | None
@@ -38,6 +40,8 @@ class Finding(msgspec.Struct, frozen=True):  # a struct: a million findings buil
     output_index: int | None = None
     part_kind: str = ""
     scheme: str = ""
+    number: int | None = None
+    output_number: int | None = None
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"kind": self.kind, "messageIndex": self.message_index, "role": self.role}
@@ -122,7 +126,23 @@ def repair_findings(history: Sequence[Message], output: Sequence[Message], repai
             found.append(Finding(DROPPED, index, TOOL, cid, name))
     for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls), strict=True):
         found.append(Finding(TRUNCATED, index, ASSISTANT, cid, name))
-    return found
+    return _numbered(found, history, output)
+
+
+def _numbered(found: list[Finding], history: Sequence[Message], output: Sequence[Message]) -> list[Finding]:
+    """The findings with the numbers people see (walks the histories only when there are some)."""
+    if not found:
+        return found
+    from dataclasses import replace
+
+    from golem_cli.cli.render import numbers
+
+    before, after = numbers(history), numbers(output)
+
+    def at(table: list[int | None], index: int | None) -> int | None:
+        return table[index] if index is not None and 0 <= index < len(table) else None
+
+    return [replace(f, number=at(before, f.message_index), output_number=at(after, f.output_index)) for f in found]
 
 
 def sanitize_findings(history: Sequence[Message], output: Sequence[Message], report: SanitizeReport) -> list[Finding]:
@@ -134,4 +154,4 @@ def sanitize_findings(history: Sequence[Message], output: Sequence[Message], rep
         role = history[i].role if 0 <= i < len(history) else ""
         found.append(Finding(UNSAFE_PART, i, role, part_kind=part.kind, scheme=part.scheme))
     found.extend(repair_findings(history, output, report.repair))
-    return found
+    return _numbered(found, history, output)

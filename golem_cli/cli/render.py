@@ -24,6 +24,7 @@ from golem_cli.core.messages import (
     ASSISTANT,
     INTERRUPTED,
     INTERRUPTED_REPLY_MARK,
+    SYSTEM,
     TOOL,
     USER,
     Message,
@@ -58,7 +59,7 @@ RESULT_LINES = 4  # lines of a tool result shown when compact
 
 @dataclass
 class Block:
-    index: int
+    index: int | None  # the message's number as people see it (``numbers``); None: a system prompt
     role: str
     run_id: str
     items: list[Item] = field(default_factory=list)
@@ -82,10 +83,25 @@ def format_args(args: str) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) if isinstance(value, dict) else args
 
 
+def numbers(messages: Sequence[Message]) -> list[int | None]:
+    """The number of each message as people see it: from 1, skipping system prompts (None),
+    so a system prompt set later does not shift the numbers. ``golem fork --at N`` keeps the
+    messages up to number N."""
+    out: list[int | None] = []
+    n = 0
+    for m in messages:
+        if m.role == SYSTEM:
+            out.append(None)
+        else:
+            n += 1
+            out.append(n)
+    return out
+
+
 def blocks(messages: Sequence[Message]) -> Iterator[Block]:
     """What a transcript shows, message by message."""
-    for i, m in enumerate(messages):
-        b = Block(i, m.role or "(no role)", m.run_id)
+    for number, m in zip(numbers(messages), messages, strict=True):
+        b = Block(number, m.role or "(no role)", m.run_id)
         for t in m.thinking:
             b.items.append(Item(THINKING, t.text or "[redacted thinking]"))
         content = m.content
@@ -123,7 +139,7 @@ def header_lines(meta: ConversationMeta | None, cid: str, count: int) -> list[st
     facts.append(f"updated {local_time(meta.updated)}")
     lines.append(" · ".join(facts))
     if meta.parent:
-        lines.append(f"forked from {meta.parent} at message {meta.fork_at}")
+        lines.append(f"forked from {meta.parent} after message {meta.fork_at}")
     return lines
 
 
@@ -149,7 +165,7 @@ def plain_lines(messages: Sequence[Message], *, run_ids: bool, full: bool = Fals
     """The transcript as plain text (pipes, files, NO_COLOR-agnostic)."""
     for b in blocks(messages):
         run = f"  run {b.run_id}" if run_ids and b.run_id else ""
-        yield f"--- [{b.index}] {b.role}{run}"
+        yield f"--- [{b.index}] {b.role}{run}" if b.index is not None else f"--- system prompt{run}"
         for item in b.items:
             if item.kind in (TEXT, MARKDOWN):
                 yield item.text
@@ -193,7 +209,11 @@ def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, 
     for b in blocks(messages):
         run = f" [dim]run {escape(b.run_id)}[/]" if run_ids and b.run_id else ""
         parts: list[object] = [
-            Text.from_markup(f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}")
+            Text.from_markup(
+                f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}"
+                if b.index is not None
+                else f"[bold]system prompt[/]{run}"
+            )
         ]
         for item in b.items:
             if item.kind == MARKDOWN:
@@ -246,10 +266,11 @@ def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None
         out.append(f"- Model: `{meta.model}`")
     out.append(f"- Messages: {len(messages)}")
     if meta is not None and meta.parent:
-        out.append(f"- Forked from `{meta.parent}` at message {meta.fork_at}")
+        out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
     for b in blocks(messages):
         out += ([] if out[-1] == "" else [""]) + [
-            f"## {b.index}. {b.role.capitalize()}" + (f" (run `{b.run_id}`)" if b.run_id else ""),
+            (f"## {b.index}. {b.role.capitalize()}" if b.index is not None else "## System prompt")
+            + (f" (run `{b.run_id}`)" if b.run_id else ""),
             "",
         ]
         for item in b.items:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from golem_cli.cli.findings import DROPPED, SYNTHESIZED, SYSTEM_PROMPT, TRUNCATED, UNSAFE_PART, Finding
+from golem_cli.core.messages import SYSTEM
 
 _LABELS = {
     SYNTHESIZED: "synthesized",
@@ -21,8 +22,10 @@ _STYLES = {SYNTHESIZED: "yellow", DROPPED: "red", TRUNCATED: "magenta", SYSTEM_P
 
 
 def _where(f: Finding) -> str:
-    index = "?" if f.message_index is None else str(f.message_index)
-    return f"message {index} ({f.role or '?'})"
+    if f.role == SYSTEM:
+        return "system prompt"
+    number = "?" if f.number is None else str(f.number)
+    return f"message {number} ({f.role or '?'})"
 
 
 def _call(f: Finding) -> str:
@@ -33,7 +36,7 @@ def _call(f: Finding) -> str:
 def describe(f: Finding) -> str:
     """What happened, in words, without the label and the location."""
     if f.kind == SYNTHESIZED:
-        at = f" at message {f.output_index}" if f.output_index is not None else ""
+        at = f" as message {f.output_number}" if f.output_number is not None else ""
         return f"call {_call(f)} had no result; an interrupted result was inserted{at}"
     if f.kind == DROPPED:
         return f"result for {_call(f)} answers no pending call; removed"

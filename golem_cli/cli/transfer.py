@@ -58,10 +58,13 @@ def export(*, ref: str, fmt: Format, output: Path | None) -> int:
 def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool) -> int:
     """Store a history file as a new conversation, sanitized unless ``trust``."""
     from golem_cli.cli import common, console, findings, report
+    from golem_cli.cli.errors import InputError
 
     store = common.open_store()
     source = common.Source(str(file), file)
     history = common.parse_history(common.read_bytes(source), source.label)
+    if not history:
+        raise InputError(f"{file}: holds no messages; nothing to import")
     found: list[findings.Finding] = []
     rep = None
     out = history
@@ -70,6 +73,8 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
 
         out, rep = sanitize_history(history)
         found = findings.sanitize_findings(history, out, rep)
+        if not out:
+            raise InputError(f"{file}: nothing is left once sanitized (--trust imports it as it is)")
     own, why = _own_id(file, history, store)
     cid = store.create(out, cid=own, title=title or "")
     if why:

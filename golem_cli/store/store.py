@@ -47,7 +47,7 @@ from golem_cli.store.errors import (
 )
 from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular
 from golem_cli.store.locks import FileLock, LockBusy, LockFileUnsafe, LockHolder, acquire, held_lock, read_holder
-from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, refresh_meta
+from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, leading_system, refresh_meta
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
@@ -318,14 +318,19 @@ class Store:
         return self.update_meta(cid, model=model)
 
     def fork(self, cid: str, at: int | None = None, *, hold: bool = False) -> str:
-        """Copy the first ``at`` messages (all by default) into a new conversation whose
-        metadata records the parent and the fork point; returns the new ID."""
+        """Copy the leading system prompt (if any) and the first ``at`` messages after it (all
+        by default) into a new conversation titled after its parent, whose metadata records
+        the parent and the fork point; returns the new ID. ``at`` counts what a person sees:
+        a system prompt set later (it goes first) does not shift it."""
         messages = self.load(cid)
-        at = len(messages) if at is None else at
-        if not 0 <= at <= len(messages):
-            raise StoreError(f"conversation {cid} has {len(messages)} messages; fork at 0 to {len(messages)}")
+        system = leading_system(messages)
+        shown = len(messages) - system
+        at = shown if at is None else at
+        if not 0 <= at <= shown:
+            raise StoreError(f"conversation {cid} has {shown} messages; fork at 0 to {shown}")
         parent = self.meta(cid)
-        return self.create(messages[:at], model=parent.model, parent=cid, fork_at=at, hold=hold)
+        title = f"{parent.display_title} (fork)" if parent.display_title else ""
+        return self.create(messages[: system + at], title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""

@@ -101,7 +101,7 @@ def test_import_sanitizes_reports_and_keeps_the_files_own_id(home, golem, tmp_pa
     result = golem("import", str(source))
     assert result.code == 0, result.err
     assert f"imported 7 messages as {cid}" in result.out
-    assert "system       message 0 (system)" in result.out
+    assert "system       system prompt" in result.out
     assert 'unsafe part  message 7 (user)' in result.out and 'scheme "file"' in result.out
     assert "truncated    message 2 (assistant)" in result.out
     stored = Store(home).load(cid)

@@ -1,0 +1,56 @@
+"""Forks, imports and message numbers as a person meets them (issue 12)."""
+
+from __future__ import annotations
+
+import json
+
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+
+from tests.cli.conftest import assert_one_line_error
+
+
+def chat_with_a_late_system_prompt(home) -> str:
+    """Two exchanges, then /system: the system prompt goes first and shifts the file's indexes."""
+    return Store(home).create(
+        [Message("system", "be brief"), Message("user", "one"), Message("assistant", "reply one"),
+         Message("user", "two"), Message("assistant", "reply two")], title="Numbers",
+    )  # fmt: skip
+
+
+def test_fork_at_counts_what_show_numbers(golem, home):
+    cid = chat_with_a_late_system_prompt(home)
+    shown = golem("show", cid).out
+    assert "--- system prompt" in shown and "--- [2] assistant\nreply one" in shown
+    done = golem("fork", cid, "--at", "2", "--no-chat")
+    assert done.code == 0, done.err
+    new = done.out.strip()
+    store = Store(home)
+    assert [m.content for m in store.load(new)] == ["be brief", "one", "reply one"]
+    assert store.meta(new).fork_at == 2
+    assert "forked from" in golem("show", new).out and "after message 2" in golem("show", new).out
+
+
+def test_forks_inherit_the_title(golem, home):
+    cid = chat_with_a_late_system_prompt(home)
+    new = golem("fork", cid, "--no-chat").out.strip()
+    assert Store(home).meta(new).title == "Numbers (fork)"
+    untitled = Store(home).create([Message("user", "what is a monad")])
+    assert Store(home).meta(golem("fork", untitled, "--no-chat").out.strip()).title == "what is a monad (fork)"
+
+
+def test_fork_at_zero_and_empty_imports_are_refused(golem, home, tmp_path):
+    cid = chat_with_a_late_system_prompt(home)
+    for at in ("0", "-1"):
+        done = golem("fork", cid, "--at", at, "--no-chat")
+        assert done.code == 2 and "would copy no messages" in done.err
+        assert_one_line_error(done)
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    done = golem("import", str(empty))
+    assert done.code == 2 and "holds no messages" in done.err
+    only_system = tmp_path / "system.json"
+    only_system.write_text(json.dumps([{"role": "system", "content": "x"}]))
+    done = golem("import", str(only_system))
+    assert done.code == 2 and "nothing is left once sanitized" in done.err
+    assert [info.id for info in Store(home).list()] == [cid]
