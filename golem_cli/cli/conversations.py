@@ -221,29 +221,54 @@ def _escape(text: str) -> str:
 
 
 def delete(*, ref: str, yes: bool, as_json: bool) -> int:
-    """Delete a conversation, asking first unless ``yes``."""
+    """Move a conversation to the trash, asking first unless ``yes``. Saying that its forks
+    lose their parent, and how to get it back, is part of the question and of the answer."""
     import sys
 
     from golem_cli.cli import console
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
+    from golem_cli.store.store import TRASH_DAYS
 
     store = open_store()
     cid = store.resolve(ref)
     info = store.info(cid)
+    forks = [row.id for row in store.list() if row.meta.parent == cid and row.id != cid]
+    orphans = f"its {_count(len(forks), 'fork')} will keep their messages but lose their parent" if forks else ""
     if not yes:
         if not sys.stdin.isatty():
             raise InputError(f"not deleting {cid} without confirmation: pass --yes (stdin is not a terminal)")
         what = f"{_clip(_title(info), 50)!r}, {info.meta.messages} messages"
-        answer = input(f"Delete conversation {cid} ({what})? [y/N] ")
+        warning = f"; {orphans}" if orphans else ""
+        answer = input(f"Delete conversation {cid} ({what}){warning}? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             console.note("not deleted")
             return 1
-    store.delete(cid)
+    store.discard(cid)
     if as_json:
-        console.print_json({"deleted": cid})
+        console.print_json({"deleted": cid, "forks": forks, "restore": f"golem restore {cid}"})
+        return 0
+    console.out(f"deleted {cid}")
+    if orphans and yes:
+        console.note(orphans[0].upper() + orphans[1:])
+    console.note(f"`golem restore` brings it back (deleted conversations are kept {TRASH_DAYS} days)")
+    return 0
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def restore(*, ref: str | None, as_json: bool) -> int:
+    """Bring back a deleted conversation (the most recently deleted by default)."""
+    from golem_cli.cli import console
+    from golem_cli.cli.common import open_store
+
+    cid = open_store().restore(ref)
+    if as_json:
+        console.print_json({"restored": cid})
     else:
-        console.out(f"deleted {cid}")
+        console.out(f"restored {cid}")
     return 0
 
 
@@ -266,9 +291,13 @@ COMMANDS = (
         Option("run_ids", "--run-ids", help="Show which run added each message."),
         Option("full", "--full", help="Show tool calls' arguments and results whole (else their first lines)."),
     ]),
-    Command("delete", delete, "Delete a conversation (asks first).", PANEL, [
+    Command("delete", delete, "Delete a conversation (asks first; `golem restore` brings it back).", PANEL, [
         ID,
         Option("yes", "--yes", "-y", help="Do not ask for confirmation."),
+        Option("as_json", "--json", help="Print the result as JSON."),
+    ]),
+    Command("restore", restore, "Bring back a deleted conversation (the last one deleted by default).", PANEL, [
+        Argument("ref", "ID", "The deleted conversation: its ID, or the start or the end of it.", required=False),
         Option("as_json", "--json", help="Print the result as JSON."),
     ]),
 )  # fmt: skip

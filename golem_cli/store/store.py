@@ -6,6 +6,7 @@ Layout under the data directory (``GOLEM_HOME`` or the platform's user data dire
     conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
     locks/<id>.lock                present while a process holds the conversation open
     backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
+    trash/<id>.json, .meta.json    deleted conversations, restorable for TRASH_DAYS days
     index.sqlite                   the index for list and search (see index.py); safe to delete
 
 Every write is atomic (atomic.py) and happens under the conversation's lock (locks.py): a
@@ -61,6 +62,9 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Message
 
 
+TRASH_DAYS = 30  # how long a deleted conversation can be restored
+
+
 @dataclass(frozen=True)
 class ConversationInfo:
     """A conversation as listed: its metadata, and ``problem`` when its file is unreadable."""
@@ -100,6 +104,7 @@ class Store:
         self.conversations_dir = self.root / "conversations"
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
+        self.trash_dir = self.root / "trash"
         self.index_path = self.root / _index.INDEX_NAME
         self.index = _index.Index(self.conversations_dir, self.index_path, limit=max_history_bytes)
 
@@ -346,6 +351,66 @@ class Store:
             except FileNotFoundError:
                 pass
             fsync_dir(self.conversations_dir)
+
+    def discard(self, cid: str) -> None:
+        """Move a conversation to the trash, where ``restore`` finds it for ``TRASH_DAYS``
+        days (refused while another process holds it). Older trash is purged here."""
+        self._purge_trash(time.time() - TRASH_DAYS * 86400)
+        ensure_private_dir(self.trash_dir)
+        with self.lock(cid), self.index.changing(cid):
+            try:
+                os.replace(self.messages_path(cid), self.trash_dir / self.messages_path(cid).name)
+            except FileNotFoundError:
+                raise ConversationNotFound(f"no conversation {cid}") from None
+            try:
+                os.replace(self.meta_path(cid), self.trash_dir / self.meta_path(cid).name)
+            except FileNotFoundError:
+                pass
+            fsync_dir(self.conversations_dir)
+            fsync_dir(self.trash_dir)
+
+    def trashed(self) -> builtins.list[tuple[str, float]]:
+        """Conversations in the trash as (ID, when deleted), most recently deleted first."""
+        found = []
+        try:
+            names = os.listdir(self.trash_dir)
+        except FileNotFoundError:
+            return []
+        for name in names:
+            cid = name[: -len(_index.MESSAGES_SUFFIX)]
+            if name.endswith(_index.MESSAGES_SUFFIX) and is_conversation_id(cid):
+                try:
+                    found.append((cid, os.stat(self.trash_dir / name).st_ctime))  # a rename sets ctime
+                except FileNotFoundError:
+                    continue
+        return sorted(found, key=lambda item: item[1], reverse=True)
+
+    def restore(self, ref: str | None = None) -> str:
+        """Bring a deleted conversation back: the one ``ref`` names among the trashed (an ID,
+        or the start or end of one), or the most recently deleted. Returns its ID."""
+        trashed = [cid for cid, _ in self.trashed()]
+        if not trashed:
+            raise ConversationNotFound("the trash is empty: no deleted conversation to restore")
+        cid = trashed[0] if ref is None else match_reference(parse_reference(ref), trashed)
+        if self.exists(cid):
+            raise ConversationExists(f"conversation {cid} exists; it was restored already")
+        with self.lock(cid), self.index.changing(cid):
+            name = self.messages_path(cid).name
+            meta_name = self.meta_path(cid).name
+            if os.path.exists(self.trash_dir / meta_name):
+                os.replace(self.trash_dir / meta_name, self.conversations_dir / meta_name)
+            os.replace(self.trash_dir / name, self.conversations_dir / name)
+            fsync_dir(self.conversations_dir)
+        return cid
+
+    def _purge_trash(self, before: float) -> None:
+        for cid, deleted in self.trashed():
+            if deleted < before:
+                for path in (self.trash_dir / self.messages_path(cid).name, self.trash_dir / self.meta_path(cid).name):
+                    try:
+                        path.unlink()
+                    except FileNotFoundError:
+                        pass
 
     def backup(self, cid: str) -> Path:
         """Copy the current messages file to ``backups/`` and return the copy's path."""

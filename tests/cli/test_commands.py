@@ -136,7 +136,7 @@ def test_delete_asks_unless_yes(home, golem):
     assert refused.code == 2 and "--yes" in refused.err
     assert store.exists(cid)
     done = golem("delete", cid[:13], "--yes", "--json")
-    assert done.code == 0 and json.loads(done.out) == {"deleted": cid}
+    assert done.code == 0 and json.loads(done.out) == {"deleted": cid, "forks": [], "restore": f"golem restore {cid}"}
     assert not store.exists(cid)
     gone = golem("show", cid)
     assert gone.code == 1
@@ -151,6 +151,37 @@ def test_delete_confirmation_prompt(home, golem_in, monkeypatch):
     monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
     assert golem_in("delete", cid).code == 1 and store.exists(cid)
     assert golem_in("delete", cid).code == 0 and not store.exists(cid)
+
+
+def test_deleting_a_parent_says_so_and_asks(home, golem_in, monkeypatch):
+    store = Store(home)
+    parent = store.create([Message("user", "root"), Message("assistant", "a")])
+    forks = sorted(store.fork(parent) for _ in range(2))
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True, raising=False)
+    asked = []
+    monkeypatch.setattr("builtins.input", lambda prompt: asked.append(prompt) or "y")
+    done = golem_in("delete", parent)
+    assert done.code == 0
+    assert "its 2 forks will keep their messages but lose their parent" in asked[0]
+    assert "`golem restore` brings it back" in done.err
+    assert all(store.exists(f) for f in forks)
+
+
+def test_deleted_conversations_can_be_restored(home, golem):
+    store = Store(home)
+    first = store.create([Message("user", "first")], title="First")
+    second = store.create([Message("user", "second")])
+    assert golem("delete", first, "--yes").code == 0
+    assert golem("delete", second, "--yes").code == 0
+    assert golem("list", "--json").out.strip() == "[]"
+    done = golem("restore")  # the most recently deleted
+    assert done.code == 0 and done.out == f"restored {second}\n"
+    done = golem("restore", first[-4:], "--json")
+    assert json.loads(done.out) == {"restored": first}
+    assert store.meta(first).title == "First" and store.load(first) == [Message("user", "first")]
+    assert {row["id"] for row in json.loads(golem("list", "--json").out)} == {first, second}
+    empty = golem("restore")
+    assert empty.code == 1 and "the trash is empty" in empty.err
 
 
 def test_list_tree_shows_lineage(home, golem):
