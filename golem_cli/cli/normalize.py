@@ -4,6 +4,7 @@ history: calls without results, results without calls, cut-off arguments; with
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,13 +14,16 @@ from golem_cli.cli.command import Argument, Command, Option
 if TYPE_CHECKING:
     from golem_cli.cli.common import Source
     from golem_cli.cli.findings import Finding
+    from golem_cli.cli.salvage import Salvage
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
 PANEL = "Conversations"
 
 
-def normalize(*, source: str, output: Path | None, in_place: bool, sanitize: bool, as_json: bool, check: bool) -> int:
+def normalize(
+    *, source: str, output: Path | None, in_place: bool, sanitize: bool, salvage: bool, as_json: bool, check: bool
+) -> int:
     """Run normalize (or sanitize) on a file or stored conversation; returns the exit code."""
     from golem_cli.cli import common
     from golem_cli.cli.errors import InputError
@@ -30,9 +34,11 @@ def normalize(*, source: str, output: Path | None, in_place: bool, sanitize: boo
         raise InputError("--check only reports; drop -o/--in-place")
     store = common.open_store()
     src = common.locate(source, store)
+    if output is not None and _same_file(output, src.path):
+        raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
     lock = store.lock(src.cid) if (in_place and src.cid) else None
     try:
-        result = _run(src, sanitize)
+        result = _run(src, sanitize, salvage)
         written, backup = _write(src, store, result, output, in_place)
     finally:
         if lock is not None:
@@ -47,27 +53,48 @@ class _Result:
     out: list[Message]
     report: Any  # HistoryRepair or SanitizeReport: both have to_json()
     findings: list[Finding]
+    salvaged: Salvage | None = None  # with --salvage: what could not be read
     changed: bool = field(init=False)
 
     def __post_init__(self) -> None:
         from golem_cli.cli.common import differs
 
-        self.changed = differs(self.history, self.out)
+        self.changed = differs(self.history, self.out) or bool(self.salvaged and self.salvaged.lost)
 
 
-def _run(src: Source, sanitize: bool) -> _Result:
+def _run(src: Source, sanitize: bool, salvage: bool) -> _Result:
     from golem_cli.cli import common, findings
+    from golem_cli.core.errors import HistoryFormatError
 
-    history = common.parse_history(common.read_bytes(src), src.label)
+    data = common.read_bytes(src)
+    rescued = None
+    if salvage:
+        from golem_cli.cli.salvage import salvage as rescue
+
+        rescued = rescue(data)
+        history = rescued.messages
+    else:
+        try:
+            history = common.parse_history(data, src.label)
+        except HistoryFormatError as e:
+            ref = src.cid or src.label
+            raise HistoryFormatError(f"{e}; `golem normalize --salvage {ref}` recovers its complete messages") from None
     if sanitize:
         from golem_cli.core.sanitize import sanitize_history
 
         out, sanitized = sanitize_history(history)
-        return _Result(history, out, sanitized, findings.sanitize_findings(history, out, sanitized))
+        return _Result(history, out, sanitized, findings.sanitize_findings(history, out, sanitized), rescued)
     from golem_cli.core.repair import normalize_history
 
     out, repaired = normalize_history(history)
-    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired))
+    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired), rescued)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _write(
@@ -106,11 +133,19 @@ def _print(
                 "changed": result.changed,
                 "report": result.report.to_json(),
                 "findings": report.findings_json(result.findings),
+                "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
                 "written": written,
                 "backup": backup,
             }
         )
         return
+    if result.salvaged is not None:
+        from golem_cli.cli.salvage import describe
+
+        count = len(result.salvaged.messages)
+        console.out(f"{src.label}: salvaged {count} complete message{'' if count == 1 else 's'}")
+        for lost in result.salvaged.lost:
+            console.out(f"  {describe(lost)}")
     console.out(f"{src.label}: {len(result.history)} messages in, {len(result.out)} out")
     if result.findings:
         report.print_findings(result.findings, styled=console.styled())
@@ -139,6 +174,8 @@ COMMANDS = (
         Option("in_place", "--in-place", help="Replace the input with the result (keeps a backup)."),
         Option("sanitize", "--sanitize",
                help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
+        Option("salvage", "--salvage",
+               help="Read a damaged file message by message, keep every complete one, report what was lost."),
         Option("as_json", "--json", help="Print the report as JSON."),
         Option("check", "--check", help="Exit 1 when the history needs repair; write nothing."),
     ]),

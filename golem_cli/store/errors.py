@@ -61,7 +61,8 @@ class CorruptConversation(StoreError, HistoryFormatError):
 
     def __init__(self, cid: str, path: Path, problem: str) -> None:
         super().__init__(
-            f"conversation {cid} cannot be read: {problem} (file {path}; see the details with `golem normalize {path}`)"
+            f"conversation {cid} cannot be read: {problem} (file {path}); "
+            f"`golem normalize --salvage {cid} --in-place` recovers its complete messages and keeps a backup"
         )
         self.cid = cid
         self.path = path
