@@ -80,26 +80,43 @@ def chat(
     return run_repl(session, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
-def _pick(store: Store) -> str:
-    """Ask which conversation to resume (stdin is a terminal)."""
+def _pick(store: Store) -> str | None:
+    """Ask which conversation to resume (stdin is a terminal) until the answer names one;
+    None when the person leaves without choosing (an empty answer, Ctrl-D)."""
     from golem_cli.cli.console import local_time
     from golem_cli.cli.errors import InputError
+    from golem_cli.cli.short_ids import HINT_LENGTH
+    from golem_cli.core.errors import GolemError
 
     rows = store.list(limit=10)
     if not rows:
         raise InputError("there are no conversations yet; start one with `golem chat`")
+    unique = store.unique_prefixes(row.id for row in rows)
+    width = max([HINT_LENGTH, *unique.values()])
     for i, row in enumerate(rows, 1):
         meta = row.meta
-        sys.stdout.write(f"{i:>2}. {meta.id[:13]}  {local_time(meta.updated)}  {meta.display_title[:60]}\n")
+        sys.stdout.write(f"{i:>2}. {meta.id[:width]}  {local_time(meta.updated)}  {meta.display_title[:60]}\n")
+    while True:
+        try:
+            answer = input(f"Resume which (1-{len(rows)} or an ID; Enter leaves)? ").strip()
+        except EOFError:
+            sys.stdout.write("\n")
+            answer = ""
+        if not answer:
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(rows):
+            return rows[int(answer) - 1].meta.id
+        try:
+            return store.resolve(answer)
+        except GolemError as e:
+            _note(f"{e}" if not answer.isdigit() else f"{answer} is not in the list (1-{len(rows)})")
+
+
+def _yes(question: str) -> bool:
     try:
-        answer = input("Resume which (number or ID)? ").strip()
+        return input(question).strip().lower() in ("y", "yes")
     except EOFError:
-        answer = ""
-    if not answer:
-        raise InputError("nothing chosen; nothing resumed")
-    if answer.isdigit() and 1 <= int(answer) <= len(rows):
-        return rows[int(answer) - 1].meta.id
-    return store.resolve(answer)
+        return False
 
 
 def resume(
@@ -113,27 +130,49 @@ def resume(
     allow: list[str] | None = None,
     yes: bool = False,
 ) -> int:
+    from golem_cli.cli import short_ids
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.session import ChatSession
+    from golem_cli.store import ConversationLocked
 
     store = _store()
     if ref is None:
         if not sys.stdin.isatty():
             raise InputError("give the conversation to resume: golem resume ID (or `last`)")
-        cid = _pick(store)
+        picked = _pick(store)
+        if picked is None:
+            _note("nothing resumed")
+            return 0
+        cid = picked
     else:
         cid = store.resolve(ref)
     choice = choose_model(model, stored=store.meta(cid).model)
     tools = _tools(choice.settings, tool, allow, yes)
-    session, before, repair = ChatSession.resume(
-        store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
-    )
+    lines: list[str] = []
+    try:
+        session, before, repair = ChatSession.resume(
+            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
+        )
+    except ConversationLocked as locked:
+        if not sys.stdin.isatty():
+            raise
+        who = locked.holder.describe() if locked.holder else "holder unknown"
+        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
+        _note(f"Conversation {short} is open in another golem process ({who}).")
+        if not _yes("Fork it and continue in the copy? [y/N] "):
+            _note("nothing resumed")
+            return 1
+        cid = store.fork(cid)
+        lines.append(f"Forked {short} into {cid}.")
+        session, before, repair = ChatSession.resume(
+            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
+        )
     _window(session, choice, context_tokens, None)
-    lines = report_lines(before, session.history, repair, when=" before continuing")
+    lines += report_lines(before, session.history, repair, when=" before continuing")
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)

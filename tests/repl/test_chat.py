@@ -431,7 +431,8 @@ def test_resume_picker_left_without_a_choice(spawn, home):
     chat.expect("Resume which")
     chat.child.sendeof()
     out = chat.leave()
-    assert "nothing chosen" in out and "Traceback" not in out and "internal error" not in out
+    assert "nothing resumed" in out and "Traceback" not in out and "internal error" not in out
+    assert chat.child.exitstatus == 0
 
 
 def test_a_cut_off_reply_and_a_refusal_are_named_in_the_chat(spawn, server):

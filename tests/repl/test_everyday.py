@@ -151,3 +151,49 @@ def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
     out = chat.leave()
     typed = re.search(r"golem resume (\S+)", out).group(1)
     assert typed == cid[:unique] and store.resolve(typed) == cid
+
+
+def test_resume_picker_asks_again_and_empty_leaves(spawn, home):
+    from golem_cli.core import Message
+
+    store = Store(home)
+    older = store.create([Message(role="user", content="older one")], model="local:echo")
+    store.create([Message(role="user", content="newer one")], model="local:echo")
+    chat = spawn("resume")
+    chat.expect("Resume which")
+    chat.child.sendline("9")
+    chat.expect("9 is not in the list")
+    chat.expect("Resume which")
+    chat.child.sendline("zzzz")
+    chat.expect("not a conversation ID")
+    chat.expect("Resume which")
+    chat.child.sendline("2")
+    assert older in chat.prompt()
+    chat.leave()
+    chat = spawn("resume")
+    chat.expect("Resume which")
+    chat.child.sendline("")
+    assert "nothing resumed" in chat.leave()
+    assert chat.child.exitstatus == 0
+
+
+def test_a_locked_conversation_offers_a_fork(spawn, home):
+    first = spawn("chat")
+    cid = banner_cid(first.prompt())
+    first.say("mine")
+    second = spawn("resume", cid)
+    second.expect(r"Fork it and continue in the copy\? \[y/N\]")
+    second.child.sendline("y")
+    out = second.prompt()
+    new = re.search(r"Forked \S+ into ([0-9a-f-]{36})", out).group(1)
+    second.say("in the copy")
+    second.leave()
+    first.leave()
+    store = Store(home)
+    assert store.meta(new).parent == cid
+    assert [m.content for m in store.load(new)][-2:] == ["in the copy", "echo: in the copy"]
+    assert [m.content for m in store.load(cid)] == ["mine", "echo: mine"]
+    refused = spawn("resume", banner_cid(spawn("chat").prompt()))  # another open conversation; no
+    refused.expect(r"\[y/N\]")
+    refused.child.sendline("")
+    assert "nothing resumed" in refused.leave()
