@@ -105,6 +105,11 @@ def _dropped_candidates(
 
 
 def repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
+    """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``, numbered."""
+    return _numbered(_repair_findings(history, output, repair), history, output)
+
+
+def _repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
     """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``. Each kind of
     finding walks the histories only when the report has some: a history that needed no
     repair (the common case on resume) is not walked at all."""
@@ -126,15 +131,13 @@ def repair_findings(history: Sequence[Message], output: Sequence[Message], repai
             found.append(Finding(DROPPED, index, TOOL, cid, name))
     for cid, (index, name) in zip(repair.truncated, _match_in_order(repair.truncated, calls), strict=True):
         found.append(Finding(TRUNCATED, index, ASSISTANT, cid, name))
-    return _numbered(found, history, output)
+    return found
 
 
 def _numbered(found: list[Finding], history: Sequence[Message], output: Sequence[Message]) -> list[Finding]:
     """The findings with the numbers people see (walks the histories only when there are some)."""
     if not found:
         return found
-    from dataclasses import replace
-
     from golem_cli.cli.render import numbers
 
     before, after = numbers(history), numbers(output)
@@ -142,6 +145,7 @@ def _numbered(found: list[Finding], history: Sequence[Message], output: Sequence
     def at(table: list[int | None], index: int | None) -> int | None:
         return table[index] if index is not None and 0 <= index < len(table) else None
 
+    replace = msgspec.structs.replace
     return [replace(f, number=at(before, f.message_index), output_number=at(after, f.output_index)) for f in found]
 
 
@@ -153,5 +157,5 @@ def sanitize_findings(history: Sequence[Message], output: Sequence[Message], rep
         i = part.message_index
         role = history[i].role if 0 <= i < len(history) else ""
         found.append(Finding(UNSAFE_PART, i, role, part_kind=part.kind, scheme=part.scheme))
-    found.extend(repair_findings(history, output, report.repair))
+    found.extend(_repair_findings(history, output, report.repair))
     return _numbered(found, history, output)
