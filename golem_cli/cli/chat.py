@@ -258,7 +258,7 @@ def ask(
 ) -> int:
     import asyncio
 
-    from golem_cli.cli.attach import part_from
+    from golem_cli.cli.attach import fetch_for, part_from, split, with_files
     from golem_cli.cli.errors import InputError, report
     from golem_cli.cli.model_choice import choose_model, close_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
@@ -266,24 +266,24 @@ def ask(
 
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
-    parts = [part_from(source) for source in attach or ()]
+    attached = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt)
-    if not text.strip() and not parts:
+    if not text.strip() and not attached:
         raise InputError("the prompt is empty")
     store = _store()
     ref = cid or ("last" if continue_last else None)
-    if ref is not None:
-        existing = store.resolve(ref)
-        choice = choose_model(model, stored=store.meta(existing).model, fallback=False)
-        settings = run_options(options, choice.model)
-        tools = _tools(choice.settings, tool, allow, yes)
+    existing = store.resolve(ref) if ref is not None else ""
+    choice = choose_model(model, stored=store.meta(existing).model, fallback=False) if existing else None
+    choice = choice or choose_model(model, fallback=False)
+    settings = run_options(options, choice.model)
+    tools = _tools(choice.settings, tool, allow, yes)
+    parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
+    text = with_files(text, files)
+    if existing:
         session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
                                            max_messages=trim(max_messages, choice.settings),
                                            tools=tools.toolbox())  # fmt: skip
     else:
-        choice = choose_model(model, fallback=False)
-        settings = run_options(options, choice.model)
-        tools = _tools(choice.settings, tool, allow, yes)
         session = ChatSession.start(
             store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings),
             tools=tools.toolbox(),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyPressEvent
     from rich.console import Console
 
+    from golem_cli.cli.attach import Attachment
     from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
@@ -38,7 +39,7 @@ class Repl:
         self.console = console
         self.markdown = markdown
         self.plain_input = plain_input
-        self.attachments: list[Part] = []  # for the next prompt (/attach)
+        self.attachments: list[Attachment] = []  # for the next prompt (/attach)
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
 
     # --- input -----------------------------------------------------------------------------
@@ -130,7 +131,11 @@ class Repl:
         from golem_cli.cli.streaming import ReplyRenderer
 
         if parts is None:
-            parts, self.attachments = self.attachments, []
+            from golem_cli.cli.attach import split, with_files
+
+            pending, self.attachments = self.attachments, []
+            parts, files = split(pending)
+            text = with_files(text, files)  # text files travel in the prompt, with their names
         if self.session.needs_repair():  # an interrupted tool round: closed before the next run
             before, repair = self.session.normalize()
             for line in slash.report_lines(before, self.session.history, repair):

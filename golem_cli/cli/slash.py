@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from golem_cli.cli.attach import Attachment
     from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.core.messages import Message, Part
     from golem_cli.core.repair import HistoryRepair
@@ -21,7 +22,7 @@ class Repl(Protocol):
 
     session: ChatSession
     console: Console
-    attachments: list[Part]
+    attachments: list[Attachment]
     tools: ToolChoice | None
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome: ...
@@ -182,7 +183,7 @@ async def _retry(repl: Repl, arg: str) -> None:
 
 
 async def _attach(repl: Repl, arg: str) -> None:
-    from golem_cli.cli.attach import describe, part_from
+    from golem_cli.cli.attach import describe, fetch_for, part_from
     from golem_cli.core.errors import GolemError
 
     if not arg:
@@ -192,7 +193,7 @@ async def _attach(repl: Repl, arg: str) -> None:
         )
         return
     try:
-        part = part_from(arg)
+        (part,) = fetch_for(repl.session.model, [part_from(arg)])  # downloaded if the provider cannot
     except GolemError as e:
         _error(repl, e)
         return
@@ -264,7 +265,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
-    "/attach": ("/attach PATH|URL", "attach an image, PDF, audio or video to your next prompt"),
+    "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),

@@ -83,6 +83,7 @@ class ProviderServer:
         self.host, self.port, self.api_key = host, port, api_key
         self.requests: list[Received] = []
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
+        self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
         self._queue: collections.deque[Scenario] = collections.deque()
         self._rng = random.Random(seed)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -105,6 +106,7 @@ class ProviderServer:
         self._queue.clear()
         self.requests.clear()
         self.sdk_rejections.clear()
+        self.files.clear()
         self.api_key = api_key
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -178,6 +180,9 @@ class ProviderServer:
         return await self._dispatch(path, headers, body, writer)
 
     async def _dispatch(self, path: str, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
+        if path in self.files:  # GET /files/<name>: what attachments by URL download
+            data, content_type = self.files[path]
+            return await self._json(writer, 200, data, {"content-type": content_type} if content_type else {})
         protocol = "openai" if path.endswith("/chat/completions") else "anthropic" if path.endswith("/v1/messages") else ""
         if not protocol:
             return await self._json(writer, 404, {"error": {"message": f"Unknown request URL: POST {path}", "type": "invalid_request_error"}})
@@ -251,7 +256,7 @@ class ProviderServer:
 
     async def _json(self, writer: asyncio.StreamWriter, status: int, body: Any, extra: dict[str, str] | None = None) -> bool:
         payload = body if isinstance(body, bytes) else json.dumps(body).encode()
-        headers = {"content-type": "application/json", "content-length": str(len(payload)), **(extra or {})}
+        headers = {"content-type": "application/json", **(extra or {}), "content-length": str(len(payload))}
         await self._head(writer, status, headers)
         writer.write(payload)
         await writer.drain()

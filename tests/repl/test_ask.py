@@ -154,11 +154,46 @@ def test_attach_a_file_and_a_url(home, server, tmp_path):
 
 
 def test_attach_errors_are_one_line_and_send_nothing(home, server, tmp_path):
-    (tmp_path / "notes.txt").write_text("plain text")
-    for source, words in ((str(tmp_path / "missing.png"), "no such file"), (str(tmp_path / "notes.txt"), "cannot attach text/plain")):
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
+    for source, words in ((str(tmp_path / "missing.png"), "no such file"), (str(tmp_path / "blob.bin"), "cannot attach")):
         done = ask(home, "-a", source, "x")
         assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1
     assert server.requests == [] and Store(home).list() == []
+
+
+def test_text_files_are_inlined_with_their_names(home, server, tmp_path):
+    (tmp_path / "notes.txt").write_text("buy milk\n")
+    (tmp_path / "main.py").write_text("print('hi')\n")
+    done = ask(home, "-a", str(tmp_path / "notes.txt"), "-a", str(tmp_path / "main.py"), "summarize")
+    assert done.returncode == 0, done.stderr
+    sent = server.requests[-1].json["messages"][-1]["content"]
+    assert sent == 'summarize\n\n<file name="notes.txt">\nbuy milk\n</file>\n\n<file name="main.py">\nprint(\'hi\')\n</file>'
+    (row,) = Store(home).list()
+    assert Store(home).load(row.id)[0].content == sent and Store(home).load(row.id)[0].parts == []
+
+
+def test_url_attachments_the_provider_cannot_fetch_are_downloaded(home, server):
+    pdf, text = b"%PDF-1.4 tiny", b"remote notes"
+    server.files.update({"/files/paper.pdf": (pdf, "application/pdf"), "/files/notes.txt": (text, "text/plain; charset=utf-8")})
+    pdf_url, text_url = server.url + "/files/paper.pdf", server.url + "/files/notes.txt"
+    done = ask(home, "-a", pdf_url, "-a", text_url, "read these")  # OpenAI-compatible: no document URLs
+    assert done.returncode == 0, done.stderr
+    content = server.requests[-1].json["messages"][-1]["content"]
+    assert content[0]["text"] == 'read these\n\n<file name="notes.txt">\nremote notes\n</file>'
+    assert content[1] == {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjQgdGlueQ==", "filename": "document.pdf"}}
+    done = ask(home, "-m", "claude:claude-test", "-a", pdf_url, "and you?")  # Anthropic fetches PDFs itself
+    assert done.returncode == 0, done.stderr
+    block = server.requests[-1].json["messages"][-1]["content"][1]
+    assert block == {"type": "document", "source": {"type": "url", "url": pdf_url}}
+    assert server.sdk_rejections == []
+
+
+def test_url_downloads_are_bounded_and_fail_in_one_line(home, server):
+    server.files["/files/huge.pdf"] = (b"x" * (20 * 2**20 + 1), "application/pdf")
+    for path, words in (("/files/huge.pdf", "too large to attach"), ("/files/missing.pdf", "HTTP 404")):
+        done = ask(home, "-a", server.url + path, "x")
+        assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert [r.path for r in server.requests if r.method == "POST"] == [] and Store(home).list() == []
 
 
 def test_a_typo_in_the_config_file_is_pointed_out(home):

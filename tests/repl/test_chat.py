@@ -460,3 +460,13 @@ def test_option_and_trim_tokens_in_the_chat(spawn, server):
     chat.say("again")
     assert "temperature" not in server.requests[-1].json
     chat.leave()
+
+
+def test_attach_a_text_file_in_the_chat(spawn, server, tmp_path):
+    (tmp_path / "todo.md").write_text("- write tests\n")
+    chat = spawn("chat", "--no-markdown")
+    chat.prompt()
+    assert "todo.md (text" in chat.command(f"/attach {tmp_path / 'todo.md'}", "to your next prompt")
+    chat.say("what is left?")
+    assert server.requests[-1].json["messages"][-1]["content"] == 'what is left?\n\n<file name="todo.md">\n- write tests\n</file>'
+    chat.leave()

@@ -98,3 +98,8 @@ class AnthropicModel(HttpModel):
     def check_settings(self, settings: ModelSettings) -> None:
         """Raise ``ModelError`` now for options this model's API has no place for."""
         check_settings(merged(self.defaults, settings))
+
+    def accepts_url(self, kind: str, media_type: str) -> bool:
+        """Whether a part of this kind can go by URL (images, and PDF documents); the others
+        are downloaded and sent inline."""
+        return kind == "image" or (kind == "document" and media_type in ("", "application/pdf"))

@@ -96,3 +96,8 @@ class OpenAIModel(HttpModel):
     def check_settings(self, settings: ModelSettings) -> None:
         """Raise ``ModelError`` now for options this model's API has no place for."""
         check_settings(merged(self.defaults, settings))
+
+    def accepts_url(self, kind: str, media_type: str) -> bool:
+        """Whether a part of this kind can go by URL (chat completions: images only); the
+        others are downloaded and sent inline."""
+        return kind == "image"
