@@ -45,7 +45,10 @@ def models(*, as_json: bool) -> int:
     out(f"default model: {default} ({source})\n")
     out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n\n")
     width = max(len(s.name) for s in statuses)
+    presets = [s for s in statuses if s.preset and s.problem and s.key_env]
     for s in statuses:
+        if s in presets:
+            continue
         if s.kind == "offline":
             where = "built in, no network: offline:echo"
         elif s.problem:
@@ -54,6 +57,12 @@ def models(*, as_json: bool) -> int:
             key = f", key from {s.key}" if s.key else ", no key needed"
             where = f"configured: {s.kind} API at {s.base_url}{key}"
         out(f"  {s.name:<{width}}  {where}\n")
+    if presets:
+        out("\nBuilt in, ready once their key is set:\n")
+        for s in presets:
+            at = f" at {s.base_url}" if s.base_url else " (also needs AZURE_OPENAI_ENDPOINT)"
+            example = f", e.g. {s.example or s.name + ':DEPLOYMENT'}"
+            out(f"  {s.name:<{width}}  {s.key_env}{at}{example}\n")
     out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
     return 0
 

@@ -24,8 +24,8 @@ class ProviderTable(BaseModel):
 
     model_config = ConfigDict(extra="allow", strict=True)
 
-    type: Literal["openai", "anthropic"] | None = Field(
-        None, description='"openai" (any OpenAI-compatible server) or "anthropic"'
+    type: Literal["openai", "anthropic", "azure"] | None = Field(
+        None, description='"openai" (any OpenAI-compatible server), "anthropic" or "azure"'
     )
     base_url: str | None = Field(None, description='a URL like "https://host/v1"')
     api_key: str | None = Field(None, description="a string")

@@ -38,6 +38,10 @@ class ProviderFacts:
     read_base_url_env: Callable[[str], str] | None = None
     #: The adapter class as ``module:Class`` (protocol packages only), imported on first use.
     adapter: str = ""
+    #: Azure OpenAI's shape: the model name is a deployment
+    #: (``{base}/openai/deployments/{model}/chat/completions?api-version=…``) and the key goes
+    #: in an ``api-key`` header.
+    azure: bool = False
 
 
 def load_adapter(facts: ProviderFacts) -> Callable[..., Model]:

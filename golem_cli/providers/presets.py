@@ -1,7 +1,10 @@
-"""Services that speak the OpenAI chat-completions API, known by name: ``ollama:llama3.2``.
+"""Services that speak the OpenAI chat-completions API, known by name: ``ollama:llama3.2``,
+``groq:llama-3.3-70b-versatile``, ``azure:my-deployment``.
 
-One row per service; ``resolve`` reads them like the facts the protocol packages declare. A
-``[providers.NAME]`` table in the config file overrides any value of a row.
+One row per service: its base URL, the environment variable of its key, an example model.
+``resolve`` reads them like the facts the protocol packages declare, so a new service is one
+row, not a code path. A ``[providers.NAME]`` table in the config file overrides any value of a
+row (``base_url``, ``api_key_env``, options).
 """
 
 from __future__ import annotations
@@ -29,6 +32,16 @@ def ollama_base_url(value: str) -> str:
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}/v1"
 
 
+#: Google's OpenAI-compatible endpoint for Gemini models.
+GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
+#: Azure OpenAI's API version when neither ``api_version`` nor ``OPENAI_API_VERSION`` says.
+AZURE_API_VERSION = "2024-10-21"
+
+
+def _preset(name: str, base_url: str, key_env: str, default_model: str = "") -> ProviderFacts:
+    return ProviderFacts(name, "openai", base_url, key_env=key_env, default_model=default_model)
+
+
 PRESETS: dict[str, ProviderFacts] = {
     facts.name: facts
     for facts in (
@@ -39,5 +52,20 @@ PRESETS: dict[str, ProviderFacts] = {
             base_url_env="OLLAMA_HOST",
             read_base_url_env=ollama_base_url,
         ),
+        _preset(
+            "gemini", "https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY", "gemini-2.5-flash"
+        ),
+        _preset("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai/gpt-4o-mini"),
+        _preset("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", "llama-3.3-70b-versatile"),
+        _preset("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "mistral-small-latest"),
+        _preset("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat"),
+        _preset(
+            "together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", "meta-llama/Llama-3.3-70B-Instruct-Turbo"
+        ),
+        _preset("xai", "https://api.x.ai/v1", "XAI_API_KEY", "grok-3-mini"),
+        # The endpoint is the user's own resource (https://NAME.openai.azure.com); model = deployment.
+        ProviderFacts(
+            "azure", "openai", "", key_env="AZURE_OPENAI_API_KEY", base_url_env="AZURE_OPENAI_ENDPOINT", azure=True
+        ),  # fmt: skip
     )
 }

@@ -20,13 +20,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
 from golem_cli.providers import anthropic, openai, options
 from golem_cli.providers.facts import ProviderFacts, load_adapter
-from golem_cli.providers.presets import PRESETS
+from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
 if TYPE_CHECKING:
     from golem_cli.providers._http import HttpSettings
@@ -76,13 +76,21 @@ def resolve(
     settings = _settings(provider, table)
     api_key, key_hint = _api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
+    extra: dict[str, str] = {}
+    if _is_azure(table, facts):
+        version = str(table.get("api_version") or env.get("OPENAI_API_VERSION") or AZURE_API_VERSION)
+        deployment = quote(model, safe="")
+        extra["chat_url"] = (
+            f"{base_url.rstrip('/')}/openai/deployments/{deployment}/chat/completions?api-version={quote(version)}"
+        )
+        extra["key_header"] = "api-key"
     defaults = options.settings_from(options.options_in(table), f"in [providers.{provider}] of the config file")
     model_table = (models or {}).get(name) or {}
     defaults = options.settings_from(model_table.items(), f'in [models."{name}"] of the config file', defaults)
     adapter = load_adapter(PROTOCOLS[kind])
     chosen: Model = adapter(
         model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint,
-        defaults=defaults,
+        defaults=defaults, **extra,
     )  # fmt: skip
     check = getattr(chosen, "check_settings", None)
     if check is not None:
@@ -115,10 +123,14 @@ class ProviderStatus:
     base_url: str
     key: str  # where the key comes from ("OPENAI_API_KEY", "api_key in ...", "" if none needed)
     problem: str = ""  # why it cannot be used now, with what to do
+    preset: bool = False  # a built-in OpenAI-compatible service (presets.py), usable with just its key
+    key_env: str = ""  # the environment variable its key is read from, when it has one
+    example: str = ""  # a model name to try (``groq:llama-3.3-70b-versatile``)
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> dict[str, object]:
         return {"name": self.name, "type": self.kind, "base_url": self.base_url, "key": self.key,
-                "usable": not self.problem, "problem": self.problem}  # type: ignore[dict-item]  # fmt: skip
+                "usable": not self.problem, "problem": self.problem, "preset": self.preset,
+                "key_env": self.key_env, "example": self.example}  # fmt: skip
 
 
 def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
@@ -139,7 +151,9 @@ def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | 
         except ModelError as e:
             kind = str(table.get("type") or (facts.protocol if facts else "openai"))
             problem = f"{e}; {e.hint}" if e.hint else str(e)
-        out.append(ProviderStatus(name, kind, base_url, key, problem))
+        key_env = str(table.get("api_key_env") or (facts.key_env if facts else ""))
+        example = f"{name}:{facts.default_model}" if facts and facts.default_model else ""
+        out.append(ProviderStatus(name, kind, base_url, key, problem, name in PRESETS, key_env, example))
     return out
 
 
@@ -155,12 +169,19 @@ def _offline(model: str) -> Model:
 
 def _protocol(provider: str, table: Mapping[str, Any], facts: ProviderFacts | None) -> str:
     kind = str(table.get("type") or (facts.protocol if facts else "openai"))
+    if kind == "azure":  # Azure OpenAI speaks chat completions, at its own URLs
+        return "openai"
     if kind not in PROTOCOLS:
         raise ModelError(
             f"provider {provider!r} has type {kind!r}",
-            hint=f'set type = "openai" (any OpenAI-compatible server) or "anthropic" in [providers.{provider}]',
+            hint=f'set type = "openai" (any OpenAI-compatible server), "anthropic" or "azure" '
+            f"in [providers.{provider}]",
         )
     return kind
+
+
+def _is_azure(table: Mapping[str, Any], facts: ProviderFacts | None) -> bool:
+    return table.get("type") == "azure" or (facts is not None and facts.azure and not table.get("type"))
 
 
 def _api_key(
@@ -178,7 +199,7 @@ def _api_key(
             f"no API key for provider {provider!r}: {variable} is not set",
             hint=f"export {variable}=... or set api_key in {where}",
         )
-    if kind == "anthropic":
+    if kind == "anthropic" or _is_azure(table, facts):
         raise ModelError(f"no API key for provider {provider!r}", hint=f"set api_key or api_key_env in {where}")
     return "", f"api_key or api_key_env in {where}"  # local servers usually need none
 
@@ -194,9 +215,11 @@ def _base_url(
     if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
         url = PROTOCOLS[kind].base_url
     if not url:
+        example = "https://NAME.openai.azure.com" if _is_azure(table, facts) else "https://host/v1"
+        variable = f"export {facts.base_url_env}={example}, or " if facts and facts.base_url_env else ""
         raise ModelError(
             f"provider {provider!r} has no base URL",
-            hint=f'add base_url = "https://host/v1" to [providers.{provider}] of the config file',
+            hint=f'{variable}add base_url = "{example}" to [providers.{provider}] of the config file',
         )
     if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
         raise ModelError(

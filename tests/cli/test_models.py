@@ -33,7 +33,8 @@ def test_keys_and_tables_are_reported_without_the_key(tmp_path):
     by_name = {p["name"]: p for p in data["providers"]}
     assert by_name["openai"]["usable"] and by_name["openai"]["key"] == "OPENAI_API_KEY"
     assert by_name["groq"] == {"name": "groq", "type": "openai", "base_url": "https://api.groq.com/openai/v1",
-                               "key": "GROQ_API_KEY", "usable": True, "problem": ""}  # fmt: skip
+                               "key": "GROQ_API_KEY", "usable": True, "problem": "", "preset": True,
+                               "key_env": "GROQ_API_KEY", "example": "groq:llama-3.3-70b-versatile"}  # fmt: skip
     assert not by_name["anthropic"]["usable"]
     assert "secret" not in done.stdout
 
@@ -42,3 +43,17 @@ def test_configured_model_wins(tmp_path):
     (tmp_path / "config.toml").write_text('model = "ollama:llama3.2"\n')
     assert "default model: ollama:llama3.2 (model in " in run(tmp_path).stdout
     assert "default model: anthropic:x (GOLEM_MODEL)" in run(tmp_path, GOLEM_MODEL="anthropic:x").stdout
+
+
+def test_presets_are_listed_with_their_key_variables(tmp_path):
+    done = run(tmp_path, GROQ_API_KEY="gsk-secret")
+    assert "groq        configured: openai API at https://api.groq.com/openai/v1, key from GROQ_API_KEY" in done.stdout
+    ready_once = done.stdout.split("Built in, ready once their key is set:")[1]
+    for name, variable in [("gemini", "GEMINI_API_KEY"), ("openrouter", "OPENROUTER_API_KEY"), ("mistral", "MISTRAL_API_KEY"),
+                           ("deepseek", "DEEPSEEK_API_KEY"), ("together", "TOGETHER_API_KEY"), ("xai", "XAI_API_KEY"),
+                           ("azure", "AZURE_OPENAI_API_KEY")]:  # fmt: skip
+        assert f"  {name}" in ready_once and variable in ready_once
+    assert "groq" not in ready_once and "secret" not in done.stdout
+    data = json.loads(run(tmp_path, "--json").stdout)
+    gemini = next(p for p in data["providers"] if p["name"] == "gemini")
+    assert gemini["preset"] and gemini["key_env"] == "GEMINI_API_KEY" and not gemini["usable"]

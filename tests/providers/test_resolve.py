@@ -108,3 +108,55 @@ def test_offline_echo() -> None:
 def test_default_model_follows_the_keys(providers: dict | None, env: dict, expected: str) -> None:
     assert default_model(providers, env) == expected
     assert "OPENAI_API_KEY" in SETUP_HINT
+
+
+PRESET_URLS = {
+    "gemini": ("https://generativelanguage.googleapis.com/v1beta/openai", "GEMINI_API_KEY"),
+    "openrouter": ("https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "groq": ("https://api.groq.com/openai/v1", "GROQ_API_KEY"),
+    "mistral": ("https://api.mistral.ai/v1", "MISTRAL_API_KEY"),
+    "deepseek": ("https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
+    "together": ("https://api.together.xyz/v1", "TOGETHER_API_KEY"),
+    "xai": ("https://api.x.ai/v1", "XAI_API_KEY"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PRESET_URLS))
+def test_presets_work_with_just_their_key(name: str) -> None:
+    base, variable = PRESET_URLS[name]
+    model = resolve(f"{name}:some-model", env={variable: "k-1", "OPENAI_API_KEY": "sk-openai"})
+    assert isinstance(model, OpenAIModel) and url(model) == base + "/chat/completions"
+    assert model._http._headers["authorization"] == "Bearer k-1"
+    with pytest.raises(ModelError) as caught:
+        resolve(f"{name}:some-model", env={"OPENAI_API_KEY": "sk-openai"})  # never borrows another key
+    assert variable in str(caught.value) and f"export {variable}=" in caught.value.hint
+    table = resolve(f"{name}:m", providers={name: {"base_url": "http://proxy.local/v1"}}, env={variable: "k"})
+    assert url(table) == "http://proxy.local/v1/chat/completions"  # a table overrides the preset
+
+
+def test_azure_deployments_api_version_and_api_key_header() -> None:
+    env = {"AZURE_OPENAI_API_KEY": "az-key", "AZURE_OPENAI_ENDPOINT": "https://res.openai.azure.com/"}
+    model = resolve("azure:gpt-4o prod", env=env)
+    assert url(model) == "https://res.openai.azure.com/openai/deployments/gpt-4o%20prod/chat/completions?api-version=2024-10-21"
+    assert model._http._headers["api-key"] == "az-key" and "authorization" not in model._http._headers
+    assert model._http.endpoint.shown_url == "https://res.openai.azure.com/openai/deployments/gpt-4o%20prod/chat/completions"
+    later = resolve("azure:d", env={**env, "OPENAI_API_VERSION": "2025-01-01-preview"})
+    assert url(later).endswith("?api-version=2025-01-01-preview")
+    work = resolve("work:d", providers={"work": {"type": "azure", "base_url": "https://w.openai.azure.com", "api_key": "w",
+                                                 "api_version": "2024-06-01"}}, env={})  # fmt: skip
+    assert url(work) == "https://w.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01"
+    with pytest.raises(ModelError) as caught:
+        resolve("azure:d", env={"AZURE_OPENAI_API_KEY": "k"})
+    assert "has no base URL" in str(caught.value) and "export AZURE_OPENAI_ENDPOINT=https://NAME.openai.azure.com" in caught.value.hint
+    with pytest.raises(ModelError):
+        resolve("work:d", providers={"work": {"type": "azure", "base_url": "https://w.openai.azure.com"}}, env={})
+
+
+def test_azure_against_the_loopback_server(server) -> None:  # type: ignore[no-untyped-def]
+    from tests.providers.helpers import complete
+
+    model = resolve("azure:my-deployment", env={"AZURE_OPENAI_API_KEY": "sk-test", "AZURE_OPENAI_ENDPOINT": server.url})
+    assert complete(model).message.content == "echo: hello there"
+    (request,) = server.requests
+    assert request.path == "/openai/deployments/my-deployment/chat/completions?api-version=2024-10-21"
+    assert request.headers["api-key"] == "sk-test" and "authorization" not in request.headers

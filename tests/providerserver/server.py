@@ -180,6 +180,7 @@ class ProviderServer:
         return await self._dispatch(path, headers, body, writer)
 
     async def _dispatch(self, path: str, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
+        path = path.partition("?")[0]  # Azure puts api-version in the query
         if path in self.files:  # GET /files/<name>: what attachments by URL download
             data, content_type = self.files[path]
             return await self._json(writer, 200, data, {"content-type": content_type} if content_type else {})
@@ -236,7 +237,7 @@ class ProviderServer:
         if self.api_key is None:
             return None
         if protocol == "openai":
-            given = headers.get("authorization", "").removeprefix("Bearer ")
+            given = headers.get("authorization", "").removeprefix("Bearer ") or headers.get("api-key", "")  # Azure
             if not given:
                 return 401, openai_error("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
             if given != self.api_key:

@@ -22,7 +22,8 @@ from golem_cli.providers.options import merged
 
 class OpenAIModel(HttpModel):
     """A chat-completions model. ``name`` is what the user typed (``groq:llama-3.3-70b``);
-    ``model`` is what the server is asked for (``llama-3.3-70b``)."""
+    ``model`` is what the server is asked for (``llama-3.3-70b``). ``chat_url`` replaces
+    ``{base_url}/chat/completions`` where a service puts it elsewhere (Azure's deployments)."""
 
     def __init__(
         self,
@@ -34,13 +35,17 @@ class OpenAIModel(HttpModel):
         settings: HttpSettings | None = None,
         key_hint: str = FACTS.key_env,
         defaults: ModelSettings | None = None,
+        chat_url: str = "",
+        key_header: str = "authorization",
     ) -> None:
         self.model = model
         self.name = f"{provider}:{model}"
         self.defaults = defaults or ModelSettings()
-        url = base_url.rstrip("/") + "/chat/completions"
+        url = chat_url or base_url.rstrip("/") + "/chat/completions"
         endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
-        headers = {"authorization": f"Bearer {api_key}"} if api_key else {}
+        headers: dict[str, str] = {}
+        if api_key:  # Azure takes the bare key in ``api-key``; everyone else a bearer token
+            headers[key_header] = f"Bearer {api_key}" if key_header == "authorization" else api_key
         self._http = HttpClient(endpoint, settings or HttpSettings(), headers)
 
     async def request(self, request: ModelRequest) -> ModelResponse:
