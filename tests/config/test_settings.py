@@ -71,7 +71,7 @@ def test_invalid_toml_names_file_and_line(tmp_path):
         ("[providers]\nopenai = 1\n", "providers.openai must be a table, not 1"),
         ("[providers.local]\ntimeout = -5\n", "providers.local.timeout must be a number of seconds above 0, not -5"),
         ('[providers.x]\ntype = "html"\n',
-         'providers.x.type must be "openai" (any OpenAI-compatible server) or "anthropic", not "html"'),
+         'providers.x.type must be "openai" (any OpenAI-compatible server), "anthropic" or "azure", not "html"'),
         ("[providers.x]\nmax_retries = 1.5\napi_key = 3\n",
          "providers.x.api_key must be a string, not 3 (and 1 more)"),
     ],
