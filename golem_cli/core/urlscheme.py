@@ -27,6 +27,18 @@ _CONTROL = re.compile("[\x00-\x1f\x7f]")
 _SCHEME_CHARS = re.compile(r"[A-Za-z0-9+.\-]*")
 
 
+_CONTROL_BYTES = bytes([*range(0x20), 0x7F])
+
+
+def _has_control(text: str) -> bool:
+    """Whether ``text`` holds an ASCII control character: for ASCII text, deleting them with
+    ``bytes.translate`` (about 1 ns a byte) and comparing lengths beats any scan in Python."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _CONTROL_BYTES)) != len(data)
+    return _CONTROL.search(text) is not None
+
+
 class _Invalid(Exception):
     pass
 
@@ -89,7 +101,7 @@ def _split_scheme(raw: str) -> tuple[str, str]:
 
 def _parse(raw: str) -> str:
     raw, _, fragment = raw.partition("#")
-    if not raw.isprintable() and _CONTROL.search(raw):  # isprintable: a fast C scan, usually enough
+    if _has_control(raw):
         raise _Invalid
     if raw == "*":
         return ""
