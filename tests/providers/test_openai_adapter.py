@@ -58,9 +58,10 @@ def test_request_tool_calls(server: ProviderServer) -> None:
     assert (response.message.content, response.finish_reason) == ("", "tool_call")
 
 
+@pytest.mark.parametrize("key", ["reasoning_content", "reasoning"])
 @pytest.mark.parametrize("streaming", [True, False])
-def test_reasoning_content_becomes_one_unsigned_thinking_block(server: ProviderServer, streaming: bool) -> None:
-    server.enqueue(Scenario(reply=Reply(text="42.", thinking="Let me think about it carefully.")))
+def test_reasoning_content_becomes_one_unsigned_thinking_block(server: ProviderServer, streaming: bool, key: str) -> None:
+    server.enqueue(Scenario(reply=Reply(text="42.", thinking="Let me think about it carefully.", reasoning_key=key)))
     if streaming:
         out = stream(openai_model(server))
         assert "".join(e.text for e in out.events if isinstance(e, ThinkingDelta)) == "Let me think about it carefully."

@@ -32,6 +32,7 @@ class Reply:
     text: str = ""
     refusal: str = ""  # OpenAI: the refusal field/deltas; Anthropic: stop_reason "refusal" (after ``text``)
     thinking: str = ""
+    reasoning_key: str = "reasoning_content"  # DeepSeek, vLLM; OpenRouter, Ollama and Groq say "reasoning"
     signature: str = ""
     redacted: str = ""
     tool_calls: list[ToolCallSpec] = field(default_factory=list)
@@ -66,7 +67,7 @@ def openai_body(reply: Reply, model: str) -> bytes:
     if reply.refusal:
         message["refusal"] = reply.refusal
     if reply.thinking:
-        message["reasoning_content"] = reply.thinking
+        message[reply.reasoning_key] = reply.thinking
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}} for c in reply.tool_calls
@@ -98,7 +99,7 @@ def openai_frames(reply: Reply, model: str, include_usage: bool, rng: random.Ran
         return tag, b"data: " + dumps(body) + b"\n\n"
 
     frames = [chunk("other", {"role": "assistant", "content": ""})]
-    frames += [chunk("thinking", {"content": None, "reasoning_content": p}) for p in pieces(reply.thinking, rng)]
+    frames += [chunk("thinking", {"content": None, reply.reasoning_key: p}) for p in pieces(reply.thinking, rng)]
     frames += [chunk("text", {"content": p}) for p in pieces(reply.text, rng)]
     frames += [chunk("text", {"content": None, "refusal": p}) for p in pieces(reply.refusal, rng)]
     for index, call in enumerate(reply.tool_calls):
