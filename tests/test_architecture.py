@@ -17,14 +17,20 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 
 # layer -> golem_cli layers and third-party top-level packages it must not import
+#: The MCP SDK and what only it uses: about a second to import, so only the two modules of the
+#: tools layer that run a tool server's connection may import them (test below).
+MCP_SDK = {"mcp", "mcp_types", "httpx2", "anyio"}
+MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py"}
+
 FORBIDDEN = {
     "core": {"cli", "session", "providers", "store", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx",
-             "httpx_sse", "platformdirs", "filelock", "pydantic", "pathspec"},
-    "providers": {"cli", "session", "store", "config", "tools", "typer", "rich", "prompt_toolkit"},
-    "store": {"cli", "session", "providers", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx"},
-    "config": {"cli", "session", "providers", "store", "tools", "typer", "rich", "prompt_toolkit", "httpx"},
+             "httpx_sse", "platformdirs", "filelock", "pydantic", "pathspec", *MCP_SDK},
+    "providers": {"cli", "session", "store", "config", "tools", "typer", "rich", "prompt_toolkit", *MCP_SDK},
+    "store": {"cli", "session", "providers", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx", *MCP_SDK},
+    "config": {"cli", "session", "providers", "store", "tools", "typer", "rich", "prompt_toolkit", "httpx", *MCP_SDK},
     "tools": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit", "pydantic"},
-    "session": {"cli", "typer", "rich", "prompt_toolkit"},
+    "session": {"cli", "typer", "rich", "prompt_toolkit", *MCP_SDK},
+    "cli": MCP_SDK,
 }  # fmt: skip
 
 
@@ -60,6 +66,18 @@ def violations(path: Path, layer: str | None = None) -> list[str]:
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_imports_only_go_down(path):
     assert violations(path) == []
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "tools").rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_connection_modules_import_the_mcp_sdk(path):
+    sdk = {n for n in imported_names(path) if n.split(".")[0] in MCP_SDK}
+    if str(path.relative_to(PACKAGE)) in MCP_SDK_MODULES:
+        return
+    assert sdk == set()
+    # ...and nothing else imports those two modules at its top level (only inside a function)
+    top = ast.parse(path.read_text(encoding="utf-8")).body
+    names = {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
+    assert not names & {"golem_cli.tools.mcp.connection", "golem_cli.tools.mcp.transport"}
 
 
 def test_the_scan_catches_a_violation(tmp_path):

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 COMMAND_MODULES: tuple[str, ...] = (
     "golem_cli.cli.chat",  # chat, resume, fork, ask
     "golem_cli.cli.tools_command",  # tools
+    "golem_cli.cli.mcp_command",  # mcp list, mcp import
     "golem_cli.cli.models",  # models
     "golem_cli.cli.conversations",  # list, show, delete
     "golem_cli.cli.search",  # search

@@ -297,8 +297,15 @@ def ask(
         sys.stdout.write(delta)
         sys.stdout.flush()
 
+    def say(text: str, problem: bool) -> None:
+        _note(f"golem: {text}" if problem else text)
+
     async def one_turn() -> TurnOutcome:
         try:
+            if session.toolbox is not None:
+                from golem_cli.cli import tool_servers
+
+                await tool_servers.start(session.toolbox, say, quiet=True)
             return await session.turn(
                 text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream,
                 on_event=view.on_event if view is not None else None,
@@ -306,6 +313,11 @@ def ask(
         finally:
             if view is not None:
                 view.close()
+            if session.toolbox is not None:
+                from golem_cli.cli import tool_servers
+
+                tool_servers.show_notices(session.toolbox, say)
+                await session.toolbox.close()
             await close_model(session.model)
 
     try:

@@ -140,6 +140,7 @@ class Repl:
             before, repair = self.session.normalize()
             for line in slash.report_lines(before, self.session.history, repair):
                 self.console.print(line, markup=False, highlight=False)
+        self.tool_notices()
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
         view = None
         if self.session.toolbox is not None:
@@ -182,7 +183,32 @@ class Repl:
                 view.close()
             renderer.finish()
         self.footer(outcome)
+        self.tool_notices()
         return outcome
+
+    # --- tool servers ----------------------------------------------------------------------
+
+    def tool_line(self, text: str, problem: bool) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(text, style="yellow" if problem else "dim"), soft_wrap=True)
+
+    async def start_tool_servers(self) -> None:
+        """Start the tool servers the chat's names need, before the first prompt."""
+        box = self.session.toolbox
+        if box is None or not (box.to_start() or box.waiting or box.approvals.waiting):
+            return
+        from golem_cli.cli import tool_servers
+
+        names = ", ".join(s.group for s in box.to_start())
+        status = self.console.status(f"Starting tool servers: {names}", spinner="dots") if names else None
+        with status if status is not None and self.console.is_terminal else contextlib.nullcontext():
+            await tool_servers.start(box, self.tool_line)
+
+    def tool_notices(self) -> None:
+        from golem_cli.cli import tool_servers
+
+        tool_servers.show_notices(self.session.toolbox, self.tool_line)
 
     # --- output ----------------------------------------------------------------------------
 
@@ -284,8 +310,11 @@ def _warm_up() -> None:
 
 async def _main(repl: Repl) -> int:
     try:
+        await repl.start_tool_servers()
         return await repl.run()
     finally:
         from golem_cli.cli.model_choice import close_model
 
+        if repl.session.toolbox is not None:
+            await repl.session.toolbox.close()  # tool servers stop with the chat
         await close_model(repl.session.model)

@@ -29,6 +29,8 @@ class Repl(Protocol):
 
     def id_markup(self, cid: str, *, hint: bool = False) -> str: ...
 
+    async def start_tool_servers(self) -> None: ...
+
 
 Handler = Callable[[Repl, str], Awaitable[str | None]]
 
@@ -229,19 +231,26 @@ async def _tools(repl: Repl, arg: str) -> None:
         try:
             if action == "enable":
                 changed = [e.name for e in box.enable(names)]
+                if box.waiting:  # names of tool servers: start them now
+                    before = set(box.tools())
+                    await repl.start_tool_servers()
+                    changed += [t.name for t in box.tools() if t not in before]
                 repl.console.print(f"Enabled: {', '.join(changed) or 'nothing new'}.", highlight=False, markup=False)
             elif action == "disable":
                 changed = [e.name for e in box.disable(names)]
                 repl.console.print(f"Disabled: {', '.join(changed) or 'nothing'}.", highlight=False, markup=False)
             else:
-                allowed = [e.name for e in box.registry.select(names)]
-                box.approvals.allowed.update(allowed)
-                repl.console.print(f"Run without asking: {', '.join(allowed)}.", highlight=False, markup=False)
+                allowed = box.approvals.allow(names)
+                waiting = ", ".join(box.approvals.waiting)
+                said = f"Run without asking: {', '.join(allowed) or 'nothing yet'}."
+                said += f" (Waiting for their tool server: {waiting}.)" if waiting else ""
+                repl.console.print(said, highlight=False, markup=False)
         except GolemError as e:
             _error(repl, e)
         return
     if arg:
-        repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, or groups fs, shell, web, all)")
+        repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, groups fs, shell, web, all, "
+                           "or a tool server's name)")  # fmt: skip
         return
     from golem_cli.cli.tools_command import tool_rows
 

@@ -1,6 +1,7 @@
 """Which tools a chat starts with: ``-T`` on top of ``tools = [...]`` in the config, ``--allow``
-on top of ``allow = [...]``, ``--yes``. A chat without any tool imports nothing of the tools
-layer; ``/tools`` builds the toolbox when it is first needed."""
+on top of ``allow = [...]``, ``--yes``, and the tool servers of ``[mcp_servers.NAME]``. A chat
+without any tool imports nothing of the tools layer; ``/tools`` builds the toolbox when it is
+first needed. Tool servers start later, in the chat's event loop (``tool_servers.py``)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ class ToolChoice:
             s = self.settings
             self._box = toolbox(
                 enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=s.tool_root,
-                output_limit=s.tool_output_limit, command_timeout=s.command_timeout,
+                output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
             )  # fmt: skip
         return self._box
 

@@ -1,6 +1,7 @@
 """``golem tools``: every tool a chat can enable, with its source, group, whether its calls
-ask first, and what it does. ``/tools`` in the REPL shows the same rows with the ones
-enabled in this chat marked."""
+ask first, and what it does; the configured tool servers are started to list theirs (and
+stopped again). ``/tools`` in the REPL shows the same rows with the ones enabled in this chat
+marked, and a row for each tool server not started."""
 
 from __future__ import annotations
 
@@ -22,40 +23,70 @@ def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
 
 
 def tool_rows(box: Toolbox) -> list[str]:
-    """One line per tool: enabled mark, name, group, source, approval, summary."""
+    """One line per tool: enabled mark, name, group, source, approval, summary; then one per
+    tool server that is not running."""
+    from golem_cli.cli.tool_view import safe
+
     entries = box.registry.entries()
-    width = max(len(e.name) for e in entries)
+    idle = [s for s in box.servers() if not s.started]
+    width = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
     group_width = max(len(e.group) for e in entries)
     rows = []
     for e in entries:
         mark = "*" if box.is_enabled(e.name) else " "
-        rows.append(f"{mark} {e.name:<{width}}  {e.group:<{group_width}}  {e.source:<8}  "
-                    f"{_approval(e, box):<7}  {e.summary}")  # fmt: skip
+        source = e.source if len(e.source) <= 12 else e.source[:11] + "…"
+        rows.append(f"{mark} {e.name:<{width}}  {e.group:<{group_width}}  {source:<12}  "
+                    f"{_approval(e, box):<7}  {safe(e.summary)[:120]}")  # fmt: skip
+    for s in idle:
+        state = f"did not start: {safe(s.problem)}" if s.problem else f"not started (/tools enable {s.group})"
+        rows.append(f"  {s.group:<{width}}  tool server, {state}")
     return rows
 
 
 def list_tools(*, as_json: bool) -> int:
+    import asyncio
+
     from golem_cli.cli.console import out, print_json
+    from golem_cli.cli.tool_servers import start
+    from golem_cli.cli.tool_view import safe
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.toolbox import toolbox
 
     s = load_settings()
     box = toolbox(enabled=s.tools, allow=s.allow, root=s.tool_root, output_limit=s.tool_output_limit,
-                  command_timeout=s.command_timeout)  # fmt: skip
+                  command_timeout=s.command_timeout, servers=s.mcp_servers)  # fmt: skip
+    problems: list[str] = []
+
+    async def start_all() -> None:
+        try:
+            await start(box, lambda line, problem: problems.append(line) if problem else None, box.servers())
+        finally:
+            await box.close()
+
+    if box.servers():
+        asyncio.run(start_all())
     if as_json:
         print_json([
-            {"name": e.name, "group": e.group, "source": e.source, "needs_approval": e.needs_approval,
+            {"name": e.name, "group": e.group, "source": e.source, "own_name": e.own_name or e.name,
+             "needs_approval": e.needs_approval, "destructive": e.destructive,
              "allowed": e.name in box.approvals.allowed, "enabled_by_config": box.is_enabled(e.name),
              "description": e.tool.description}
             for e in box.registry.entries()
         ])  # fmt: skip
-        return 0
-    for row in tool_rows(box):
-        out(row)
-    out("")
-    out("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group:")
-    out(f"  {', '.join(sorted(box.registry.groups()))}, all. 'asks' tools run after you approve each call")
-    out("  (y once, a always for this tool, n deny); --allow NAME or --yes approve without asking.")
+    else:
+        for row in tool_rows(box):
+            out(row)
+        out("")
+        out("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group:")
+        servers = {s.group for s in box.servers()}
+        groups = ", ".join(sorted(g for g in box.registry.groups() if g not in servers))
+        out(f"  {groups}, all, or a tool server's name (-T SERVER.TOOL for one of its tools). 'asks' tools run")
+        out("  after you approve each call (y once, a always for this tool, n deny); --allow NAME or --yes")
+        out("  approve without asking.")
+    from golem_cli.cli.console import note
+
+    for line in problems if as_json else ():  # the table has a row for each server that failed
+        note(f"golem: {safe(line)}")
     return 0
 
 

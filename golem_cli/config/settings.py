@@ -19,6 +19,12 @@ The file is optional. Its shape::
     tool_output_limit = 30000      # characters of one tool result sent to the model
     command_timeout = 120          # seconds before run_command kills a command
 
+    [mcp_servers.github]           # a tool server (Model Context Protocol), Codex CLI's shape
+    command = "npx"                # stdio: command, args, env, env_vars, cwd
+    args = ["-y", "@modelcontextprotocol/server-github"]
+    allow = ["get_*", "search_*"]  # its tools that run without asking
+    # url = "http://127.0.0.1:8000/mcp"   # or streamable HTTP: url, headers, bearer_token_env_var
+
 ``GOLEM_MODEL`` overrides ``model``. A command-line flag overrides both; that is the CLI's
 business. Unknown top-level keys are kept in ``Settings.unknown_keys`` so the CLI can warn
 about a typo instead of silently ignoring it.
@@ -47,7 +53,7 @@ CHECKED_STAMP = "config-checked"  # in the cache directory: digest of the file t
 DEFAULT_MAX_MESSAGES = 20
 KNOWN_KEYS = frozenset(
     {"model", "max_messages", "context_tokens", "providers", "models", "tools", "allow", "tool_root",
-     "tool_output_limit", "command_timeout"}
+     "tool_output_limit", "command_timeout", "mcp_servers"}
 )  # fmt: skip
 DEFAULT_TOOL_OUTPUT_LIMIT = 30_000
 DEFAULT_COMMAND_TIMEOUT = 120.0
@@ -75,6 +81,8 @@ class Settings:
     tool_root: str | None = None
     tool_output_limit: int = DEFAULT_TOOL_OUTPUT_LIMIT
     command_timeout: float = DEFAULT_COMMAND_TIMEOUT
+    #: ``[mcp_servers.NAME]`` tables as plain dicts (the tools layer reads them).
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def provider(self, name: str) -> dict[str, Any]:
         """The ``[providers.<name>]`` table, empty when absent."""
@@ -102,6 +110,13 @@ def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None
     if model:
         settings = dataclasses.replace(settings, model=model)
     return settings
+
+
+def read_table(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+    """The file's bytes and its parsed table, unchecked (``None`` and ``{}`` when there is no
+    file); ``ConfigError`` when it cannot be read or parsed."""
+    data = _read(path)
+    return data, (_parse(data, path) if data is not None else {})
 
 
 def _read(path: Path) -> bytes | None:
@@ -187,4 +202,5 @@ def _from_table(raw: dict[str, Any], source: Path) -> Settings:
         tool_root=raw.get("tool_root"),
         tool_output_limit=raw.get("tool_output_limit", DEFAULT_TOOL_OUTPUT_LIMIT),
         command_timeout=float(raw.get("command_timeout", DEFAULT_COMMAND_TIMEOUT)),
+        mcp_servers={name: dict(table) for name, table in raw.get("mcp_servers", {}).items()},
     )

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest
-from golem_cli.tools.registry import Registry, ToolEntry
+from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError
 
 Choice = Literal["yes", "always", "no"]
 
@@ -57,8 +57,43 @@ class Approvals:
     ) -> None:
         self.registry = registry
         self.yes = yes
-        self.allowed: set[str] = {e.name for e in registry.select(allow)} if allow else set()
+        self.allowed: set[str] = set()
+        #: ``allow`` names of tool servers that have not started yet (``refresh`` reads them).
+        self.waiting: list[str] = []
         self.ask = ask
+        self.allow(allow)
+
+    def allow(self, names: Iterable[str]) -> list[str]:
+        """Waive approval for what ``names`` select (a destructive tool only by its own name);
+        names of a tool server not started yet wait for it. Returns the tools allowed now."""
+        now = []
+        for name in names:
+            if self.registry.waiting_for(name) is not None:
+                self.waiting.append(name)
+            else:
+                now.append(name)
+        found = self.registry.allowable(now)
+        self.allowed |= found
+        return sorted(found)
+
+    def refresh(self) -> list[str]:
+        """Apply the waiting names whose server has started; returns a line for each that
+        selects nothing on it."""
+        problems = []
+        still = []
+        for name in self.waiting:
+            server = self.registry.waiting_for(name)
+            if server is not None:
+                still.append(name)
+                continue
+            try:
+                self.allowed |= self.registry.allowable([name])
+            except ToolSelectionError:
+                lazy = next((s for s in self.registry.lazy_sources() if s.claims(name)), None)
+                if lazy is None or not lazy.problem:  # a server that failed was reported already
+                    problems.append(f"--allow {name}: {no_such_tool(self.registry, name)}")
+        self.waiting = still
+        return problems
 
     def needs_question(self, entry: ToolEntry | None) -> bool:
         if entry is None or not entry.needs_approval:
@@ -101,3 +136,13 @@ def format_arguments(args: dict[str, object]) -> str:
         else:
             lines.append(f"{key}: {text}")
     return "\n".join(lines)
+
+
+def no_such_tool(registry: Registry, name: str) -> str:
+    """Why ``name`` selects nothing, naming what the tool server it points at offers."""
+    lazy = next((s for s in registry.lazy_sources() if s.claims(name)), None)
+    if lazy is None:
+        return f"no tool or group named {name!r}"
+    offered = sorted(e.own_name or e.name for e in registry.entries() if e.group == lazy.group)
+    shown = ", ".join(offered[:20]) + (", ..." if len(offered) > 20 else "")
+    return f"tool server {lazy.group!r} has no tool {name!r}" + (f" (it offers {shown})" if offered else "")

@@ -13,11 +13,17 @@ What a name can select (``Registry.select``):
 * a tool's name (``read_file``; an MCP tool's name as the model sees it, ``github__search``);
 * a group: ``fs``, ``shell``, ``web`` for the built-ins, the server's name for an MCP source;
 * ``SOURCE.TOOL``: a tool by its own name at its group (``github.search``);
+* a pattern over those (``github.get_*``);
 * ``all``: every built-in tool (tool servers are enabled by name: starting one costs).
+
+A tool server's source is a ``LazySource``: it knows its tools only once it has started, so
+a name it ``claims`` (``github``, ``github.search``) waits for that start (see ``Toolbox``),
+and ``refresh`` reads the sources' entries again afterwards.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -47,7 +53,9 @@ class ToolEntry:
     server's name); ``own_name`` is the tool's name at its source (an MCP server's own tool
     name, before golem made it unique), ``group.own_name`` selects it. ``needs_approval``
     is the tool's default: the user's ``--allow``, ``--yes`` and the config may waive it.
-    ``preview`` renders a call for the approval question.
+    ``preview`` renders a call for the approval question. ``destructive``: the source says a
+    call may destroy something (a tool server's ``destructiveHint``); a group or a pattern
+    given to ``--allow`` does not waive its approval, only its own name does.
     """
 
     tool: Tool
@@ -56,6 +64,7 @@ class ToolEntry:
     needs_approval: bool
     preview: Preview | None = None
     own_name: str = ""
+    destructive: bool = False
 
     @property
     def name(self) -> str:
@@ -69,6 +78,10 @@ class ToolEntry:
 
     def selectors(self) -> set[str]:
         return {self.name, self.group, f"{self.group}.{self.own_name or self.name}"}
+
+    def named_by(self, selector: str) -> bool:
+        """Whether ``selector`` is this tool's own name (not a group or a pattern)."""
+        return selector in (self.name, f"{self.group}.{self.own_name or self.name}")
 
 
 @runtime_checkable
@@ -87,12 +100,30 @@ class ToolSource(Protocol):
     def close(self) -> Awaitable[None]: ...
 
 
+@runtime_checkable
+class LazySource(ToolSource, Protocol):
+    """A source that lists its tools only once started (a tool server): ``group`` is the
+    group its tools will have, ``claims`` says whether a name selects some of them, and
+    ``problem`` why it is not running ("" while it is, or before it was started)."""
+
+    group: str
+    started: bool
+    problem: str
+
+    def claims(self, selector: str) -> bool: ...
+
+
 class Registry:
     """The tools of all sources, by name."""
 
     def __init__(self, sources: Sequence[ToolSource]) -> None:
         self.sources = list(sources)
         self._by_name: dict[str, ToolEntry] = {}
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Read every source's entries again (after a tool server started)."""
+        self._by_name = {}
         for source in self.sources:
             for entry in source.entries():
                 if not NAME.fullmatch(entry.name):
@@ -133,14 +164,42 @@ class Registry:
             chosen.update(found)
         return [e for e in self._by_name.values() if e.name in chosen]
 
+    def allowable(self, names: Iterable[str]) -> set[str]:
+        """The tool names ``names`` waive approval for (``--allow``): what they select, but
+        a destructive tool only when named itself. Unknown names raise as in ``select``."""
+        allowed: set[str] = set()
+        for raw in names:
+            name = raw.strip()
+            if not name:
+                continue
+            found = self._matching(name)
+            if not found:
+                raise ToolSelectionError(f"no tool or group named {name!r}", hint=self.hint())
+            allowed.update(n for n in found if not self._by_name[n].destructive or self._by_name[n].named_by(name))
+        return allowed
+
+    def lazy_sources(self) -> list[LazySource]:
+        return [s for s in self.sources if isinstance(s, LazySource)]
+
+    def waiting_for(self, name: str) -> LazySource | None:
+        """The tool server, not started yet, that ``name`` selects tools of (if any)."""
+        name = name.strip()
+        if not name or self._matching(name):
+            return None
+        return next((s for s in self.lazy_sources() if not s.started and s.claims(name)), None)
+
     def _matching(self, name: str) -> set[str]:
         if name == ALL:
             return {e.name for e in self._by_name.values() if e.source == BUILTIN}
+        if any(c in name for c in "*?["):
+            return {e.name for e in self._by_name.values() if fnmatch.filter(e.selectors(), name)}
         return {e.name for e in self._by_name.values() if name in e.selectors()}
 
     def hint(self) -> str:
-        groups = ", ".join(sorted(self.groups()))
-        return f"`golem tools` lists the tools; groups: {groups}, {ALL}"
+        groups = ", ".join(sorted(g for g in self.groups() if g not in {s.group for s in self.lazy_sources()}))
+        servers = sorted(s.group for s in self.lazy_sources())
+        more = f"; tool servers: {', '.join(servers)}" if servers else ""
+        return f"`golem tools` lists the tools; groups: {groups}, {ALL}{more}"
 
 
 def tools_of(entries: Iterable[ToolEntry]) -> tuple[Tool, ...]:

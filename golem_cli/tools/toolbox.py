@@ -4,24 +4,39 @@ A ``Toolbox`` is what the session hands a run: the enabled tools (in registry or
 approval hook, and the registry behind them (so ``/tools`` can list and change the set). It
 is built once per chat from the command line and the config (``-T`` adds to ``tools = [...]``;
 ``--allow`` adds to ``allow = [...]``).
+
+Tool servers know their tools only once started, and starting one costs a process or a
+connection, so a server starts only when a name selects its tools (``-T github``,
+``-T github.search``, ``tools = ["github"]``, ``/tools enable github``). Those names wait in
+the toolbox until ``start`` (run by the chat once its event loop runs) starts the servers
+they name, all at once, each within its own timeout. A server that fails is one line in what
+``start`` returns, and the chat goes on without it; ``close`` stops every server started.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import asyncio
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from golem_cli.core.tools import Tool
-from golem_cli.tools.approval import Approvals, Ask
+from golem_cli.tools.approval import Approvals, Ask, no_such_tool
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
-from golem_cli.tools.registry import Registry, ToolEntry, ToolSource
+from golem_cli.tools.registry import LazySource, Registry, ToolEntry, ToolSelectionError, ToolSource
 
 
 class Toolbox:
     def __init__(self, registry: Registry, enabled: Iterable[str] = (), approvals: Approvals | None = None) -> None:
         self.registry = registry
-        self._enabled: set[str] = {e.name for e in registry.select(enabled)}
+        self._enabled: set[str] = set()
+        #: Names of tools of servers that have not started yet (``start`` starts them).
+        self.waiting: list[str] = []
+        self.enable(enabled)
         self.approvals = approvals or Approvals(registry)
+        #: Lines about tool servers that happened between turns (one stopped), for the CLI
+        #: to show and clear.
+        self.notices: list[str] = []
 
     @property
     def enabled(self) -> list[ToolEntry]:
@@ -31,8 +46,15 @@ class Toolbox:
         return tuple(e.tool for e in self.enabled)
 
     def enable(self, names: Iterable[str]) -> list[ToolEntry]:
-        """Enable what ``names`` select; returns the entries that were not enabled yet."""
-        chosen = self.registry.select(names)
+        """Enable what ``names`` select; returns the entries that were not enabled yet. Names
+        of a tool server not started yet wait for ``start``."""
+        now = []
+        for name in names:
+            if self.registry.waiting_for(name) is not None:
+                self.waiting.append(name)
+            else:
+                now.append(name)
+        chosen = self.registry.select(now)
         new = [e for e in chosen if e.name not in self._enabled]
         self._enabled.update(e.name for e in chosen)
         return new
@@ -46,6 +68,55 @@ class Toolbox:
 
     def is_enabled(self, name: str) -> bool:
         return name in self._enabled
+
+    # --- tool servers ------------------------------------------------------------------------
+
+    def to_start(self) -> list[LazySource]:
+        """The servers the waiting names select tools of."""
+        found: list[LazySource] = []
+        for name in self.waiting:
+            source = self.registry.waiting_for(name)
+            if source is not None and source not in found:
+                found.append(source)
+        return found
+
+    async def start(self, sources: Iterable[LazySource] | None = None) -> list[str]:
+        """Start the servers the waiting names need (or ``sources``), in parallel, and
+        enable what the names select. Returns one line per server that failed and per name
+        that selects nothing; the chat goes on without them."""
+        todo = list(self.to_start() if sources is None else sources)
+        problems: list[str] = []
+        if todo:
+            outcomes = await asyncio.gather(*(s.start() for s in todo), return_exceptions=True)
+            for source, outcome in zip(todo, outcomes, strict=True):
+                if isinstance(outcome, BaseException):
+                    if not isinstance(outcome, Exception):
+                        raise outcome  # Ctrl-C, cancellation: not the server's fault
+                    source.problem = source.problem or str(outcome)
+                    problems.append(f"tool server {source.group!r} did not start: {source.problem}")
+            self.registry.refresh()
+        still: list[str] = []
+        for name in self.waiting:
+            waiting = self.registry.waiting_for(name)
+            if waiting is not None and not waiting.problem:
+                still.append(name)
+                continue
+            if waiting is not None:
+                continue  # it failed to start: said above
+            try:
+                self._enabled.update(e.name for e in self.registry.select([name]))
+            except ToolSelectionError:
+                problems.append(f"-T {name}: {no_such_tool(self.registry, name)}")
+        self.waiting = still
+        problems += self.approvals.refresh()
+        return problems
+
+    def servers(self) -> list[LazySource]:
+        return self.registry.lazy_sources()
+
+    async def close(self) -> None:
+        """Stop every tool server started, and anything a built-in tool left running."""
+        await asyncio.gather(*(s.close() for s in self.registry.sources), return_exceptions=True)
 
 
 def builtin_registry(settings: ToolSettings | None = None, extra: Iterable[ToolSource] = ()) -> Registry:
@@ -62,8 +133,11 @@ def toolbox(
     root: str | Path | None = None,
     output_limit: int | None = None,
     command_timeout: float | None = None,
+    servers: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Toolbox:
-    """A chat's toolbox over the built-ins; ``ToolSelectionError`` for an unknown name."""
+    """A chat's toolbox over the built-ins and the configured tool servers (``servers``: the
+    ``[mcp_servers.NAME]`` tables; none is started here); ``ToolSelectionError`` for an
+    unknown name."""
     settings = ToolSettings()
     if root is not None:
         settings = ToolSettings(root=Path(root).expanduser(), output_limit=settings.output_limit)
@@ -71,5 +145,13 @@ def toolbox(
         settings = ToolSettings(settings.root, output_limit, settings.command_timeout, settings.fetch_max_bytes)
     if command_timeout is not None:
         settings = ToolSettings(settings.root, settings.output_limit, command_timeout, settings.fetch_max_bytes)
-    registry = builtin_registry(settings)
-    return Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask))
+    notices: list[str] = []
+    extra: list[ToolSource] = []
+    if servers:
+        from golem_cli.tools.mcp.source import server_sources
+
+        extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append))
+    registry = builtin_registry(settings, extra)
+    box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask))
+    box.notices = notices
+    return box

@@ -1,0 +1,50 @@
+"""Tool servers as the chat shows them: starting (one line), what failed (one line each),
+what happened between turns (a server stopped), and stopping them when the chat ends.
+
+Everything a server said passes through ``safe`` before it reaches the terminal.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from golem_cli.cli.tool_view import safe
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from golem_cli.tools.registry import LazySource
+    from golem_cli.tools.toolbox import Toolbox
+
+
+async def start(
+    box: Toolbox, say: Callable[[str, bool], None], sources: list[LazySource] | None = None, *, quiet: bool = False
+) -> None:
+    """Start the servers the chat's tool names need (or ``sources``), saying what failed and,
+    unless ``quiet``, what started."""
+    todo = box.to_start() if sources is None else sources
+    if not todo and not box.waiting and not box.approvals.waiting:
+        return
+    began = time.monotonic()
+    problems = await box.start(todo)
+    for line in problems:
+        say(safe(line), True)
+    started = [s for s in todo if s.started]
+    if started and not quiet:
+        counts = ", ".join(f"{s.group} ({_tools(box, s.group)})" for s in started)
+        say(f"Tool servers ready in {time.monotonic() - began:.1f} s: {counts}", False)
+    show_notices(box, say)
+
+
+def _tools(box: Toolbox, group: str) -> str:
+    n = sum(1 for e in box.registry.entries() if e.group == group)
+    return f"{n} tool{'s' if n != 1 else ''}"
+
+
+def show_notices(box: Toolbox | None, say: Callable[[str, bool], None]) -> None:
+    """Lines the tool servers left since the last time (a server stopped), then forget them."""
+    if box is None:
+        return
+    while box.notices:
+        say(safe(box.notices.pop(0)), True)

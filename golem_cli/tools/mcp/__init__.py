@@ -1,0 +1,10 @@
+"""Tool servers over the Model Context Protocol: any MCP server's tools in a chat.
+
+``config`` reads an ``[mcp_servers.NAME]`` table, ``naming`` gives each tool its name for
+the model (``NAME__TOOL``), ``source`` makes a server a tool source (``mcp:NAME``) with
+golem's approval policy, ``results`` turns what a server answers into a tool result.
+Those four import nothing of the MCP SDK, which costs about a second to import:
+``connection`` (the running connection: start, calls, restart, stop) and ``transport``
+(the child process or the HTTP client) do, and are imported only when a server starts.
+See ADR 0012.
+"""

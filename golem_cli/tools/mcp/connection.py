@@ -1,0 +1,276 @@
+"""One tool server, connected: started, its tools listed, called, restarted once, stopped.
+
+The SDK's ``Client`` must be entered and left in the same task (it holds task groups), so each
+connection lives in a task of its own, ``_run``, which connects, lists the tools, reports
+ready and waits for ``close`` or for the server to go away. Calls are made from the run's own
+task through the connected client; a call that is cancelled (Ctrl-C) sends MCP's
+cancellation notification (the SDK does, when the awaiting task is cancelled).
+
+Faults become words, never tracebacks:
+
+* a server that cannot be run, exits, or does not answer within ``startup_timeout`` fails
+  ``start`` with ``ServerFailed`` (one line: what happened, and the last thing it said on
+  standard error);
+* a call whose server goes away is a ``failed`` result saying so; the next call starts the
+  server again, once per chat: a server that stops twice stays stopped;
+* a server that stops between calls leaves a notice (``notify``) for the CLI to show;
+* a call that takes longer than ``tool_timeout`` is cancelled and is a ``failed`` result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
+
+from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.mcp.config import ServerConfig
+from golem_cli.tools.mcp.transport import MAX_MESSAGE, Transport, quiet_sdk_logs, transport_for
+
+#: Tool listings golem reads at most (pages of the server's ``tools/list``).
+MAX_LIST_PAGES = 20
+MAX_TOOLS = 500
+_CLOSE_TIMEOUT = 5.0
+
+
+class ServerFailed(Exception):
+    """The server did not start; the message says why, in words."""
+
+
+class Connection:
+    """The live connection to one server (see the module docstring)."""
+
+    def __init__(
+        self, config: ServerConfig, notify: Callable[[str], None] = lambda line: None, *, max_message: int = MAX_MESSAGE
+    ) -> None:
+        self.config = config
+        self.notify = notify
+        self.max_message = max_message
+        self.restarts_left = 1
+        self._client: Client | None = None
+        self._transport: Transport | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._calls = 0  # calls in flight: a stop during one is said by its result
+        self._lock = asyncio.Lock()
+        self.gone = ""  # why the server is not running, once it stopped
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # --- starting and stopping ---------------------------------------------------------------
+
+    async def start(self) -> list[dict[str, Any]]:
+        """Connect and list the tools (as JSON objects); ``ServerFailed`` when that does not
+        happen within ``startup_timeout``."""
+        quiet_sdk_logs()
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
+        self._stop = asyncio.Event()
+        self.gone = ""
+        self._transport = transport_for(self.config, self.max_message)
+        self._task = asyncio.create_task(self._run(self._transport, ready), name=f"mcp:{self.name}")
+        try:
+            done, _ = await asyncio.wait({ready}, timeout=self.config.startup_timeout)
+        except BaseException:
+            await self._end()
+            raise
+        if not done:
+            await self._end()
+            raise ServerFailed(self._explain(f"did not start within {self.config.startup_timeout:g} s"))
+        try:
+            return ready.result()
+        except Exception as e:
+            await self._end()
+            raise ServerFailed(self._explain(describe_start_failure(e, self.config))) from None
+
+    async def _run(self, transport: Transport, ready: asyncio.Future[list[dict[str, Any]]]) -> None:
+        from golem_cli import __version__
+
+        try:
+            async with Client(
+                transport, client_info=Implementation(name="golem", version=__version__), cache=None
+            ) as client:
+                tools = await list_tools(client)
+                self._client = client
+                ready.set_result(tools)
+                stop = asyncio.ensure_future(self._stop.wait())
+                closed = asyncio.ensure_future(transport.closed.wait())
+                try:
+                    await asyncio.wait({stop, closed}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stop.cancel()
+                    closed.cancel()
+                self._client = None
+        except Exception as e:
+            if not ready.done():
+                ready.set_exception(e)
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.cancel()
+            raise
+        finally:
+            self._client = None
+        if ready.done() and not ready.cancelled() and ready.exception() is None and not self._stop.is_set():
+            self.gone = self._explain("stopped")
+            if self._calls == 0:
+                self.notify(f"tool server {self.name!r} {self.gone}; {self._after_stop()}")
+
+    async def _end(self) -> None:
+        """Stop the connection task and wait for it (the process is stopped on its way out)."""
+        task = self._task
+        if task is None:
+            return
+        self._stop.set()
+        if not task.done():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(task), _CLOSE_TIMEOUT)
+        if not task.done():
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+        self._task = None
+
+    async def close(self) -> None:
+        await self._end()
+
+    # --- calls -------------------------------------------------------------------------------
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call ``tool``; its ``CallToolResult`` as a JSON object, or ``ToolFailed``."""
+        client = await self._client_for_call()
+        self._calls += 1
+        try:
+            result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.tool_timeout)
+        except MCPError as e:
+            if e.code == CONNECTION_CLOSED or self._has_stopped():
+                raise ToolFailed(await self._stopped_during_call()) from None
+            if e.code == REQUEST_TIMEOUT:
+                raise ToolFailed(
+                    f"tool server {self.name!r} did not answer within {self.config.tool_timeout:g} s; "
+                    "the call was cancelled"
+                ) from None
+            raise ToolFailed(f"tool server {self.name!r} refused the call: {clip(e.message)}") from None
+        except ValueError:  # pydantic's ValidationError: not a CallToolResult
+            raise ToolFailed(f"tool server {self.name!r} answered with something that is not a tool result") from None
+        except (OSError, ExceptionGroup) as e:
+            if self._has_stopped():
+                raise ToolFailed(await self._stopped_during_call()) from None
+            raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
+        finally:
+            self._calls -= 1
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def _has_stopped(self) -> bool:
+        return self._transport is None or self._transport.closed.is_set() or self._task is None or self._task.done()
+
+    async def _stopped_during_call(self) -> str:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._task), _CLOSE_TIMEOUT) if self._task else None
+        self.gone = self.gone or self._explain("stopped")
+        return f"tool server {self.name!r} {self.gone} during the call; {self._after_stop()}"
+
+    def _after_stop(self) -> str:
+        if self.restarts_left > 0:
+            return "its next call starts it again"
+        return "it stopped twice, so golem does not start it again in this chat"
+
+    async def _client_for_call(self) -> Client:
+        async with self._lock:
+            if self._client is not None and not self._has_stopped():
+                return self._client
+            if self.restarts_left <= 0:
+                raise ToolFailed(f"tool server {self.name!r} is not running: {self.gone or 'it stopped'}; "
+                                 "it stopped twice, so golem does not start it again in this chat")  # fmt: skip
+            self.restarts_left -= 1
+            await self._end()
+            try:
+                await self.start()
+            except ServerFailed as e:
+                self.gone = str(e)
+                self.restarts_left = 0
+                raise ToolFailed(f"tool server {self.name!r} stopped and did not start again: {e}") from None
+            assert self._client is not None
+            return self._client
+
+    # --- words -------------------------------------------------------------------------------
+
+    def _explain(self, what: str) -> str:
+        """``what`` happened, with the exit status and the last line of standard error."""
+        transport = self._transport
+        if transport is None:
+            return what
+        details = []
+        if transport.problem:
+            details.append(transport.problem)
+        code = transport.returncode
+        if code is not None:
+            details.append(exit_status(code))
+        said = last_line(transport.stderr.text())
+        if said:
+            details.append(f"it said: {clip(said, 200)}")
+        return f"{what} ({'; '.join(details)})" if details else what
+
+
+async def list_tools(client: Client) -> list[dict[str, Any]]:
+    """The server's tools as JSON objects, page by page, within ``MAX_LIST_PAGES``/``MAX_TOOLS``."""
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await client.list_tools(cursor=cursor)
+        tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
+        cursor = page.next_cursor
+        if not cursor or len(tools) >= MAX_TOOLS:
+            break
+    return tools[:MAX_TOOLS]
+
+
+def describe_start_failure(error: BaseException, config: ServerConfig) -> str:
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, FileNotFoundError) and config.command is not None:
+        return f"cannot run {config.command!r}: no such program"
+    if isinstance(error, PermissionError) and config.command is not None:
+        return f"cannot run {config.command!r}: permission denied"
+    if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
+        return "exited at start" if config.command is not None else "closed the connection at start"
+    if config.url is not None and isinstance(error, (OSError, httpx2.TransportError)):
+        return f"cannot reach {config.where}: {describe_error(error)}"
+    return describe_error(error)
+
+
+def describe_error(error: BaseException) -> str:
+    """One line for an error the SDK or the HTTP client raised (the first of a group)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    if isinstance(error, MCPError):
+        return clip(error.message)
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {clip(text[0])}" if text else type(error).__name__
+
+
+def exit_status(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit status {code}"
+
+
+def last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("[golem:")]
+    return lines[-1] if lines else ""
+
+
+def clip(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

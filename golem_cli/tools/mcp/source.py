@@ -1,0 +1,169 @@
+"""A tool server as a tool source (``mcp:<server>``): its tools as ``ToolEntry``\\ s.
+
+This module does not import the MCP SDK (about a second to import): a chat that enables no
+tool server never pays for it. ``start`` imports it, through ``connection``.
+
+What golem makes of a server's tool:
+
+* its name for the model is ``SERVER__TOOL`` (``naming``); its own name selects it as
+  ``SERVER.TOOL``;
+* its description and input schema go to the model as the server wrote them, within bounds
+  (``MAX_DESCRIPTION`` characters, ``MAX_SCHEMA`` bytes of schema; a tool over them is left
+  out with a notice);
+* every call needs the user's approval, unless the config's ``allow`` names the tool or a
+  pattern matches it, or ``allow_read_only = true`` and the server says the tool is
+  read-only (``readOnlyHint``), or the user allows it (``--allow``, ``a``, ``--yes``);
+* the server's own claims (annotations) never waive a question by themselves: a tool the
+  server calls destructive (``destructiveHint: true``) is asked about even when an ``allow``
+  pattern or group matches it, unless its own name is allowed; a tool that claims to be both
+  read-only and destructive is treated as destructive. The question shows what the server
+  claims.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from golem_cli.core.tools import SchemaTool, ToolContext, ToolFailed, ToolResult
+from golem_cli.tools.mcp.config import ServerConfig, server_configs
+from golem_cli.tools.mcp.naming import model_name
+from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
+from golem_cli.tools.registry import ToolEntry
+
+if TYPE_CHECKING:
+    from golem_cli.tools.mcp.connection import Connection
+
+MAX_DESCRIPTION = 4000
+MAX_SCHEMA = 64 * 1024
+MAX_OWN_NAME = 256
+
+
+class McpSource:
+    """The tools of one configured server (see the module docstring)."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+        notify: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.config = config
+        self.name = f"mcp:{config.name}"
+        self.group = config.name
+        self.output_limit = output_limit
+        self.notify = notify
+        self.started = False
+        self.problem = ""
+        self.left_out: list[str] = []  # tools not offered, with why
+        self._entries: list[ToolEntry] = []
+        self._connection: Connection | None = None
+
+    def claims(self, selector: str) -> bool:
+        """Whether ``selector`` names this server or tools of it."""
+        selector = selector.strip()
+        return selector == self.group or selector.startswith((f"{self.group}.", f"{self.group}__"))
+
+    def entries(self) -> Sequence[ToolEntry]:
+        return list(self._entries)
+
+    async def start(self) -> None:
+        """Connect and list the tools; ``ServerFailed`` (with the reason) when it cannot."""
+        if self.started:
+            return
+        from golem_cli.tools.mcp.connection import Connection  # imports the SDK
+
+        connection = Connection(self.config, self.notify)
+        try:
+            listing = await connection.start()
+        except Exception as e:
+            self.problem = str(e)
+            raise
+        self._connection = connection
+        self._entries = list(self._build(listing))
+        self.started = True
+
+    async def close(self) -> None:
+        if self._connection is not None:
+            await self._connection.close()
+
+    # --- the entries -------------------------------------------------------------------------
+
+    def _build(self, listing: list[dict[str, Any]]) -> Iterator[ToolEntry]:
+        taken: set[str] = set()
+        for tool in listing:
+            own = tool.get("name")
+            if not isinstance(own, str) or not own or len(own) > MAX_OWN_NAME:
+                self.left_out.append("a tool without a usable name")
+                continue
+            if not self.config.offers(own):
+                continue
+            name = model_name(self.group, own)
+            why = self._unusable(tool, name, taken)
+            if why:
+                self.left_out.append(f"{own}: {why}")
+                self.notify(f"tool server {self.group!r}: {own!r} left out: {why}")
+                continue
+            taken.add(name)
+            yield self._entry(tool, own, name)
+
+    def _unusable(self, tool: dict[str, Any], name: str, taken: set[str]) -> str:
+        if name in taken:
+            return f"its name for the model, {name}, is taken by another of its tools"
+        schema = tool.get("inputSchema", {"type": "object"})
+        if not isinstance(schema, dict) or schema.get("type", "object") != "object":
+            return "its input schema is not a JSON object schema"
+        if len(json.dumps(schema)) > MAX_SCHEMA:
+            return f"its input schema is larger than {MAX_SCHEMA // 1024} KiB"
+        return ""
+
+    def _entry(self, tool: dict[str, Any], own: str, name: str) -> ToolEntry:
+        annotations = tool.get("annotations")
+        hints: dict[str, Any] = annotations if isinstance(annotations, dict) else {}
+        read_only = hints.get("readOnlyHint") is True and hints.get("destructiveHint") is not True
+        destructive = hints.get("destructiveHint") is True
+        config = self.config
+        waived = config.allows(own) or (not destructive and config.allows_by_pattern(own))
+        waived = waived or (config.allow_read_only and read_only)
+        description = str(tool.get("description") or tool.get("title") or "")[:MAX_DESCRIPTION]
+        schema = dict(tool.get("inputSchema") or {"type": "object"})
+        schema.setdefault("type", "object")
+        schema.setdefault("properties", {})
+        claim = "read-only" if read_only else "destructive" if destructive else ""
+
+        async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+            return await self._call(own, arguments)
+
+        def preview(arguments: dict[str, Any]) -> str:
+            from golem_cli.tools.approval import format_arguments
+
+            shown = format_arguments(arguments) or "(no arguments)"
+            return f"{shown}\n(the server says this tool is {claim})" if claim else shown
+
+        return ToolEntry(
+            SchemaTool(name, description, schema, call), self.name, self.group, needs_approval=not waived,
+            preview=preview, own_name=own, destructive=destructive,
+        )  # fmt: skip
+
+    async def _call(self, own: str, arguments: dict[str, Any]) -> ToolResult:
+        if self._connection is None:
+            raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
+        from golem_cli.tools.mcp.results import tool_result
+
+        return tool_result(await self._connection.call(own, arguments), limit=self.output_limit)
+
+
+def server_sources(
+    tables: Mapping[str, Mapping[str, Any]],
+    *,
+    output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    notify: Callable[[str], None] = lambda line: None,
+) -> list[McpSource]:
+    """A source for every enabled ``[mcp_servers.NAME]`` table (none started)."""
+    return [
+        McpSource(config, output_limit=output_limit, notify=notify)
+        for config in server_configs(tables).values()
+        if config.enabled
+    ]

@@ -1,0 +1,304 @@
+"""How golem reaches a tool server: a child process on stdin/stdout, or streamable HTTP.
+
+Both hand the SDK's ``Client`` a pair of message streams. golem brings its own stdio
+transport (after the SDK's ``stdio_client``) for three reasons the SDK's cannot serve:
+
+* a server's output is bounded: a message (one line) over ``MAX_MESSAGE`` bytes ends the
+  connection instead of growing a buffer without limit;
+* its standard error is kept (the first and last 2,000 bytes), never written to the
+  terminal, so a failure can be explained in one line and the chat's screen stays golem's;
+* golem learns at once when the process exits (``closed``), with its exit status.
+
+The process runs in a session of its own, so Ctrl-C at the terminal does not reach it (golem
+cancels a call with MCP's cancellation notification instead). Stopping it follows the MCP
+shutdown sequence: close its input, wait ``GRACE`` seconds, then SIGTERM and SIGKILL to its
+whole process group (what it started goes too); the exit is awaited, so nothing is left a
+zombie.
+
+The HTTP transport is the SDK's, given an HTTP client whose JSON responses are bounded by
+``MAX_MESSAGE`` too (event streams are bounded per event by the SDK).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+import httpx2
+import mcp_types
+from mcp.client.stdio import get_default_environment
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.message import SessionMessage
+
+from golem_cli.tools.mcp.config import ServerConfig
+from golem_cli.tools.output import Collector
+
+if TYPE_CHECKING:
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+#: The largest message golem reads from a server (an image result can be several MB).
+MAX_MESSAGE = 32 * 1024 * 1024
+#: Seconds a stdio server has to exit after its input is closed, and after SIGTERM.
+GRACE = 1.0
+STDERR_KEPT = 4000
+
+Streams = tuple[Any, Any]
+
+
+def quiet_sdk_logs() -> None:
+    """The SDK and its HTTP client log failures with tracebacks; without a handler Python
+    would print them on the terminal. golem reports failures itself, in one line."""
+    for name in ("mcp", "httpx2", "httpcore2"):
+        logger = logging.getLogger(name)
+        if not logger.handlers:
+            logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+
+
+class StdioTransport(contextlib.AbstractAsyncContextManager[Streams]):
+    """A stdio server's process, for one connection (``async with``, then gone)."""
+
+    def __init__(self, config: ServerConfig, max_message: int = MAX_MESSAGE) -> None:
+        self.config = config
+        self.max_message = max_message
+        self.stderr = Collector(STDERR_KEPT)
+        self.process: anyio.abc.Process | None = None
+        self.closed = asyncio.Event()  # stdout ended: the process exited or closed it
+        self.problem = ""  # why golem ended the connection itself
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.returncode if self.process is not None else None
+
+    async def __aenter__(self) -> Streams:
+        stack = contextlib.AsyncExitStack()
+        streams = await stack.enter_async_context(self._connect())
+        self._stack = stack
+        return streams
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+
+    @contextlib.asynccontextmanager
+    async def _connect(self) -> AsyncIterator[Streams]:
+        config = self.config
+        assert config.command is not None
+        process = await anyio.open_process(
+            [config.command, *config.args],
+            env=get_default_environment() | config.environment(),
+            cwd=os.path.expanduser(config.cwd) if config.cwd else None,
+            start_new_session=True,
+        )
+        self.process = process
+        read_writer: MemoryObjectSendStream[SessionMessage | Exception]
+        read_stream: MemoryObjectReceiveStream[SessionMessage | Exception]
+        read_writer, read_stream = anyio.create_memory_object_stream(0)
+        write_stream: MemoryObjectSendStream[SessionMessage]
+        write_reader: MemoryObjectReceiveStream[SessionMessage]
+        write_stream, write_reader = anyio.create_memory_object_stream(0)
+
+        async def read_stdout() -> None:
+            assert process.stdout is not None
+            buffer = bytearray()
+            try:
+                async with read_writer:
+                    async for chunk in process.stdout:
+                        buffer += chunk
+                        if b"\n" in chunk:
+                            *lines, rest = bytes(buffer).split(b"\n")
+                            buffer = bytearray(rest)
+                            for line in lines:
+                                if line.strip():
+                                    await read_writer.send(_parse(line))
+                        if len(buffer) > self.max_message:
+                            self.problem = f"sent a message over {_size(self.max_message)}"
+                            break
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                pass
+            finally:
+                self.closed.set()
+
+        async def read_stderr() -> None:
+            assert process.stderr is not None
+            with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                async for chunk in process.stderr:
+                    self.stderr.add(chunk)
+
+        async def write_stdin() -> None:
+            assert process.stdin is not None
+            try:
+                async with write_reader:
+                    async for message in write_reader:
+                        data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                        await process.stdin.send(data.encode("utf-8") + b"\n")
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                await read_writer.aclose()  # the session sees the end instead of waiting forever
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(read_stdout)
+            group.start_soon(read_stderr)
+            group.start_soon(write_stdin)
+            try:
+                yield read_stream, write_stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    write_stream.close()
+                    read_stream.close()
+                    await stop_process(process)
+                group.cancel_scope.cancel()
+
+
+def _size(n: int) -> str:
+    return f"{n // 2**20} MiB" if n >= 2**20 else f"{n // 1024} KiB"
+
+
+def _parse(line: bytes) -> SessionMessage | Exception:
+    try:
+        return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
+    except ValueError as e:  # a line that is not JSON-RPC: the dispatcher drops it
+        return e
+
+
+async def stop_process(process: anyio.abc.Process) -> None:
+    """Close its input, give it ``GRACE`` seconds, then SIGTERM and SIGKILL its process
+    group; return once it has exited (and was reaped). Members of its group outlive a leader
+    that exits on its own only until the SIGTERM."""
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdin.aclose()
+    await _exited(process, GRACE)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)  # the group outlives its leader while members are left
+        except (ProcessLookupError, PermissionError):
+            break
+        if await _group_gone(process.pid, GRACE):
+            break
+    await _exited(process, GRACE)
+    for stream in (process.stdout, process.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await stream.aclose()
+    # asyncio's transport of the process would otherwise be closed by the garbage collector,
+    # perhaps after the event loop (a warning); nothing public reaches it.
+    close = getattr(getattr(getattr(process, "_process", None), "_transport", None), "close", None)
+    if callable(close):
+        with contextlib.suppress(Exception):
+            close()
+
+
+async def _exited(process: anyio.abc.Process, seconds: float) -> bool:
+    """Whether the process exited within ``seconds`` (polled: ``wait()`` would also wait for
+    its pipes, which a child it left behind may hold)."""
+    deadline = anyio.current_time() + seconds
+    while process.returncode is None:
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(0.01)
+    return True
+
+
+async def _group_gone(pgid: int, seconds: float) -> bool:
+    deadline = anyio.current_time() + seconds
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass
+        if anyio.current_time() >= deadline:
+            return False
+        await anyio.sleep(0.01)
+
+
+# --- streamable HTTP ------------------------------------------------------------------------
+
+
+class _BoundedBody(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
+        self.inner = inner
+        self.limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        seen = 0
+        async for chunk in self.inner:
+            seen += len(chunk)
+            if seen > self.limit:
+                raise httpx2.ReadError(f"the server's answer is larger than {_size(self.limit)}")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class _BoundedTransport(httpx2.AsyncBaseTransport):
+    """Responses other than event streams end at ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        if not response.headers.get("content-type", "").startswith("text/event-stream"):
+            assert isinstance(response.stream, httpx2.AsyncByteStream)
+            response.stream = _BoundedBody(response.stream, self.limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
+    """A streamable HTTP server, for one connection."""
+
+    def __init__(self, config: ServerConfig, max_message: int = MAX_MESSAGE) -> None:
+        self.config = config
+        self.max_message = max_message
+        self.closed = asyncio.Event()  # never set: HTTP has no process to watch
+        self.problem = ""
+        self.stderr = Collector(STDERR_KEPT)
+        self.returncode: int | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
+
+    async def __aenter__(self) -> Streams:
+        assert self.config.url is not None
+        stack = contextlib.AsyncExitStack()
+        try:
+            client = httpx2.AsyncClient(
+                headers=self.config.http_headers(),
+                timeout=httpx2.Timeout(30.0, read=max(300.0, self.config.tool_timeout)),
+                transport=_BoundedTransport(self.max_message),
+            )
+            await stack.enter_async_context(client)
+            streams = await stack.enter_async_context(
+                streamable_http_client(self.config.url, http_client=client, max_sse_event_size=self.max_message)
+            )
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+        return streams
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+
+
+Transport = StdioTransport | HttpTransport
+
+
+def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE) -> Transport:
+    if config.command is not None:
+        return StdioTransport(config, max_message)
+    return HttpTransport(config, max_message)
