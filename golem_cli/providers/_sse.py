@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import msgspec
@@ -13,6 +13,7 @@ from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._wording import read_error, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+T = TypeVar("T")
 
 
 async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:
@@ -67,6 +68,17 @@ def decode_event(endpoint: Endpoint, data: str) -> Any:
     """The JSON payload of one SSE event; a payload that is not JSON ends the reply."""
     try:
         return msgspec.json.decode(data)
+    except msgspec.DecodeError:
+        raise stream_cut(endpoint, f"the provider sent data that is not JSON: {data[:80]!r}") from None
+
+
+def decode_typed(endpoint: Endpoint, data: str, decoder: msgspec.json.Decoder[T]) -> T:
+    """One SSE event's payload as the type ``decoder`` reads; a field of the wrong type (a call
+    ID that is a number) ends the reply like a dropped connection: what arrived is kept."""
+    try:
+        return decoder.decode(data)
+    except msgspec.ValidationError as exc:
+        raise stream_cut(endpoint, f"the provider sent an event of the wrong shape ({exc})") from None
     except msgspec.DecodeError:
         raise stream_cut(endpoint, f"the provider sent data that is not JSON: {data[:80]!r}") from None
 

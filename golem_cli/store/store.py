@@ -284,10 +284,16 @@ class Store:
     def _write(
         self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
     ) -> ConversationMeta:
-        from golem_cli.core.codec import dump_history
+        from golem_cli.core.codec import dump_history, load_history
+        from golem_cli.core.errors import HistoryFormatError
 
         messages = list(messages)
         data = dump_history(messages)
+        try:  # the last line of defence: never replace a file with one golem cannot read back
+            load_history(data)
+        except HistoryFormatError as e:
+            problem = f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
+            raise StoreError(problem) from e
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
         with self.index.changing(cid) as written:

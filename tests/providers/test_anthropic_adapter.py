@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.usage import Usage
 from golem_cli.providers.anthropic.model import API_VERSION
-from golem_cli.providers.anthropic.stream import EventFolder
+from golem_cli.providers.anthropic.stream import Event, EventFolder
 
 from tests.providers.helpers import anthropic_model, complete, prompt, stream
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
@@ -129,7 +130,8 @@ def test_two_text_blocks_join_with_a_newline_in_both_modes() -> None:
         {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "two"}},
         {"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}},
     ]
-    streamed = "".join(e.text for event in events for e in folder.feed(event) if isinstance(e, TextDelta))
+    typed = [msgspec.json.decode(msgspec.json.encode(event), type=Event) for event in events]
+    streamed = "".join(e.text for event in typed for e in folder.feed(event) if isinstance(e, TextDelta))
     response = folder.response()
     assert streamed == response.message.content == "one\ntwo"
     assert response.message.tool_calls == [ToolCall(id="t", name="n", args="{}")]

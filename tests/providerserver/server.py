@@ -47,6 +47,7 @@ class Scenario:
     malformed: str = ""  # "lines": junk lines between frames; "json": a data line that is not JSON
     delay: float = 0.0  # seconds between frames (a slow stream)
     body: bytes | None = None  # a 200 reply with exactly this JSON body
+    sse: bytes | None = None  # a 200 text/event-stream reply with exactly these bytes
 
 
 PRESETS = {
@@ -204,6 +205,8 @@ class ProviderServer:
             return await self._replay(writer, scenario)
         if scenario.body is not None:
             return await self._json(writer, 200, scenario.body)
+        if scenario.sse is not None:
+            return await self._stream(writer, [("other", scenario.sse)], scenario)
         if scenario.status != 200:
             return await self._error(writer, protocol, scenario)
         problem = self._auth(protocol, headers) or (

@@ -279,3 +279,15 @@ def test_context_tokens_bound_what_is_sent(home, server):
     config.write_text("context_tokens = 5\n" + config.read_text())
     assert ask(home, "-c", "and from the config").returncode == 0
     assert [m["content"] for m in server.requests[-1].json["messages"]] == ["again", "and from the config"]
+
+
+def test_a_reply_of_the_wrong_shape_is_one_line_and_the_conversation_still_loads(home, server):
+    frames = [{"choices": [{"index": 0, "delta": {"content": "Half a"}, "finish_reason": None}]},
+              {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": 7, "function": {"name": "f"}}]}}]}]  # fmt: skip
+    server.enqueue(Scenario(sse=b"".join(b"data: " + json.dumps(f).encode() + b"\n\n" for f in frames)))
+    done = ask(home, "go")
+    assert done.returncode == 1 and "wrong shape" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    (row,) = Store(home).list()
+    history = Store(home).load(row.id)
+    assert [m.content for m in history] == ["go", "Half a\n\n[reply interrupted]"] and history[1].tool_calls == []
+    assert subprocess.run([GOLEM, "show", row.id], capture_output=True, env=golem_env(home), timeout=30).returncode == 0

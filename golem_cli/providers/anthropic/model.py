@@ -10,11 +10,11 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
-from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._sse import decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.anthropic import FACTS
-from golem_cli.providers.anthropic.stream import EventFolder
+from golem_cli.providers.anthropic.stream import EventFolder, event_decoder
 from golem_cli.providers.anthropic.wire import check_settings, parse_response, request_body
 from golem_cli.providers.options import merged
 
@@ -65,12 +65,12 @@ class AnthropicModel(HttpModel):
                     yield item
                 return
             async for event, data in read_events(endpoint, response, self._http.settings.timeout):
-                payload = decode_event(endpoint, data)
-                if not isinstance(payload, dict):
-                    continue
-                if event == "error" or payload.get("type") == "error":
-                    raise event_error(endpoint, payload)
-                for item in folder.feed(payload):
+                if event == "error":
+                    raise event_error(endpoint, decode_event(endpoint, data))
+                typed = decode_typed(endpoint, data, event_decoder)
+                if typed.type == "error":
+                    raise event_error(endpoint, {"type": "error", "error": typed.error})
+                for item in folder.feed(typed):
                     yield item
                 if folder.stopped:
                     break

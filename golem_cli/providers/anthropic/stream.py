@@ -33,6 +33,51 @@ class _Block:
     start_input: str = ""
 
 
+class Delta(msgspec.Struct):
+    """A ``content_block_delta``'s or ``message_delta``'s ``delta``."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    partial_json: str | None = None
+    stop_reason: str | None = None
+
+
+class Block(msgspec.Struct):
+    """A ``content_block_start``'s ``content_block``; ``input`` raw, its spelling kept."""
+
+    type: str | None = None
+    text: str | None = None
+    thinking: str | None = None
+    signature: str | None = None
+    data: str | None = None
+    id: str | None = None
+    name: str | None = None
+    input: msgspec.Raw = msgspec.Raw(b"")
+
+
+class Started(msgspec.Struct):
+    model: Any = None
+    usage: Any = None
+
+
+class Event(msgspec.Struct):
+    """One stream event, typed: a field of the wrong type (a tool ID that is a number) fails
+    the decode, naming the field, instead of reaching a Message (issue 8)."""
+
+    type: str | None = None
+    index: int = 0
+    content_block: Block | None = None
+    delta: Delta | None = None
+    message: Started | None = None
+    usage: Any = None
+    error: Any = None
+
+
+event_decoder = msgspec.json.Decoder(Event)
+
+
 class EventFolder:
     """Turns stream events into golem events and remembers everything for ``response()``."""
 
@@ -44,23 +89,23 @@ class EventFolder:
         self._usage: dict[str, Any] = {}
         self._blocks: dict[int, _Block] = {}
 
-    def feed(self, payload: dict[str, Any]) -> Iterator[StreamEvent]:
+    def feed(self, event: Event) -> Iterator[StreamEvent]:
         """The golem events one Anthropic event carries."""
-        kind = payload.get("type")
+        kind = event.type
         if kind == "content_block_delta":
-            yield from self._delta(payload.get("index", 0), payload.get("delta") or {})
+            yield from self._delta(event.index, event.delta or Delta())
         elif kind == "content_block_start":
-            yield from self._start(payload.get("index", 0), payload.get("content_block") or {})
+            yield from self._start(event.index, event.content_block or Block())
         elif kind == "message_start":
-            message = payload.get("message") or {}
-            self.model = str(message.get("model") or self.model)
-            self._add_usage(message.get("usage"))
+            message = event.message or Started()
+            self.model = str(message.model or self.model)
+            self._add_usage(message.usage)
         elif kind == "message_delta":
-            stop = (payload.get("delta") or {}).get("stop_reason")
+            stop = (event.delta or Delta()).stop_reason
             if stop:
-                self.stop_reason = str(stop)
+                self.stop_reason = stop
                 self.finish = finish_reason(stop, FINISH_REASONS)
-            self._add_usage(payload.get("usage"))
+            self._add_usage(event.usage)
         elif kind == "message_stop":
             self.stopped = True
 
@@ -69,50 +114,47 @@ class EventFolder:
         if isinstance(raw, dict):
             self._usage.update({key: value for key, value in raw.items() if value is not None})
 
-    def _start(self, index: int, block: dict[str, Any]) -> Iterator[StreamEvent]:
-        kind = str(block.get("type") or "")
+    def _start(self, index: int, block: Block) -> Iterator[StreamEvent]:
+        kind = block.type or ""
         state = self._blocks[index] = _Block(kind)
         if kind == "text":
             if any(b.type == "text" for i, b in self._blocks.items() if i != index):
                 yield TextDelta("\n")  # text blocks join with a newline, as in a non-streamed reply
-            yield from self._delta(index, {"type": "text_delta", "text": block.get("text") or ""})
+            yield from self._delta(index, Delta(type="text_delta", text=block.text))
         elif kind == "thinking":
-            yield from self._delta(index, {"type": "thinking_delta", "thinking": block.get("thinking") or ""})
-            yield from self._delta(index, {"type": "signature_delta", "signature": block.get("signature") or ""})
+            yield from self._delta(index, Delta(type="thinking_delta", thinking=block.thinking))
+            yield from self._delta(index, Delta(type="signature_delta", signature=block.signature))
         elif kind == "redacted_thinking":
-            state.data = str(block.get("data") or "")
+            state.data = block.data or ""
             yield ThinkingDelta(index=index, redacted=state.data)
         elif kind == "tool_use":
-            state.id, state.name = str(block.get("id") or ""), str(block.get("name") or "")
-            if block.get("input"):
-                state.start_input = msgspec.json.encode(block["input"]).decode()
+            state.id, state.name = block.id or "", block.name or ""
+            raw = bytes(block.input).strip()
+            if raw and raw not in (b"{}", b"null"):
+                state.start_input = raw.decode("utf-8", "replace")
             yield ToolCallDelta(index=index, id=state.id, name=state.name)
 
-    def _delta(self, index: int, delta: dict[str, Any]) -> Iterator[StreamEvent]:
+    def _delta(self, index: int, delta: Delta) -> Iterator[StreamEvent]:
         state = self._blocks.get(index)
+        kind = delta.type or ""
         if state is None:  # a delta without its start: keep it anyway, typed by the delta
-            state = self._blocks[index] = _Block(_BLOCK_OF_DELTA.get(str(delta.get("type")), ""))
-        kind = delta.get("type")
+            state = self._blocks[index] = _Block(_BLOCK_OF_DELTA.get(kind, ""))
         if kind == "text_delta":
-            text = delta.get("text") or ""
-            if text:
-                state.pieces.append(text)
-                yield TextDelta(text)
+            if delta.text:
+                state.pieces.append(delta.text)
+                yield TextDelta(delta.text)
         elif kind == "input_json_delta":
-            piece = delta.get("partial_json") or ""
-            if piece:
-                state.pieces.append(piece)
-                yield ToolCallDelta(index=index, args=piece)
+            if delta.partial_json:
+                state.pieces.append(delta.partial_json)
+                yield ToolCallDelta(index=index, args=delta.partial_json)
         elif kind == "thinking_delta":
-            text = delta.get("thinking") or ""
-            if text:
-                state.pieces.append(text)
-                yield ThinkingDelta(index=index, text=text)
+            if delta.thinking:
+                state.pieces.append(delta.thinking)
+                yield ThinkingDelta(index=index, text=delta.thinking)
         elif kind == "signature_delta":
-            signature = delta.get("signature") or ""
-            if signature:
-                state.signature = signature
-                yield ThinkingDelta(index=index, signature=signature)
+            if delta.signature:
+                state.signature = delta.signature
+                yield ThinkingDelta(index=index, signature=delta.signature)
 
     def response(self) -> ModelResponse:
         """The complete reply, once the stream has ended properly."""

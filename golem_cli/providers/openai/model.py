@@ -11,12 +11,12 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
-from golem_cli.providers._sse import decode_event, read_events
+from golem_cli.providers._sse import decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.openai import FACTS
 from golem_cli.providers.openai.stream import ChunkFolder
-from golem_cli.providers.openai.wire import check_settings, parse_response, request_body
+from golem_cli.providers.openai.wire import check_settings, completion_decoder, parse_response, request_body
 from golem_cli.providers.options import merged
 
 
@@ -68,12 +68,13 @@ class OpenAIModel(HttpModel):
                 if data == "[DONE]":
                     finished = True
                     break
-                chunk = decode_event(endpoint, data)
-                if event == "error" or (isinstance(chunk, dict) and chunk.get("error")):
-                    raise event_error(endpoint, chunk)
-                if isinstance(chunk, dict):
-                    for item in folder.feed(chunk):
-                        yield item
+                if event == "error":
+                    raise event_error(endpoint, decode_event(endpoint, data))
+                chunk = decode_typed(endpoint, data, completion_decoder)
+                if chunk.error:
+                    raise event_error(endpoint, {"error": chunk.error})
+                for item in folder.feed(chunk):
+                    yield item
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(folder.response())

@@ -9,13 +9,22 @@ some servers (DeepSeek) put it on the finishing chunk instead. Both are handled.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelResponse, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import finish_reason
-from golem_cli.providers.openai.wire import FINISH_REASONS, arguments_text, reasoning_of, usage
+from golem_cli.providers.openai.wire import (
+    FINISH_REASONS,
+    CallPiece,
+    Completion,
+    Function,
+    WireMessage,
+    arguments_text,
+    reasoning_of,
+    text_of,
+    usage,
+)
 
 
 class ChunkFolder:
@@ -32,46 +41,44 @@ class ChunkFolder:
         self._calls: dict[int, tuple[str, str, list[str]]] = {}
         self._last_index = -1
 
-    def feed(self, chunk: dict[str, Any]) -> Iterator[StreamEvent]:
+    def feed(self, chunk: Completion) -> Iterator[StreamEvent]:
         """The events one chunk carries, in order: reasoning, text, tool-call pieces."""
-        if chunk.get("usage"):
-            self.usage = usage(chunk["usage"])
-        if chunk.get("model"):
-            self.model = str(chunk["model"])
-        choices = chunk.get("choices")
-        if not choices:
+        if chunk.usage:
+            self.usage = usage(chunk.usage)
+        if chunk.model:
+            self.model = str(chunk.model)
+        if not chunk.choices:
             return
-        choice = choices[0]
-        delta = choice.get("delta") or {}
+        choice = chunk.choices[0]
+        delta = choice.delta or WireMessage()
         reasoning = reasoning_of(delta)
         if reasoning:
             self._reasoning.append(reasoning)
             yield ThinkingDelta(index=0, text=reasoning)
-        text = delta.get("content")
-        if isinstance(text, str) and text:
+        text = text_of(delta.content)
+        if text:
             self._text.append(text)
             yield TextDelta(text)
-        refusal = delta.get("refusal")
-        if isinstance(refusal, str) and refusal:  # shown and kept like text, marked as a refusal
+        if delta.refusal:  # shown and kept like text, marked as a refusal
             self.refusal = True
-            self._text.append(refusal)
-            yield TextDelta(refusal)
-        for piece in delta.get("tool_calls") or ():
+            self._text.append(delta.refusal)
+            yield TextDelta(delta.refusal)
+        for piece in delta.tool_calls or ():
             yield self._call_piece(piece)
-        if choice.get("finish_reason"):
-            self.stop_reason = str(choice["finish_reason"])
+        if choice.finish_reason:
+            self.stop_reason = choice.finish_reason
             self.finish = finish_reason(self.stop_reason, FINISH_REASONS)
 
-    def _call_piece(self, piece: dict[str, Any]) -> ToolCallDelta:
-        function = piece.get("function") or {}
-        call_id = piece.get("id") or ""
-        name = function.get("name") or ""
-        index = piece.get("index")
-        if not isinstance(index, int):  # servers that omit it: a new id starts a new call
+    def _call_piece(self, piece: CallPiece) -> ToolCallDelta:
+        function = piece.function or Function()
+        call_id = piece.id or ""
+        name = function.name or ""
+        index = piece.index
+        if index is None:  # servers that omit it: a new id starts a new call
             known = call_id and any(call_id == head for head, _, _ in self._calls.values())
             index = self._last_index + 1 if call_id and not known else max(self._last_index, 0)
         self._last_index = max(self._last_index, index)
-        args = arguments_text(function.get("arguments"))
+        args = arguments_text(function.arguments)
         head_id, head_name, pieces = self._calls.get(index, ("", "", []))
         self._calls[index] = (head_id or call_id, head_name or name, pieces)
         pieces.append(args)

@@ -189,17 +189,64 @@ def usage(raw: object) -> Usage:
     )
 
 
-def reasoning_of(message: dict[str, Any]) -> str:
+# The shapes golem reads, typed: a field of the wrong type (a call ID that is a number, a
+# ``choices`` that is an object) fails the decode with msgspec's path to it, instead of reaching
+# a Message that could then not be saved and loaded back (issue 8). Unknown fields are ignored.
+
+
+class Function(msgspec.Struct):
+    name: str | None = None
+    arguments: str | dict[str, Any] | None = None  # an object from some servers
+
+
+class CallPiece(msgspec.Struct):
+    index: int | None = None
+    id: str | None = None
+    function: Function | None = None
+
+
+class WireMessage(msgspec.Struct):
+    """A reply's ``message``, or a chunk's ``delta``."""
+
+    content: str | list[Any] | None = None
+    refusal: str | None = None
+    reasoning_content: str | None = None
+    reasoning: str | None = None
+    tool_calls: list[CallPiece] | None = None
+
+
+class Choice(msgspec.Struct):
+    message: WireMessage | None = None
+    delta: WireMessage | None = None
+    finish_reason: str | None = None
+
+
+class Completion(msgspec.Struct):
+    """A whole reply, or one streamed chunk (``choices[].delta``); ``error`` as some servers put it."""
+
+    choices: list[Choice] | None = None
+    usage: Any = None
+    model: Any = None
+    error: Any = None
+
+
+completion_decoder = msgspec.json.Decoder(Completion)
+
+
+def text_of(content: str | list[Any] | None) -> str:
+    """Content as text; a list of parts (some servers answer so) gives its text parts joined."""
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return content or ""
+
+
+def reasoning_of(message: WireMessage) -> str:
     """Reasoning text: ``reasoning_content`` (DeepSeek, vLLM) or ``reasoning`` (Ollama, Groq,
     OpenRouter). Capture only: it is never sent back."""
-    for key in ("reasoning_content", "reasoning"):
-        value = message.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return ""
+    return message.reasoning_content or message.reasoning or ""
 
 
-def arguments_text(value: object) -> str:
+def arguments_text(value: str | dict[str, Any] | None) -> str:
     """Call arguments as received; a server that sends an object gets it compact-encoded."""
     if value is None:
         return ""
@@ -207,41 +254,37 @@ def arguments_text(value: object) -> str:
 
 
 def parse_response(payload: bytes, model: str) -> ModelResponse:
-    """A non-streaming reply. Raises ``ValueError`` for a body that is not a completion."""
+    """A non-streaming reply. Raises ``ValueError`` for a body that is not a completion, or
+    whose fields have the wrong types (saying which)."""
     try:
-        data = msgspec.json.decode(payload)
+        data = completion_decoder.decode(payload)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"the reply has the wrong shape: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ValueError(f"the reply is not JSON ({exc})") from None
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not choices or not isinstance(choices[0], dict):
+    if not data.choices:
         raise ValueError("the reply has no choices")
-    message = choices[0].get("message") or {}
-    content = message.get("content")
-    if isinstance(content, list):  # some servers answer with content parts
-        content = "".join(p.get("text") or "" for p in content if isinstance(p, dict))
-    refusal = message.get("refusal")
-    refused = isinstance(refusal, str) and bool(refusal)
+    choice = data.choices[0]
+    message = choice.message or WireMessage()
+    content = text_of(message.content)
+    refused = bool(message.refusal)
     if refused and not content:  # content is null when the model refuses
-        content = refusal
+        content = message.refusal or ""
     reasoning = reasoning_of(message)
     calls = []
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        calls.append(
-            ToolCall(
-                id=call.get("id") or "", name=function.get("name") or "", args=arguments_text(function.get("arguments"))
-            )
-        )
+    for call in message.tool_calls or []:
+        function = call.function or Function()
+        calls.append(ToolCall(id=call.id or "", name=function.name or "", args=arguments_text(function.arguments)))
     return ModelResponse(
         message=Message(
             role=ASSISTANT,
-            content=content if isinstance(content, str) else "",
+            content=content,
             tool_calls=calls,
             thinking=[ThinkingBlock(text=reasoning)] if reasoning else [],
         ),
-        usage=usage(data.get("usage")),
-        finish_reason=finish_reason(choices[0].get("finish_reason"), FINISH_REASONS),
-        model_name=str(data.get("model") or model),
-        stop_reason=str(choices[0].get("finish_reason") or ""),
+        usage=usage(data.usage),
+        finish_reason=finish_reason(choice.finish_reason, FINISH_REASONS),
+        model_name=str(data.model or model),
+        stop_reason=choice.finish_reason or "",
         refusal=refused,
     )
