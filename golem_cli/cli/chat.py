@@ -325,14 +325,15 @@ def ask(
     finally:
         session.close()
     if as_json:
-        import json
+        from golem_cli.cli.console import camel, print_json
+        from golem_cli.cli.errors import describe
 
-        sys.stdout.write(json.dumps({
-            "reply": outcome.reply, "run_id": outcome.run_id, "conversation_id": outcome.conversation_id,
-            "model": session.model.name, "usage": outcome.usage.to_json(), "interrupted": outcome.interrupted,
-            "error": None if outcome.error is None else str(outcome.error),
-            "finish_reason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
-        }, ensure_ascii=False) + "\n")  # fmt: skip
+        print_json({
+            "reply": outcome.reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
+            "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": outcome.interrupted,
+            "error": None if outcome.error is None else describe(outcome.error),
+            "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
+        })  # fmt: skip
     elif stream:
         if outcome.reply and not outcome.reply.endswith("\n"):
             sys.stdout.write("\n")

@@ -63,6 +63,23 @@ def print_json(value: Any) -> None:
     sys.stdout.write(msgspec.json.format(json.dumps(value, ensure_ascii=False), indent=2) + "\n")
 
 
+def camel(value: Any) -> Any:
+    """``value`` with every dict key in camelCase, the one style of golem's ``--json`` output
+    (the history contract's): ``input_tokens`` and Go's ``SystemPrompts`` both become
+    ``inputTokens``, ``systemPrompts``. For the small objects other layers describe
+    themselves with; docs/json.md lists every command's shape."""
+    if isinstance(value, dict):
+        return {_camel_key(k): camel(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [camel(v) for v in value]
+    return value
+
+
+def _camel_key(key: str) -> str:
+    head, *rest = key.split("_")
+    return head[:1].lower() + head[1:] + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
 def iso_time(seconds: float) -> str:
     """A Unix time as an ISO 8601 UTC string for JSON output ("" when unknown)."""
     if not seconds:

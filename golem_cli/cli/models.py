@@ -35,11 +35,11 @@ def models(*, as_json: bool) -> int:
     statuses = provider_statuses(settings.providers)
     path = config_file()
     if as_json:
-        import json
+        from golem_cli.cli.console import camel, print_json
 
-        sys.stdout.write(json.dumps({"default_model": default, "default_from": source, "config_file": str(path),
-                                     "config_exists": path.exists(),
-                                     "providers": [s.to_json() for s in statuses]}, indent=2) + "\n")  # fmt: skip
+        providers = camel([s.to_json() for s in statuses])
+        print_json({"defaultModel": default, "defaultFrom": source, "configFile": str(path),
+                    "configExists": path.exists(), "providers": providers})  # fmt: skip
         return 0
     out = sys.stdout.write
     out(f"default model: {default} ({source})\n")
@@ -54,7 +54,7 @@ def models(*, as_json: bool) -> int:
         elif s.problem:
             where = f"not ready: {s.problem}"
         else:
-            key = f", key from {s.key}" if s.key else ", no key needed"
+            key = f", key from {s.key}" if s.key else ", no key set (local servers need none)"
             where = f"configured: {s.kind} API at {s.base_url}{key}"
         out(f"  {s.name:<{width}}  {where}\n")
     if presets:

@@ -131,7 +131,7 @@ def _print(
                 "messagesIn": len(result.history),
                 "messagesOut": len(result.out),
                 "changed": result.changed,
-                "report": result.report.to_json(),
+                "report": result.report.to_json(),  # the contract's own spelling (Go field names)
                 "findings": report.findings_json(result.findings),
                 "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
                 "written": written,

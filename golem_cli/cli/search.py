@@ -48,7 +48,11 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
 
     warn_unreadable(store, dict(store.unreadable()))
     if as_json:
-        console.print_json([hit.to_json() for hit in hits])
+        console.print_json([
+            {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
+             "messageIndex": hit.message_index, "role": hit.role, "snippet": hit.snippet}
+            for hit in hits
+        ])  # fmt: skip
         return 0
     from golem_cli.cli.short_ids import HINT_LENGTH
 

@@ -67,9 +67,9 @@ def list_tools(*, as_json: bool) -> int:
         asyncio.run(start_all())
     if as_json:
         print_json([
-            {"name": e.name, "group": e.group, "source": e.source, "own_name": e.own_name or e.name,
-             "needs_approval": e.needs_approval, "destructive": e.destructive,
-             "allowed": e.name in box.approvals.allowed, "enabled_by_config": box.is_enabled(e.name),
+            {"name": e.name, "group": e.group, "source": e.source, "ownName": e.own_name or e.name,
+             "needsApproval": e.needs_approval, "destructive": e.destructive,
+             "allowed": e.name in box.approvals.allowed, "enabledByConfig": box.is_enabled(e.name),
              "description": e.tool.description}
             for e in box.registry.entries()
         ])  # fmt: skip

@@ -88,7 +88,7 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
                 "messagesIn": len(history),
                 "messagesOut": len(out),
                 "changed": common.differs(history, out),
-                "report": rep.to_json() if rep is not None else None,
+                "report": rep.to_json() if rep is not None else None,  # the contract's spelling
                 "findings": report.findings_json(found),
                 "note": why or None,
             }

@@ -145,9 +145,9 @@ def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | 
         try:
             kind = _protocol(name, table, facts)
             base_url = _base_url(name, kind, table, facts, env)
-            _, key = _api_key(name, kind, table, facts, env)
-            if facts is not None and not facts.key_env and not table.get("api_key") and not table.get("api_key_env"):
-                key = ""  # a local server needs none
+            value, key = _api_key(name, kind, table, facts, env)
+            if not value:
+                key = ""  # no key is set, and none is needed (a local server)
         except ModelError as e:
             kind = str(table.get("type") or (facts.protocol if facts else "openai"))
             problem = f"{e}; {e.hint}" if e.hint else str(e)

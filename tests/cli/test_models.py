@@ -29,12 +29,12 @@ def test_keys_and_tables_are_reported_without_the_key(tmp_path):
     )
     done = run(tmp_path, "--json", OPENAI_API_KEY="sk-secret-1", GROQ_API_KEY="gsk-secret-2")
     data = json.loads(done.stdout)
-    assert data["default_model"] == "openai:gpt-4o-mini"
+    assert data["defaultModel"] == "openai:gpt-4o-mini"
     by_name = {p["name"]: p for p in data["providers"]}
     assert by_name["openai"]["usable"] and by_name["openai"]["key"] == "OPENAI_API_KEY"
-    assert by_name["groq"] == {"name": "groq", "type": "openai", "base_url": "https://api.groq.com/openai/v1",
+    assert by_name["groq"] == {"name": "groq", "type": "openai", "baseUrl": "https://api.groq.com/openai/v1",
                                "key": "GROQ_API_KEY", "usable": True, "problem": "", "preset": True,
-                               "key_env": "GROQ_API_KEY", "example": "groq:llama-3.3-70b-versatile"}  # fmt: skip
+                               "keyEnv": "GROQ_API_KEY", "example": "groq:llama-3.3-70b-versatile"}  # fmt: skip
     assert not by_name["anthropic"]["usable"]
     assert "secret" not in done.stdout
 
@@ -56,4 +56,11 @@ def test_presets_are_listed_with_their_key_variables(tmp_path):
     assert "groq" not in ready_once and "secret" not in done.stdout
     data = json.loads(run(tmp_path, "--json").stdout)
     gemini = next(p for p in data["providers"] if p["name"] == "gemini")
-    assert gemini["preset"] and gemini["key_env"] == "GEMINI_API_KEY" and not gemini["usable"]
+    assert gemini["preset"] and gemini["keyEnv"] == "GEMINI_API_KEY" and not gemini["usable"]
+
+
+def test_a_provider_without_a_key_does_not_claim_one(tmp_path):
+    (tmp_path / "config.toml").write_text('[providers.local]\nbase_url = "http://127.0.0.1:8080/v1"\n')
+    out = run(tmp_path).stdout
+    line = next(line for line in out.splitlines() if line.strip().startswith("local"))
+    assert "no key set" in line and "key from" not in line

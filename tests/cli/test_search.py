@@ -36,7 +36,7 @@ def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
     cid = store.create([Message("assistant", thinking=[ThinkingBlock("ponder the sieve")],
                                 tool_calls=[ToolCall("c1", "primes", '{"upto": "sieve of eratosthenes"}')])])  # fmt: skip
     hits = json.loads(run(tmp_path, "--json", "Eratosthenes").stdout)
-    assert [(h["id"], h["message_index"], h["role"]) for h in hits] == [(cid, 0, "assistant")]
+    assert [(h["id"], h["messageIndex"], h["role"]) for h in hits] == [(cid, 0, "assistant")]
     assert "sieve" in hits[0]["snippet"]
 
 

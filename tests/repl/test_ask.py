@@ -36,18 +36,18 @@ def test_json_output(home):
     data = json.loads(done.stdout)
     assert data["reply"] == "echo: numbers"
     assert data["model"] == "local:echo"
-    assert data["usage"]["input_tokens"] == 11 and data["usage"]["output_tokens"] == 7
-    history = Store(home).load(data["conversation_id"])
-    assert {m.run_id for m in history} == {data["run_id"]}
+    assert data["usage"]["inputTokens"] == 11 and data["usage"]["outputTokens"] == 7
+    history = Store(home).load(data["conversationId"])
+    assert {m.run_id for m in history} == {data["runId"]}
 
 
 def test_continue_and_cid(home):
     first = json.loads(ask(home, "--json", "one").stdout)
     second = json.loads(ask(home, "--json", "-c", "two").stdout)
-    assert second["conversation_id"] == first["conversation_id"]
-    third = json.loads(ask(home, "--json", "--cid", first["conversation_id"][:8], "three").stdout)
-    assert third["conversation_id"] == first["conversation_id"]
-    history = Store(home).load(first["conversation_id"])
+    assert second["conversationId"] == first["conversationId"]
+    third = json.loads(ask(home, "--json", "--cid", first["conversationId"][:8], "three").stdout)
+    assert third["conversationId"] == first["conversationId"]
+    history = Store(home).load(first["conversationId"])
     assert [m.content for m in history if m.role == "user"] == ["one", "two", "three"]
     assert len({m.run_id for m in history}) == 3
 
@@ -66,7 +66,7 @@ def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(home, server):
     assert "cut off" in done.stderr and "output token limit (length)" in done.stderr and "max_tokens" in done.stderr
     server.enqueue(Scenario(reply=Reply(text="Half", finish="max_tokens")))
     data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
-    assert (data["reply"], data["finish_reason"], data["refusal"]) == ("Half", "max_tokens", False)
+    assert (data["reply"], data["finishReason"], data["refusal"]) == ("Half", "max_tokens", False)
 
 
 def test_a_refusal_is_shown_saved_and_marked(home, server):
@@ -77,7 +77,7 @@ def test_a_refusal_is_shown_saved_and_marked(home, server):
     assert Store(home).load(row.id)[-1].content == "I can't help with that."
     server.enqueue(Scenario(reply=Reply(refusal="-")))
     data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
-    assert (data["reply"], data["finish_reason"], data["refusal"]) == ("[refused]", "refusal", True)
+    assert (data["reply"], data["finishReason"], data["refusal"]) == ("[refused]", "refusal", True)
 
 
 def test_provider_error_is_one_line_and_nonzero(home, server):
@@ -127,9 +127,9 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
 
 def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
     first = json.loads(ask(home, "--json", "hello").stdout)
-    path = home / "conversations" / f"{first['conversation_id']}.json"
+    path = home / "conversations" / f"{first['conversationId']}.json"
     path.write_bytes(b'[{"role": "user", "content": ')
-    done = ask(home, "--cid", first["conversation_id"][:8], "again")
+    done = ask(home, "--cid", first["conversationId"][:8], "again")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "golem normalize" in done.stderr
     assert path.read_bytes() == b'[{"role": "user", "content": '  # untouched

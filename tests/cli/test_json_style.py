@@ -1,0 +1,78 @@
+"""Every --json speaks one style: camelCase keys (as the history contract), ISO 8601 UTC times.
+The contract's own objects (a show's messages, a repair report) are embedded as the contract
+spells them. docs/json.md lists the shapes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from golem_cli.core.messages import Message, ToolCall
+from golem_cli.store import Store
+
+CAMEL = re.compile(r"[a-z][a-zA-Z0-9]*\Z")
+ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00\Z")
+CONTRACT = {"messages", "report"}  # spelled by the history contract
+TIMES = {"created", "updated"}
+
+
+def keys_and_times(value, path="") -> tuple[list[str], list[str]]:
+    """Every key (outside contract objects) and every time value, walked recursively."""
+    keys, times = [], []
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            keys.append(f"{path}.{key}")
+            if key in TIMES and inner:
+                times.append(inner)
+            if key not in CONTRACT:
+                k, t = keys_and_times(inner, f"{path}.{key}")
+                keys += k
+                times += t
+    elif isinstance(value, list):
+        for inner in value:
+            k, t = keys_and_times(inner, path)
+            keys += k
+            times += t
+    return keys, times
+
+
+@pytest.fixture
+def stored(home, tmp_path):
+    store = Store(home)
+    cid = store.create([Message("user", "find the walrus"), Message("assistant", tool_calls=[ToolCall("c1", "f", "{")])],
+                       title="Walrus", model="offline:echo")  # fmt: skip
+    store.fork(cid, 1)
+    gone = store.create([Message("user", "to delete")])
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"role": "system", "content": "x"}, {"role": "user", "content": "hi"}]))
+    return {"ID": cid, "GONE": gone, "FILE": str(history)}
+
+
+COMMANDS = [
+    ["list"], ["list", "--tree"], ["show", "ID"], ["search", "walrus"], ["models"], ["normalize", "ID"],
+    ["import", "FILE"], ["delete", "GONE", "--yes"], ["ask", "-m", "offline:echo", "hello"], ["tools"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
+def test_one_json_style(golem, stored, args):
+    done = golem(*[stored.get(a, a) for a in args], "--json")
+    assert done.code == 0, done.err
+    keys, times = keys_and_times(json.loads(done.out))
+    assert keys, done.out
+    assert [k for k in keys if not CAMEL.match(k.rsplit(".", 1)[1])] == []
+    assert all(ISO_UTC.match(t) for t in times), times
+
+
+def test_restore_json(golem, stored):
+    golem("delete", stored["GONE"], "--yes")
+    keys, _ = keys_and_times(json.loads(golem("restore", "--json").out))
+    assert keys == [".restored"]
+
+
+def test_every_json_command_is_covered():
+    from golem_cli.cli.app import commands
+
+    with_json = {name for name, c in commands().items() if any("--json" in o.flags for o in c.options)}
+    assert with_json == {args[0] for args in COMMANDS} | {"restore"}
