@@ -11,8 +11,9 @@ module level; the store, the codec and rich are imported inside the command func
 from __future__ import annotations
 
 import importlib
+import re
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from golem_cli.cli import errors
 
@@ -96,9 +97,9 @@ def build_app() -> typer.Typer:
 def run(args: list[str]) -> int:
     """Run the command line ``args`` (without the program name) and return the exit code.
 
-    Plain argument lists skip typer (see fastpath.py). Usage errors are
-    printed by typer (exit 2); everything else that escapes a command goes through
-    ``errors.report``: one line on stderr, never a traceback unless ``--debug``.
+    Plain argument lists skip typer (see fastpath.py). A usage error is one line on stderr
+    naming the help to read (exit 2), like every other error; everything else that escapes a
+    command goes through ``errors.report``: one line, never a traceback unless ``--debug``.
     """
     debug = errors.debug_requested(args)
     try:
@@ -112,7 +113,14 @@ def run(args: list[str]) -> int:
         import typer
 
         command = typer.main.get_command(build_app())
-        command.main(args=list(args), prog_name="golem", standalone_mode=True)
+        _plain_arguments(command)
+        try:
+            done = command.main(args=list(args), prog_name="golem", standalone_mode=False)
+        except typer.Abort:
+            return errors.report(KeyboardInterrupt(), debug=debug)
+        except _click_exception() as e:
+            return _usage_error(e)
+        return done if isinstance(done, int) else errors.EXIT_OK
     except SystemExit as done:
         return _exit_code(done.code)
     except BrokenPipeError:
@@ -126,7 +134,52 @@ def run(args: list[str]) -> int:
             errors.silence_broken_pipe()
         except (OSError, ValueError):
             pass
-    return errors.EXIT_OK
+
+
+USAGE_ERROR = 2  # the exit code of a command line that does not parse
+
+
+def _click_exception() -> type[Exception]:
+    from typer._click.exceptions import ClickException  # typer 0.29 carries its own click
+
+    return ClickException
+
+
+def _usage_error(e: Exception) -> int:
+    """A usage error as one line: what is wrong, in a sentence, and where the help is.
+    (typer would draw a box on a terminal and three lines in a pipe, and word a bad value as
+    pydantic does: "Value error, 'html' is not one of ...".)"""
+    ctx = getattr(e, "ctx", None)
+    if type(e).__name__ == "NoArgsIsHelpError" and ctx is not None:  # plain `golem`: the help is the answer
+        sys.stdout.write(ctx.get_help() + "\n")
+        return int(getattr(e, "exit_code", USAGE_ERROR))
+    text = e.format_message() if hasattr(e, "format_message") else str(e)
+    text = text.replace("Value error, ", "").replace("Input should be greater than or equal to", "must be at least")
+    text = text.replace("Input should be", "must be").replace("a valid integer", "a whole number")
+    text = re.sub(r", unable to parse string as an? \w+", "", text).strip().rstrip(".")
+    text = text[:1].lower() + text[1:]
+    where = f" (`{ctx.command_path} --help` shows how)" if ctx is not None else ""
+    sys.stderr.write(f"golem: {' '.join(text.split())}{where}\n")
+    return int(getattr(e, "exit_code", USAGE_ERROR))
+
+
+def _plain_arguments(command: Any) -> None:
+    """Arguments as people write them in usage lines: ``ID`` and ``[ID]``, not typer's
+    ``{ID}``, and without a ``<str>`` type tag in the help."""
+    from typer.core import TyperArgument
+
+    class Argument(TyperArgument):
+        def _usage_display_name(self) -> str:
+            name = self.display_name_raw
+            return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
+
+        def display_type_rich(self, ctx: Any) -> str | None:
+            return None
+
+    for sub in getattr(command, "commands", {}).values():
+        for param in sub.params:
+            if type(param) is TyperArgument:
+                param.__class__ = Argument
 
 
 def _exit_code(code: object) -> int:

@@ -121,7 +121,8 @@ class _Parser:
         try:
             s, end = scanstring(self.text, pos + 1, True)
         except ValueError as e:
-            raise JSONSyntaxError(f"invalid string: {str(e).split(':')[0]}", getattr(e, "pos", pos)) from None
+            at = getattr(e, "pos", pos)
+            raise JSONSyntaxError(_string_problem(getattr(e, "msg", str(e)), self.text, at), at) from None
         if _SURROGATE.search(s):
             s = _SURROGATE.sub("\ufffd", s)  # Go: an unpaired surrogate escape becomes U+FFFD
         return Node(s, pos, end)
@@ -214,3 +215,15 @@ def fold_key(key: str) -> str:
     if key.isascii():
         return key.upper()
     return "".join(ch.upper() if ch.isascii() else _FOLD_TO_ASCII.get(ch, ch) for ch in key)
+
+
+def _string_problem(msg: str, text: str, at: int) -> str:
+    """``json.scanstring``'s complaint as a whole sentence in Go's words (its own messages end
+    in "at", waiting for a position that is reported separately)."""
+    if msg.startswith("Invalid control character"):
+        return f"invalid character {text[at : at + 1]!r} in string literal (control characters must be escaped)"
+    if msg.startswith("Unterminated string"):
+        return "unexpected end of JSON input: a string is never closed"
+    if "escape" in msg:
+        return "invalid escape in string literal"
+    return "invalid string: " + msg.removesuffix(" at").lower()

@@ -98,7 +98,7 @@ def stream_cut(endpoint: Endpoint, cause: str, *, kept: bool = True) -> ModelErr
         return ModelError(f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}", hint="try again")
     return ModelError(
         f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}; what arrived is kept",
-        hint="try again; the partial reply is kept in the conversation",
+        hint="try again",
     )
 
 
@@ -122,6 +122,6 @@ def read_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float) -> Mode
     """The ``ModelError`` for a stream that failed while being read (after its first byte)."""
     if isinstance(exc, httpx.TimeoutException):
         error = stream_cut(endpoint, f"no data for {timeout:g} s")
-        error.hint = f"the partial reply is kept; raise timeout in [providers.{endpoint.provider}] for slow models"
+        error.hint = f"raise timeout in [providers.{endpoint.provider}] for slow models"
         return error
     return stream_cut(endpoint, str(exc) or type(exc).__name__)

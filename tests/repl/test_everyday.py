@@ -197,3 +197,13 @@ def test_a_locked_conversation_offers_a_fork(spawn, home):
     refused.expect(r"\[y/N\]")
     refused.child.sendline("")
     assert "nothing resumed" in refused.leave()
+
+
+def test_a_dropped_stream_says_kept_once(spawn, home, server):
+    server.enqueue(Scenario(reply=Reply(text="a reply that will be cut off in the middle"), cut_after_frames=2))
+    chat = spawn("chat")
+    chat.prompt()
+    out = chat.say("first question")
+    said = out.split("error:")[1].split("\nrun ")[0]  # the error and the line after it, not the footer
+    assert said.count("kept") == 1 and "Nothing is lost" in said, said
+    chat.leave()

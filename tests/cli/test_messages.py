@@ -1,0 +1,50 @@
+"""Every message read once as a user (issue 12 item 17): one line per error, whole sentences,
+help in the words people write usage in."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.conftest import assert_one_line_error
+
+USAGE_MISTAKES = [
+    (["list", "--bogus"], "no such option: --bogus (`golem list --help` shows how)"),
+    (["export", "last", "--format", "html"], "invalid value for '--format' / '-f': 'html' is not one of 'json', 'markdown'"),
+    (["chat", "--max-messages", "0"], "invalid value for '--max-messages': must be at least 1"),
+    (["list", "-n", "x"], "invalid value for '--limit' / '-n': must be a whole number"),
+    (["show"], "missing argument 'ID' (`golem show --help` shows how)"),
+    (["lst"], "no such command 'lst'"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "expected"), USAGE_MISTAKES, ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+@pytest.mark.parametrize("terminal", [False, True], ids=["pipe", "terminal"])
+def test_usage_errors_are_one_plain_line_everywhere(golem, args, expected, terminal):
+    done = golem(*args, env={"GOLEM_FORCE_TERMINAL": "1"} if terminal else {})
+    assert done.code == 2
+    assert_one_line_error(done)
+    assert expected in done.err
+    assert "\x1b" not in done.err and "╭" not in done.err and "Value error" not in done.err
+    assert "Input should be" not in done.err
+
+
+@pytest.mark.parametrize("command", ["resume", "show", "ask", "export", "normalize", "fork", "restore"])
+def test_help_spells_arguments_as_people_write_them(golem, command):
+    text = golem(command, "--help").out
+    assert "{" not in text.split("\n")[0] and "[[" not in text
+    assert "<str>" not in text and "<list[str]>" not in text and "<int" not in text
+
+
+def test_help_usage_lines(golem):
+    assert golem("resume", "--help").out.startswith("Usage: golem resume [OPTIONS] [ID]\n")
+    assert golem("show", "--help").out.startswith("Usage: golem show [OPTIONS] ID\n")
+    assert "-a, --attach FILE|URL" in golem("ask", "--help").out
+
+
+def test_a_json_error_is_a_whole_sentence(golem, tmp_path):
+    path = tmp_path / "control.json"
+    path.write_bytes(b'[{"role":"user","content":"a\x01b"}]')
+    done = golem("import", str(path))
+    assert done.err.strip().endswith("invalid character '\\x01' in string literal (control characters must be escaped)")
+    path.write_bytes(b'[{"role":"user","content":"abc')
+    assert golem("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed")
