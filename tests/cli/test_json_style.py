@@ -39,6 +39,8 @@ def keys_and_times(value, path="") -> tuple[list[str], list[str]]:
 
 @pytest.fixture
 def stored(home, tmp_path):
+    (home / "config.toml").parent.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[mcp_servers.files]\ncommand = "true"\n')
     store = Store(home)
     cid = store.create([Message("user", "find the walrus"), Message("assistant", tool_calls=[ToolCall("c1", "f", "{")])],
                        title="Walrus", model="offline:echo")  # fmt: skip
@@ -52,6 +54,7 @@ def stored(home, tmp_path):
 COMMANDS = [
     ["list"], ["list", "--tree"], ["show", "ID"], ["search", "walrus"], ["models"], ["normalize", "ID"],
     ["import", "FILE"], ["delete", "GONE", "--yes"], ["ask", "-m", "offline:echo", "hello"], ["tools"],
+    ["mcp", "list", "--no-start"],
 ]  # fmt: skip
 
 

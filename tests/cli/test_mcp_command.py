@@ -124,7 +124,7 @@ def test_golem_tools_lists_the_servers_tools(golem, home):
     assert "bad tool server, did not start: exited at start (exit status 1; it said: demo: refusing to start" in " ".join(done.out.split())
     listed = json.loads(golem("tools", "--json").out)
     shout = next(t for t in listed if t["name"] == "demo__shout")
-    assert shout["destructive"] and shout["own_name"] == "shout" and shout["needs_approval"]
+    assert shout["destructive"] and shout["ownName"] == "shout" and shout["needsApproval"]
 
 
 SDK = ("mcp", "mcp_types", "httpx2", "anyio")
