@@ -1,0 +1,220 @@
+"""Tool servers in chat as a person meets them: the real ``golem`` on a pseudo-terminal (or in a
+pipe), the loopback provider answering with calls of a server's tools, and a real tool
+server (tests/mcpservers/demo.py, the SDK's own server class) started by golem.
+
+The provider's reply after tool results is ``tool results: <id> [failed] <first line>``, so
+what the model was sent shows in the transcript."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from golem_cli.core.messages import INTERRUPTED
+from golem_cli.core.repair import normalize_history
+
+from tests.mcpservers import demo_toml
+from tests.providerserver import ProviderServer, Scenario
+from tests.repl.conftest import plain
+from tests.repl.test_tools import ask, calls, stored, wait_for
+
+pytestmark = pytest.mark.slow
+FOOTER = r"\d+ stored, \d+ sent[^\n]*"
+
+
+@pytest.fixture
+def marks(home: Path) -> Path:
+    path = home / "marks"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def demo(home: Path, marks: Path) -> Path:
+    """A config with the demo server as `demo`, one that exits at start as `bad`, and two
+    servers offering the same tools as `alpha` and `beta`."""
+    config = home / "config.toml"
+    config.write_text(config.read_text() + demo_toml("demo", "--marks", str(marks))
+                      + demo_toml("bad", "--exit-at-start", "3") + demo_toml("alpha", "--name", "alpha")
+                      + demo_toml("beta", "--name", "beta"))  # fmt: skip
+    return config
+
+
+def gone(pid: int, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not os.path.exists(f"/proc/{pid}")
+
+
+# --- listing and approval ------------------------------------------------------------------
+
+
+def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: ProviderServer, demo: Path):
+    server.enqueue(calls(("call_1", "demo__echo", {"text": "hi"})), Scenario(), calls(("call_2", "demo__shout", {"text": "no"})),
+                   Scenario(), calls(("call_3", "demo__echo", {"text": "a"})), Scenario(),
+                   calls(("call_4", "demo__echo", {"text": "b"})))  # fmt: skip
+    chat = spawn("chat", "-T", "demo")
+    ready = chat.prompt()
+    assert "Tool servers ready in" in ready and "demo (12 tools)" in ready
+    listed = chat.command("/tools", r"/tools enable NAME")
+    assert "* demo__echo" in listed and "mcp:demo" in listed and "Say the text back." in listed
+    assert "bad" in listed and "not started (/tools enable bad)" in listed
+    chat.child.sendline("echo it")
+    asked = chat.expect(r"\[y\]es once")
+    assert "? demo__echo (mcp:demo) wants to run:" in asked and "text: hi" in asked
+    assert "(the server says this tool is read-only)" in asked
+    chat.child.send("y")
+    out = chat.expect(FOOTER)
+    assert "← demo__echo ok" in out and "tool results: call_1 demo says: hi" in out
+    chat.prompt()
+    chat.child.sendline("shout it")
+    assert "(the server says this tool is destructive)" in chat.expect(r"\[y\]es once")
+    chat.child.sendline("n not so loud")
+    out = chat.expect(FOOTER)
+    assert "← demo__shout denied" in out
+    assert "tool results: call_2 [failed] Your tool call was denied: not so loud." in out
+    chat.prompt()
+    chat.child.sendline("again")
+    chat.expect(r"\[y\]es once")
+    chat.child.send("a")
+    assert "tool results: call_3 demo says: a" in chat.expect(FOOTER)
+    chat.prompt()
+    out = chat.say("and again")
+    assert "wants to run" not in out and "tool results: call_4 demo says: b" in out
+    chat.leave()
+
+
+def test_without_a_terminal_a_call_is_denied_and_allow_runs_it(server: ProviderServer, home: Path, demo: Path, marks: Path):
+    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0})))
+    done = ask(home, "-T", "demo", "go")
+    assert done.returncode == 0, done.stderr
+    assert ("tool results: call_1 [failed] Your tool call was denied: it needs the user's approval and nobody can be "
+            "asked here (no terminal); the user can approve it with --yes or --allow demo__slow.") in done.stdout  # fmt: skip
+    assert not (marks / "slow-started").exists()  # never ran
+    server.enqueue(calls(("call_2", "demo__slow", {"seconds": 0})))
+    allowed = ask(home, "-T", "demo", "--allow", "demo.slow", "go")
+    assert "tool results: call_2 waited 0 s" in allowed.stdout, allowed.stderr
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["local:echo", "claude:claude-test"])
+def test_an_image_result_reaches_the_model(server: ProviderServer, home: Path, demo: Path, model: str):
+    server.enqueue(calls(("call_1", "demo__picture", {})))
+    done = ask(home, "-m", model, "-T", "demo.picture", "--yes", "look")
+    assert done.returncode == 0, done.stderr
+    body = server.requests[-1].json
+    png = base64.b64encode(b"\x89PNG").decode()[:4]
+    if model.startswith("claude"):
+        (result,) = [b for b in body["messages"][-1]["content"] if b.get("type") == "tool_result"]
+        assert result["content"][0] == {"type": "text", "text": "a red pixel"}
+        assert result["content"][1]["type"] == "image" and result["content"][1]["source"]["media_type"] == "image/png"
+        assert result["content"][1]["source"]["data"].startswith(png)
+    else:
+        tool = [m for m in body["messages"] if m["role"] == "tool"][0]
+        assert tool["content"] == "a red pixel"
+        frame = body["messages"][-1]["content"]
+        assert frame[1]["image_url"]["url"].startswith("data:image/png;base64," + png)
+    (message,) = [m for m in stored(home) if m.role == "tool"]
+    assert message.parts[0].media_type == "image/png" and message.parts[0].data.startswith(b"\x89PNG")
+
+
+def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(spawn, server: ProviderServer, demo: Path, home: Path):
+    server.enqueue(calls(("call_1", "demo__fail", {"why": "disk full"}), ("call_2", "demo__hostile", {})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.child.sendline("try")
+    raw = chat.expect_raw(FOOTER)
+    shown = raw[raw.index("demo__hostile ok") : raw.index("tool results: call_1")]  # the result, not the reply
+    assert "red and plain" in shown and "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
+    out = plain(raw)
+    assert "← demo__fail failed" in out and "Error executing tool fail: disk full" in out
+    assert "red and plain" in out
+    chat.prompt()
+    chat.leave()
+    failed = [m for m in stored(home) if m.role == "tool" and m.failed]
+    assert [(m.tool_call_id, m.content) for m in failed] == [("call_1", "Error executing tool fail: disk full")]
+
+
+# --- faults --------------------------------------------------------------------------------
+
+
+def test_a_server_that_exits_at_start_is_one_line_and_the_chat_goes_on(spawn, server: ProviderServer, demo: Path):
+    chat = spawn("chat", "-T", "bad", "-T", "fs")
+    chat.prompt()
+    lines = [line for line in chat.screen() if "bad" in line]  # what a person sees: one line
+    assert lines == ["tool server 'bad' did not start: exited at start (exit status 3; it said: demo: refusing to "
+                     "start (told to))"]  # fmt: skip
+    assert "echo: still here" in chat.say("still here")
+    chat.leave()
+
+
+def test_a_server_killed_mid_call_fails_the_call_and_starts_again(spawn, server: ProviderServer, demo: Path, marks: Path):
+    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 60})), Scenario(), calls(("call_2", "demo__pid", {})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.child.sendline("wait")
+    chat.expect(r"running demo__slow · \d")
+    os.kill(int(wait_for(marks / "slow-started")), signal.SIGKILL)
+    out = chat.expect(FOOTER)
+    assert "← demo__slow failed" in out
+    assert "    tool server 'demo' stopped (killed by SIGKILL) during the call; its next call starts it again" in out
+    assert "tool results: call_1 [failed] tool server 'demo' stopped (killed by SIGKILL)" in out  # what the model read
+    chat.prompt()
+    out = chat.say("pid?")
+    pid = int(out.split("tool results: call_2 ")[1].split()[0])
+    chat.leave()
+    assert gone(pid)  # stopped on exit, reaped
+
+
+def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn, server: ProviderServer, demo: Path,
+                                                                          marks: Path, home: Path):  # fmt: skip
+    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 60})), calls(("call_2", "demo__spawn_child", {})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.child.sendline("wait")
+    chat.expect(r"running demo__slow · \d")
+    wait_for(marks / "slow-started")
+    chat.child.sendintr()
+    assert "Interrupted" in chat.expect(FOOTER)
+    assert wait_for(marks / "slow-cancelled") == "yes"  # MCP's cancellation reached the server
+    chat.prompt()
+    assert stored(home)[-1].tool_calls[0].id == "call_1"  # the call stays, without a result
+    out = chat.say("and now?")
+    assert "Repaired this conversation" in out and "demo__slow" in out
+    child = int(out.split("tool results: call_2 ")[1].split()[0])
+    server_pid = int((marks / "slow-started").read_text())
+    chat.leave()
+    history = stored(home)
+    assert [(m.tool_call_id, m.content) for m in history if m.role == "tool"][0] == ("call_1", INTERRUPTED)
+    assert not normalize_history(history)[1].changed
+    assert gone(server_pid) and gone(child)  # the server and what it started stop with the chat
+
+
+def test_two_servers_with_the_same_tool_names(spawn, server: ProviderServer, demo: Path):
+    server.enqueue(calls(("c1", "alpha__echo", {"text": "x"}), ("c2", "beta__echo", {"text": "y"})))
+    chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
+    assert "alpha (12 tools), beta (12 tools)" in chat.prompt()
+    out = chat.say("both")
+    assert "tool results: c1 alpha says: x; c2 beta says: y" in out
+    sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
+    assert "alpha__echo" in sent and "beta__echo" in sent and "beta__shout" not in sent
+    chat.leave()
+
+
+def test_tools_enable_starts_a_server_mid_chat(spawn, server: ProviderServer, demo: Path):
+    server.enqueue(calls(("c1", "demo__echo", {"text": "late"})))
+    chat = spawn("chat", "--yes")
+    chat.prompt()
+    out = chat.command("/tools enable demo.echo", r"Enabled: [^\n]*")
+    assert "Enabled: demo__echo." in out
+    assert "tool results: c1 demo says: late" in chat.say("now")
+    assert json.dumps(server.requests[-1].json["tools"][0]["function"]["name"]) == '"demo__echo"'
+    chat.leave()
