@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 #: The MCP SDK and what only it uses: about a second to import, so only the two modules of the
 #: tools layer that run a tool server's connection may import them (test below).
 MCP_SDK = {"mcp", "mcp_types", "httpx2", "anyio"}
-MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py"}
+MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py", "tools/mcp/http.py"}
 
 FORBIDDEN = {
     "core": {"cli", "session", "providers", "store", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx",
@@ -77,7 +77,18 @@ def test_only_the_connection_modules_import_the_mcp_sdk(path):
     # ...and nothing else imports those two modules at its top level (only inside a function)
     top = ast.parse(path.read_text(encoding="utf-8")).body
     names = {n.module for n in top if isinstance(n, ast.ImportFrom) and n.module}
-    assert not names & {"golem_cli.tools.mcp.connection", "golem_cli.tools.mcp.transport"}
+    assert not names & {"golem_cli.tools.mcp.connection", "golem_cli.tools.mcp.transport", "golem_cli.tools.mcp.http"}
+
+
+def test_a_stdio_server_can_start_before_the_sdk_is_imported():
+    """``transport`` spawns the process with anyio alone, so a chat imports the SDK while the
+    server starts (``McpSource.start``)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, golem_cli.tools.mcp.transport, golem_cli.tools.mcp.source, golem_cli.tools.toolbox; "
+            "print(sorted(m for m in ('mcp', 'mcp_types', 'httpx2', 'pydantic') if m in sys.modules))")  # fmt: skip
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "[]"
 
 
 def test_the_scan_catches_a_violation(tmp_path):

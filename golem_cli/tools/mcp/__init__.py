@@ -4,7 +4,9 @@
 the model (``NAME__TOOL``), ``source`` makes a server a tool source (``mcp:NAME``) with
 golem's approval policy, ``results`` turns what a server answers into a tool result.
 Those four import nothing of the MCP SDK, which costs about a second to import:
-``connection`` (the running connection: start, calls, restart, stop) and ``transport``
-(the child process or the HTTP client) do, and are imported only when a server starts.
+``connection`` (the running connection: start, calls, restart, stop) and ``http`` (a
+streamable HTTP server) do, and are imported only when a server starts; ``transport`` (the
+child process) needs only anyio until the server speaks, so the process starts while the SDK
+is imported.
 See ADR 0012.
 """

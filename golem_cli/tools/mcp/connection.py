@@ -32,7 +32,10 @@ from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.mcp.config import ServerConfig
-from golem_cli.tools.mcp.transport import MAX_MESSAGE, Transport, quiet_sdk_logs, transport_for
+from golem_cli.tools.mcp.http import HttpTransport
+from golem_cli.tools.mcp.transport import MAX_MESSAGE, StdioTransport, quiet_sdk_logs
+
+Transport = StdioTransport | HttpTransport
 
 #: Tool listings golem reads at most (pages of the server's ``tools/list``).
 MAX_LIST_PAGES = 20
@@ -48,11 +51,17 @@ class Connection:
     """The live connection to one server (see the module docstring)."""
 
     def __init__(
-        self, config: ServerConfig, notify: Callable[[str], None] = lambda line: None, *, max_message: int = MAX_MESSAGE
+        self,
+        config: ServerConfig,
+        notify: Callable[[str], None] = lambda line: None,
+        *,
+        max_message: int = MAX_MESSAGE,
+        transport: Transport | None = None,
     ) -> None:
         self.config = config
         self.notify = notify
         self.max_message = max_message
+        self._spawned = transport  # a process started before the SDK was imported (``McpSource.start``)
         self.restarts_left = 1
         self._client: Client | None = None
         self._transport: Transport | None = None
@@ -76,7 +85,8 @@ class Connection:
         ready: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
         self._stop = asyncio.Event()
         self.gone = ""
-        self._transport = transport_for(self.config, self.max_message)
+        self._transport = self._spawned or transport_for(self.config, self.max_message)
+        self._spawned = None
         self._task = asyncio.create_task(self._run(self._transport, ready), name=f"mcp:{self.name}")
         try:
             done, _ = await asyncio.wait({ready}, timeout=self.config.startup_timeout)
@@ -218,6 +228,12 @@ class Connection:
         if said:
             details.append(f"it said: {clip(said, 200)}")
         return f"{what} ({'; '.join(details)})" if details else what
+
+
+def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE) -> Transport:
+    if config.command is not None:
+        return StdioTransport(config, max_message)
+    return HttpTransport(config, max_message)
 
 
 async def list_tools(client: Client) -> list[dict[str, Any]]:

@@ -22,6 +22,9 @@ What golem makes of a server's tool:
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -73,9 +76,21 @@ class McpSource:
         """Connect and list the tools; ``ServerFailed`` (with the reason) when it cannot."""
         if self.started:
             return
-        from golem_cli.tools.mcp.connection import Connection  # imports the SDK
+        transport = None
+        if self.config.command is not None:
+            # The server starts while the SDK is imported (each takes about a second).
+            from golem_cli.tools.mcp.transport import StdioTransport
 
-        connection = Connection(self.config, self.notify)
+            transport = StdioTransport(self.config)
+            with contextlib.suppress(OSError):  # the connection's start says why, in words
+                await transport.spawn()
+        try:
+            module = await asyncio.to_thread(importlib.import_module, "golem_cli.tools.mcp.connection")
+        except BaseException:
+            if transport is not None:
+                await transport.abandon()
+            raise
+        connection: Connection = module.Connection(self.config, self.notify, transport=transport)
         try:
             listing = await connection.start()
         except Exception as e:

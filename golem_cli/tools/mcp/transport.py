@@ -15,8 +15,9 @@ shutdown sequence: close its input, wait ``GRACE`` seconds, then SIGTERM and SIG
 whole process group (what it started goes too); the exit is awaited, so nothing is left a
 zombie.
 
-The HTTP transport is the SDK's, given an HTTP client whose JSON responses are bounded by
-``MAX_MESSAGE`` too (event streams are bounded per event by the SDK).
+The process can be started (``spawn``) before the SDK is imported: this module needs only
+anyio until the first message, so a chat starts a server and imports the SDK (about a second)
+at the same time. The HTTP transport is in ``http.py``.
 """
 
 from __future__ import annotations
@@ -31,25 +32,30 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
-import httpx2
-import mcp_types
-from mcp.client.stdio import get_default_environment
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.message import SessionMessage
 
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.output import Collector
 
 if TYPE_CHECKING:
     from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp.shared.message import SessionMessage
 
 #: The largest message golem reads from a server (an image result can be several MB).
 MAX_MESSAGE = 32 * 1024 * 1024
 #: Seconds a stdio server has to exit after its input is closed, and after SIGTERM.
 GRACE = 1.0
 STDERR_KEPT = 4000
+#: What a stdio server inherits of golem's environment (the SDK's list: no keys, no tokens),
+#: before the table's ``env_vars`` and ``env``.
+INHERITED = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
 
 Streams = tuple[Any, Any]
+
+
+def safe_environment(parent: dict[str, str] | None = None) -> dict[str, str]:
+    """The variables of ``INHERITED`` that are set (shell functions, ``() {...``, left out)."""
+    parent = dict(os.environ) if parent is None else parent
+    return {k: parent[k] for k in INHERITED if k in parent and not parent[k].startswith("()")}
 
 
 def quiet_sdk_logs() -> None:
@@ -88,17 +94,30 @@ class StdioTransport(contextlib.AbstractAsyncContextManager[Streams]):
         if self._stack is not None:
             await self._stack.aclose()
 
+    async def spawn(self) -> None:
+        """Start the process now (the connection starts it otherwise); ``OSError`` when it
+        cannot be run."""
+        if self.process is None:
+            config = self.config
+            assert config.command is not None
+            self.process = await anyio.open_process(
+                [config.command, *config.args],
+                env=safe_environment() | config.environment(),
+                cwd=os.path.expanduser(config.cwd) if config.cwd else None,
+                start_new_session=True,
+            )
+
+    async def abandon(self) -> None:
+        """Stop a process started by ``spawn`` that never got a connection."""
+        if self.process is not None and self._stack is None:
+            with anyio.CancelScope(shield=True):
+                await stop_process(self.process)
+
     @contextlib.asynccontextmanager
     async def _connect(self) -> AsyncIterator[Streams]:
-        config = self.config
-        assert config.command is not None
-        process = await anyio.open_process(
-            [config.command, *config.args],
-            env=get_default_environment() | config.environment(),
-            cwd=os.path.expanduser(config.cwd) if config.cwd else None,
-            start_new_session=True,
-        )
-        self.process = process
+        await self.spawn()
+        process = self.process
+        assert process is not None
         read_writer: MemoryObjectSendStream[SessionMessage | Exception]
         read_stream: MemoryObjectReceiveStream[SessionMessage | Exception]
         read_writer, read_stream = anyio.create_memory_object_stream(0)
@@ -120,7 +139,7 @@ class StdioTransport(contextlib.AbstractAsyncContextManager[Streams]):
                                 if line.strip():
                                     await read_writer.send(_parse(line))
                         if len(buffer) > self.max_message:
-                            self.problem = f"sent a message over {_size(self.max_message)}"
+                            self.problem = f"sent a message over {size_text(self.max_message)}"
                             break
             except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 pass
@@ -157,11 +176,14 @@ class StdioTransport(contextlib.AbstractAsyncContextManager[Streams]):
                 group.cancel_scope.cancel()
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
     return f"{n // 2**20} MiB" if n >= 2**20 else f"{n // 1024} KiB"
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
+    import mcp_types  # the SDK is loaded by the time a server speaks
+    from mcp.shared.message import SessionMessage
+
     try:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
     except ValueError as e:  # a line that is not JSON-RPC: the dispatcher drops it
@@ -219,86 +241,3 @@ async def _group_gone(pgid: int, seconds: float) -> bool:
         if anyio.current_time() >= deadline:
             return False
         await anyio.sleep(0.01)
-
-
-# --- streamable HTTP ------------------------------------------------------------------------
-
-
-class _BoundedBody(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
-        self.inner = inner
-        self.limit = limit
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self.inner:
-            seen += len(chunk)
-            if seen > self.limit:
-                raise httpx2.ReadError(f"the server's answer is larger than {_size(self.limit)}")
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-class _BoundedTransport(httpx2.AsyncBaseTransport):
-    """Responses other than event streams end at ``limit`` bytes."""
-
-    def __init__(self, limit: int) -> None:
-        self.inner = httpx2.AsyncHTTPTransport()
-        self.limit = limit
-
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self.inner.handle_async_request(request)
-        if not response.headers.get("content-type", "").startswith("text/event-stream"):
-            assert isinstance(response.stream, httpx2.AsyncByteStream)
-            response.stream = _BoundedBody(response.stream, self.limit)
-        return response
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
-    """A streamable HTTP server, for one connection."""
-
-    def __init__(self, config: ServerConfig, max_message: int = MAX_MESSAGE) -> None:
-        self.config = config
-        self.max_message = max_message
-        self.closed = asyncio.Event()  # never set: HTTP has no process to watch
-        self.problem = ""
-        self.stderr = Collector(STDERR_KEPT)
-        self.returncode: int | None = None
-        self._stack: contextlib.AsyncExitStack | None = None
-
-    async def __aenter__(self) -> Streams:
-        assert self.config.url is not None
-        stack = contextlib.AsyncExitStack()
-        try:
-            client = httpx2.AsyncClient(
-                headers=self.config.http_headers(),
-                timeout=httpx2.Timeout(30.0, read=max(300.0, self.config.tool_timeout)),
-                transport=_BoundedTransport(self.max_message),
-            )
-            await stack.enter_async_context(client)
-            streams = await stack.enter_async_context(
-                streamable_http_client(self.config.url, http_client=client, max_sse_event_size=self.max_message)
-            )
-        except BaseException:
-            await stack.aclose()
-            raise
-        self._stack = stack
-        return streams
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._stack is not None:
-            await self._stack.aclose()
-
-
-Transport = StdioTransport | HttpTransport
-
-
-def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE) -> Transport:
-    if config.command is not None:
-        return StdioTransport(config, max_message)
-    return HttpTransport(config, max_message)
