@@ -46,6 +46,11 @@ def split_finished(text: str) -> tuple[str, str]:
     return text[:cut], text[cut:]
 
 
+#: A block longer than this is printed as plain text (a flood, a huge paste): rich needs about a
+#: second per 100 KB of one paragraph.
+MARKDOWN_LIMIT = 256 * 1024
+
+
 class _Tail:
     """The live region's renderable: markdown of the open tail, parsed only when drawn."""
 
@@ -56,12 +61,18 @@ class _Tail:
     def visible(self) -> str:
         lines = self.text.splitlines()
         if len(lines) <= self.max_lines:
-            return self.text
+            return self._bounded(self.text)
         head = lines[0].strip()
-        kept = lines[-self.max_lines :]
+        kept = self._bounded("\n".join(lines[-self.max_lines :]))
         if head.startswith(("```", "~~~")):
-            return "\n".join([head, *kept])  # keep the fence open so code stays code
-        return "\n".join(kept)
+            return "\n".join([head, kept])  # keep the fence open so code stays code
+        return kept
+
+    def _bounded(self, text: str) -> str:
+        """At most what the region can show (``max_lines`` lines of a wide terminal): a reply
+        that is one endless paragraph must not be re-rendered whole at every refresh."""
+        limit = self.max_lines * 400
+        return text if len(text) <= limit else text[-limit:]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         """The bottom of the rendered tail: a live region taller than the screen would be
@@ -172,7 +183,10 @@ class ReplyRenderer:
         if not text.strip():
             return
         assert self.console is not None
-        self.console.print(Markdown(text.strip("\n")))
+        if len(text) > MARKDOWN_LIMIT:  # rendering megabytes as markdown takes minutes: as they came
+            self.console.print(text.strip("\n"), markup=False, highlight=False, emoji=False)
+        else:
+            self.console.print(Markdown(text.strip("\n")))
         self.renders += 1
 
     def _update_tail(self, tail: str) -> None:

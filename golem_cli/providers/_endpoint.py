@@ -7,8 +7,16 @@ of every line golem shows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
+
+#: Strings shaped like an API key or a token: OpenAI/Anthropic/DeepSeek/OpenRouter ``sk-…``
+#: (masked ones too), Groq ``gsk_…``, xAI ``xai-…``, Google ``AIza…``, and bearer tokens.
+KEY_SHAPED = re.compile(
+    r"\b(?:sk|pk|rk|gsk|xai)[-_][A-Za-z0-9_*\-]{3,}|\bAIza[0-9A-Za-z_\-]{20,}|\bBearer\s+[A-Za-z0-9_.=~+/\-]+",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +39,11 @@ class Endpoint:
         return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
     def scrub(self, text: str) -> str:
-        """``text`` on one line, at most 400 characters, with the key removed."""
+        """``text`` on one line, at most 400 characters, with the key and anything shaped like
+        a key removed (providers quote masked keys back: ``Incorrect API key provided: sk-***3456``)."""
         if self.secret and len(self.secret) >= 4:
             text = text.replace(self.secret, "[key]")
+        text = KEY_SHAPED.sub("[key]", text)
         text = " ".join(text.split())
         return text if len(text) <= 400 else text[:399] + "…"
 

@@ -23,10 +23,11 @@ from typing import Self
 import httpx
 
 from golem_cli import __version__
+from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelSettings
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._wording import http_error, stream_cut, transport_error
+from golem_cli.providers._wording import http_error, redirected, size_text, stream_cut, transport_error
 from golem_cli.providers.options import merged
 
 USER_AGENT = f"golem-cli/{__version__}"
@@ -45,6 +46,17 @@ class HttpSettings:
     timeout: float = 300.0
     connect_timeout: float = 10.0
     retry: RetryPolicy = DEFAULT_RETRY
+    #: Most bytes one reply may bring (after decompression); past it the reply is cut off and
+    #: kept. Far above real replies: it bounds memory against a server that never stops.
+    max_reply_bytes: int = 16 * 2**20
+    #: Longest a stream may go on without content (keep-alive comments and pings only).
+    max_idle: float = 600.0
+
+
+#: Most of an error reply's body that is read: its message is in the first few hundred bytes.
+ERROR_BODY_BYTES = 64 * 1024
+#: Redirects followed, to the same scheme, host and port only (the key must not travel).
+MAX_REDIRECTS = 3
 
 
 # --- what the provider asked for -------------------------------------------------------------
@@ -103,29 +115,46 @@ class HttpClient:
             return await self.read(response)
 
     async def read(self, response: httpx.Response) -> bytes:
-        """The whole body of a reply held by ``open``; a body that breaks off raises."""
+        """The whole body of a reply held by ``open``, at most ``max_reply_bytes`` of it (after
+        decompression); a body that breaks off or passes the bound raises."""
+        limit = self.settings.max_reply_bytes
         try:
-            return await response.aread()
+            body = await read_at_most(response, limit + 1)
         except httpx.TimeoutException as exc:
             raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
         except httpx.HTTPError as exc:
             raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
+        if len(body) > limit:
+            raise ModelError(
+                f"the reply from {self.endpoint.where()} is larger than max_reply_bytes ({size_text(limit)})",
+                hint=f"raise max_reply_bytes in [providers.{self.endpoint.provider}] for replies this large",
+            )
+        return body
 
     @asynccontextmanager
     async def open(self, body: bytes, accept: str = "text/event-stream") -> AsyncIterator[httpx.Response]:
         """POST and hold a 2xx reply whose body is not read yet; an error reply or a failed
         connection raises its classified ``ModelError`` here."""
         client = self._get()
-        try:
-            request = client.build_request("POST", self.endpoint.url, content=body, headers={"accept": accept})
-            response = await client.send(request, stream=True)
-        except httpx.HTTPError as exc:
-            before_reply = isinstance(exc, _BEFORE_REPLY)
-            raise transport_error(self.endpoint, exc, self.settings.timeout, retryable=before_reply) from exc
+        url = self.endpoint.url
+        for hop in range(MAX_REDIRECTS + 1):
+            try:
+                request = client.build_request("POST", url, content=body, headers={"accept": accept})
+                response = await client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                before_reply = isinstance(exc, _BEFORE_REPLY)
+                raise transport_error(self.endpoint, exc, self.settings.timeout, retryable=before_reply) from exc
+            if not (response.is_redirect and response.status_code != 304):
+                break
+            await response.aclose()
+            target = str(response.next_request.url) if response.next_request else url
+            if not _same_origin(url, target) or hop == MAX_REDIRECTS:
+                raise redirected(self.endpoint, target)
+            url = target
         if response.status_code >= 400:
             retry_after = parse_retry_after(response.headers)
             try:
-                payload = await response.aread()
+                payload = await read_at_most(response, ERROR_BODY_BYTES)
             except httpx.HTTPError:
                 payload = b""
             finally:
@@ -174,3 +203,20 @@ def is_json(response: httpx.Response) -> bool:
     Anthropic route) answer a streaming request with the whole message at once."""
     kind: str = response.headers.get("content-type", "").split(";")[0].strip().lower()
     return kind == "application/json" or kind.endswith("+json")
+
+
+async def read_at_most(response: httpx.Response, limit: int) -> bytes:
+    """Up to ``limit`` bytes of a body (decompressed), and no more read from the network."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= limit:
+            break
+    return b"".join(chunks)[:limit]
+
+
+def _same_origin(a: str, b: str) -> bool:
+    first, second = httpx.URL(a), httpx.URL(b)
+    return (first.scheme, first.host, first.port) == (second.scheme, second.host, second.port)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
@@ -10,41 +12,60 @@ import httpx
 import msgspec
 
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._wording import read_error, stream_cut
+from golem_cli.providers._http import HttpSettings
+from golem_cli.providers._wording import read_error, size_text, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 T = TypeVar("T")
 
 
-async def sse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:
+async def sse_events(chunks: AsyncIterator[bytes], max_event: int = 0) -> AsyncIterator[tuple[str, str]]:
     """(event, data) pairs from an SSE byte stream, split anywhere (mid-line, mid-character).
 
     Follows the SSE rules: comments and unknown fields are ignored, several ``data`` lines are
     joined with newlines, a blank line ends an event. At a clean end of stream a last event
     without its blank line is still delivered (some servers end with ``data: [DONE]``).
+
+    Linear in the bytes read: each chunk is scanned once, and the unfinished line is kept as a
+    list of pieces, never re-scanned or re-copied (a 40 MB line once took 44 s). A line or an
+    event longer than ``max_event`` bytes (0: no bound) raises ``ValueError``.
     """
-    buffer = b""
+    partial: list[bytes] = []  # the unfinished line, in pieces
+    held = 0  # bytes in ``partial``
+    after_cr = False  # the last chunk ended in \r: a \n opening the next one belongs to it
     event = ""
     data: list[str] = []
+    size = 0  # bytes in ``data``
     async for chunk in chunks:
-        buffer += chunk
-        if b"\r" in buffer:
-            hold = b"\r" if buffer.endswith(b"\r") else b""  # maybe the first half of \r\n
-            lines = _LINE_END.split(buffer[: len(buffer) - len(hold)])
-            buffer = lines.pop() + hold
-        else:
-            lines = buffer.split(b"\n")
-            buffer = lines.pop()
-        for raw in lines:
-            if raw:
-                event = _field(raw, event, data)
-            elif data:
-                yield event or "message", "\n".join(data)
-                event, data = "", []
-            else:
+        if not chunk:
+            continue
+        if after_cr and chunk[:1] == b"\n":
+            chunk = chunk[1:]
+        after_cr = chunk[-1:] == b"\r"
+        start = 0
+        for end in _LINE_END.finditer(chunk):
+            raw = chunk[start : end.start()]
+            if partial:
+                raw, partial, held = b"".join(partial) + raw, [], 0
+            start = end.end()
+            if not raw:
+                if data:
+                    yield event or "message", "\n".join(data)
+                    data, size = [], 0
                 event = ""
-    if buffer.rstrip(b"\r"):
-        event = _field(buffer.rstrip(b"\r"), event, data)
+                continue
+            event = _field(raw, event, data)
+            size += len(raw)
+            if max_event and size > max_event:
+                raise ValueError(f"an event longer than {max_event} bytes")
+        if start < len(chunk):
+            partial.append(chunk[start:])
+            held += len(chunk) - start
+            if max_event and held > max_event:
+                raise ValueError(f"a line longer than {max_event} bytes")
+    raw = b"".join(partial)
+    if raw:
+        event = _field(raw, event, data)
     if data:
         yield event or "message", "\n".join(data)
 
@@ -83,10 +104,57 @@ def decode_typed(endpoint: Endpoint, data: str, decoder: msgspec.json.Decoder[T]
         raise stream_cut(endpoint, f"the provider sent data that is not JSON: {data[:80]!r}") from None
 
 
-async def read_events(endpoint: Endpoint, response: httpx.Response, timeout: float) -> AsyncIterator[tuple[str, str]]:
-    """``sse_events`` of a reply body; a connection that breaks or stalls raises ``ModelError``."""
+class Progress:
+    """When a reply last brought content. Keep-alive comments and pings alone must not hold a
+    run forever: the adapter calls ``made()`` for every event it yields, and ``read_events``
+    ends a reply that brought none for ``max_idle`` seconds."""
+
+    def __init__(self, max_idle: float) -> None:
+        self.max_idle = max_idle
+        self.last = time.monotonic()
+
+    def made(self) -> None:
+        self.last = time.monotonic()
+
+    def stalled(self) -> bool:
+        return time.monotonic() - self.last > self.max_idle
+
+
+async def read_events(
+    endpoint: Endpoint, response: httpx.Response, settings: HttpSettings, progress: Progress | None = None
+) -> AsyncIterator[tuple[str, str]]:
+    """``sse_events`` of a reply body, within the settings' bounds: at most ``max_reply_bytes``
+    read (after decompression, so a gzip bomb stops there too), no line or event longer than
+    that, content at least every ``max_idle`` seconds. Past a bound, or when the connection
+    breaks or stalls, ``ModelError``: the reply is cut off and what arrived is kept."""
+    limit = settings.max_reply_bytes
+    where = f"[providers.{endpoint.provider}]"
+
+    async def body() -> AsyncIterator[bytes]:
+        total = 0
+        async for chunk in response.aiter_bytes():
+            total += len(chunk)
+            if total > limit:
+                error = stream_cut(endpoint, f"the reply passed max_reply_bytes ({size_text(limit)})")
+                error.hint = (
+                    f"the partial reply is kept; raise max_reply_bytes in {where} if replies this large are expected"
+                )
+                raise error
+            if progress is not None and progress.stalled():
+                error = stream_cut(endpoint, f"no content for {progress.max_idle:g} s, only keep-alive")
+                error.hint = (
+                    f"the partial reply is kept; raise max_idle in {where} for models that think longer in silence"
+                )
+                raise error
+            yield chunk
+            # Let the event loop run between chunks even when the socket always has more (a
+            # flood): Ctrl-C's handler and the task's cancellation wait for that.
+            await asyncio.sleep(0)
+
     try:
-        async for event in sse_events(response.aiter_bytes()):
+        async for event in sse_events(body(), max_event=limit):
             yield event
+    except ValueError as exc:  # a line or event beyond the bound
+        raise stream_cut(endpoint, f"the provider sent {exc}") from None
     except httpx.HTTPError as exc:
-        raise read_error(endpoint, exc, timeout) from exc
+        raise read_error(endpoint, exc, settings.timeout) from exc

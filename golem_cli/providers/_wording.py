@@ -125,3 +125,18 @@ def read_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float) -> Mode
         error.hint = f"raise timeout in [providers.{endpoint.provider}] for slow models"
         return error
     return stream_cut(endpoint, str(exc) or type(exc).__name__)
+
+
+def redirected(endpoint: Endpoint, target: str) -> ModelError:
+    """The ``ModelError`` for a redirect golem does not follow: to another host (the key must
+    not travel there), or one hop too many."""
+    shown = Endpoint(endpoint.provider, endpoint.model, target).shown_url
+    return ModelError(
+        f"{endpoint.where()} redirected to {shown}",
+        hint=f"if that is the new address, set base_url in [providers.{endpoint.provider}] to it",
+    )
+
+
+def size_text(n: int) -> str:
+    """A byte count for people: ``16 MB`` for whole mebibytes, else ``1,000,000 bytes``."""
+    return f"{n // 2**20} MB" if n % 2**20 == 0 else f"{n:,} bytes"

@@ -25,6 +25,7 @@ from urllib.parse import quote, urlsplit
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
 from golem_cli.providers import anthropic, openai, options
+from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers.facts import ProviderFacts, load_adapter
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
@@ -151,6 +152,7 @@ def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | 
         except ModelError as e:
             kind = str(table.get("type") or (facts.protocol if facts else "openai"))
             problem = f"{e}; {e.hint}" if e.hint else str(e)
+        base_url = Endpoint(name, "", base_url).shown_url if base_url else ""  # never userinfo or a query
         key_env = str(table.get("api_key_env") or (facts.key_env if facts else ""))
         example = f"{name}:{facts.default_model}" if facts and facts.default_model else ""
         out.append(ProviderStatus(name, kind, base_url, key, problem, name in PRESETS, key_env, example))
@@ -208,9 +210,14 @@ def _base_url(
     provider: str, kind: str, table: Mapping[str, Any], facts: ProviderFacts | None, env: Mapping[str, str]
 ) -> str:
     url = str(table.get("base_url") or "")
+    source = f"base_url in [providers.{provider}]"
     if not url and facts is not None:
         value = env.get(facts.base_url_env, "") if facts.base_url_env else ""
-        url = facts.read_base_url_env(value) if facts.read_base_url_env else value
+        source = facts.base_url_env
+        try:
+            url = facts.read_base_url_env(value) if facts.read_base_url_env else value
+        except ValueError as exc:
+            raise _bad_url(provider, source, str(exc)) from None
         url = url or facts.base_url
     if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
         url = PROTOCOLS[kind].base_url
@@ -221,11 +228,28 @@ def _base_url(
             f"provider {provider!r} has no base URL",
             hint=f'{variable}add base_url = "{example}" to [providers.{provider}] of the config file',
         )
-    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).hostname:
+    try:
+        parts = urlsplit(url)
+        _ = parts.port  # raises ValueError for a port that is not a number
+    except ValueError as exc:  # http://[::1 and the like: a configuration error, not a crash
+        raise _bad_url(provider, source, str(exc)) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ModelError(
-            f"base URL of provider {provider!r} is not an http(s) URL", hint="write it like https://host/v1"
+            f"base URL of provider {provider!r} ({source}) is not an http(s) URL", hint="write it like https://host/v1"
+        )
+    if parts.username is not None or parts.password is not None:  # httpx would send it as Basic auth
+        raise ModelError(
+            f"base URL of provider {provider!r} ({source}) holds a user name or password, which golem does not send",
+            hint=f"remove them from the URL; put the key in api_key or api_key_env of [providers.{provider}]",
         )
     return url
+
+
+def _bad_url(provider: str, source: str, problem: str) -> ModelError:
+    return ModelError(
+        f"base URL of provider {provider!r} ({source}) is not a valid URL: {problem}",
+        hint="write it like https://host/v1",
+    )
 
 
 def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:
@@ -239,6 +263,8 @@ def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:
         timeout=_number(provider, table, "timeout", defaults.timeout, float),
         connect_timeout=_number(provider, table, "connect_timeout", defaults.connect_timeout, float),
         retry=replace(defaults.retry, max_attempts=retries + 1),
+        max_reply_bytes=_number(provider, table, "max_reply_bytes", defaults.max_reply_bytes, int, minimum=1),
+        max_idle=_number(provider, table, "max_idle", defaults.max_idle, float),
     )
 
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.providerserver import render, sdk
+from tests.providerserver import hostile, render, sdk
 from tests.providerserver.recordings import load_recording
 from tests.providerserver.validate import anthropic_error, openai_error, validate_anthropic, validate_openai
 
@@ -48,6 +48,13 @@ class Scenario:
     delay: float = 0.0  # seconds between frames (a slow stream)
     body: bytes | None = None  # a 200 reply with exactly this JSON body
     sse: bytes | None = None  # a 200 text/event-stream reply with exactly these bytes
+    # A hostile reply (hostile.py): "flood" (text forever), "keepalive" (comments or pings every
+    # ``delay`` s, forever), "bomb" (gzip inflating to ``size`` bytes), "error-flood" (a 400 body
+    # of ``size`` bytes), "long-line" (one SSE line of ``size`` bytes), "redirect" (``status``
+    # 301/307 to ``location``).
+    hostile: str = ""
+    size: int = 0
+    location: str = ""
 
 
 PRESETS = {
@@ -85,6 +92,7 @@ class ProviderServer:
         self.requests: list[Received] = []
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
+        self.hostile_sent = 0  # bytes the last hostile scenario wrote before the client hung up
         self._queue: collections.deque[Scenario] = collections.deque()
         self._rng = random.Random(seed)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -201,6 +209,8 @@ class ProviderServer:
             scenario = PRESETS.get(str(model), Scenario())
         if scenario.drop == "before_reply":
             return False
+        if scenario.hostile:
+            return await self._hostile(writer, scenario, protocol, bool(data and data.get("stream")))
         if scenario.replay:
             return await self._replay(writer, scenario)
         if scenario.body is not None:
@@ -235,6 +245,31 @@ class ProviderServer:
         else:
             frames = render.anthropic_frames(reply, model, self._rng)
         return await self._stream(writer, frames, scenario)
+
+    async def _hostile(self, writer: asyncio.StreamWriter, scenario: Scenario, protocol: str, streaming: bool) -> bool:
+        """Serve a hostile scenario; ``hostile_sent`` records the bytes it got out."""
+        try:
+            if scenario.hostile == "flood":
+                await hostile.flood(writer, protocol)
+            elif scenario.hostile == "keepalive":
+                await hostile.keepalive(writer, protocol, scenario.delay or 0.05)
+            elif scenario.hostile == "bomb":
+                self.hostile_sent = await hostile.bomb(writer, protocol, scenario.size, streaming)
+            elif scenario.hostile == "error-flood":
+                sent = [0]
+                try:
+                    await hostile.error_flood(writer, scenario.size, sent)
+                finally:
+                    self.hostile_sent = sent[0]
+            elif scenario.hostile == "long-line":
+                self.hostile_sent = await hostile.long_line(writer, protocol, scenario.size)
+                return True
+            elif scenario.hostile == "redirect":
+                await hostile.redirect(writer, scenario.status, scenario.location)
+                return True
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        return False
 
     def _auth(self, protocol: str, headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:
         if self.api_key is None:

@@ -291,3 +291,31 @@ def test_a_reply_of_the_wrong_shape_is_one_line_and_the_conversation_still_loads
     history = Store(home).load(row.id)
     assert [m.content for m in history] == ["go", "Half a\n\n[reply interrupted]"] and history[1].tool_calls == []
     assert subprocess.run([GOLEM, "show", row.id], capture_output=True, env=golem_env(home), timeout=30).returncode == 0
+
+
+def test_an_endless_reply_is_cut_kept_and_explained(home, server):
+    config = home / "config.toml"
+    config.write_text(config.read_text().replace("[providers.local]\n", "[providers.local]\nmax_reply_bytes = 1000000\n"))
+    server.enqueue(Scenario(hostile="flood"))
+    done = ask(home, "talk forever")
+    assert done.returncode == 1 and "passed max_reply_bytes (1,000,000 bytes)" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    (row,) = Store(home).list()
+    reply = Store(home).load(row.id)[1].content
+    assert reply.startswith("All work and no play") and reply.endswith("[reply interrupted]") and len(reply) < 1_000_000
+
+
+def test_ctrl_c_during_a_flood_saves_the_partial_reply(home, server):
+    import signal
+    import time
+
+    server.enqueue(Scenario(hostile="flood"))
+    proc = subprocess.Popen([GOLEM, "ask", "flood me"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    assert os.read(proc.stdout.fileno(), 8) == b"All work"
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)  # benchmarks/hostile_server.py measures how soon
+    assert proc.returncode == 130 and b"partial reply is saved" in err
+    (row,) = Store(home).list()
+    assert Store(home).load(row.id)[1].content.endswith("[reply interrupted]")

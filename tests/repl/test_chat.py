@@ -470,3 +470,20 @@ def test_attach_a_text_file_in_the_chat(spawn, server, tmp_path):
     chat.say("what is left?")
     assert server.requests[-1].json["messages"][-1]["content"] == 'what is left?\n\n<file name="todo.md">\n- write tests\n</file>'
     chat.leave()
+
+
+def test_ctrl_c_during_a_flood_stops_and_saves_and_the_chat_goes_on(spawn, home, server):
+    """A server that never stops sending, drawn as markdown: Ctrl-C still gets through at once
+    (benchmarks/hostile_server.py measures how soon) and the partial reply is saved."""
+    server.enqueue(Scenario(hostile="flood"))
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.sendline("flood me")
+    chat.expect("All work")
+    chat.child.sendintr()
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*", timeout=60)
+    assert "Interrupted: the partial reply is saved." in out
+    assert is_interrupted_reply(Store(home).load(cid)[1])
+    chat.prompt()
+    assert "echo: still here?" in chat.say("still here?")
+    chat.leave()

@@ -79,3 +79,18 @@ def test_spinner_says_thinking_while_the_model_reasons():
     r.feed("answer")
     r.thinking()  # after the first token the spinner is gone; nothing breaks
     assert r.finish() == "answer"
+
+
+def test_an_endless_paragraph_is_drawn_within_bounds():
+    """A flood without line breaks: the live region renders only what it can show, and the
+    rest is printed as text, not re-rendered as megabytes of markdown (issue 8)."""
+    from golem_cli.cli.streaming import MARKDOWN_LIMIT, _Tail
+
+    tail = _Tail(10)
+    tail.text = "All work and no play. " * 100_000
+    assert len(tail.visible()) == 10 * 400 and tail.visible().endswith("no play. ")
+    out = io.StringIO()
+    renderer = ReplyRenderer(Console(file=out, force_terminal=True, width=80), markdown=True)
+    renderer.feed("*not emphasis* " * (MARKDOWN_LIMIT // 10))
+    renderer.finish()
+    assert "*not emphasis*" in out.getvalue()  # printed as it came

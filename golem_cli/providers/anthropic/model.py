@@ -10,7 +10,7 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
-from golem_cli.providers._sse import decode_event, decode_typed, read_events
+from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.anthropic import FACTS
@@ -59,18 +59,20 @@ class AnthropicModel(HttpModel):
         body = request_body(self.model, self.max_tokens, self._with_defaults(request), stream=True)
         endpoint = self._http.endpoint
         folder = EventFolder(self.model)
+        progress = Progress(self._http.settings.max_idle)
         async with self._http.open(body) as response:
             if is_json(response):
                 for item in events_of(self._reply(await self._http.read(response))):
                     yield item
                 return
-            async for event, data in read_events(endpoint, response, self._http.settings.timeout):
+            async for event, data in read_events(endpoint, response, self._http.settings, progress):
                 if event == "error":
                     raise event_error(endpoint, decode_event(endpoint, data))
                 typed = decode_typed(endpoint, data, event_decoder)
                 if typed.type == "error":
                     raise event_error(endpoint, {"type": "error", "error": typed.error})
                 for item in folder.feed(typed):
+                    progress.made()
                     yield item
                 if folder.stopped:
                     break

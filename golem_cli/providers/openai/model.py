@@ -11,7 +11,7 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
-from golem_cli.providers._sse import decode_event, decode_typed, read_events
+from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.openai import FACTS
@@ -59,12 +59,13 @@ class OpenAIModel(HttpModel):
         endpoint = self._http.endpoint
         folder = ChunkFolder(self.model)
         finished = False
+        progress = Progress(self._http.settings.max_idle)
         async with self._http.open(body) as response:
             if is_json(response):
                 for item in events_of(self._reply(await self._http.read(response))):
                     yield item
                 return
-            async for event, data in read_events(endpoint, response, self._http.settings.timeout):
+            async for event, data in read_events(endpoint, response, self._http.settings, progress):
                 if data == "[DONE]":
                     finished = True
                     break
@@ -74,6 +75,7 @@ class OpenAIModel(HttpModel):
                 if chunk.error:
                     raise event_error(endpoint, {"error": chunk.error})
                 for item in folder.feed(chunk):
+                    progress.made()
                     yield item
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
