@@ -41,6 +41,8 @@ class Repl:
         self.plain_input = plain_input
         self.attachments: list[Attachment] = []  # for the next prompt (/attach)
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
+        self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
+        self._printing: set[asyncio.Future[None]] = set()  # their lines, printed above the prompt
 
     # --- input -----------------------------------------------------------------------------
 
@@ -125,11 +127,14 @@ class Repl:
                 continue
             await self.ask(text)
 
-    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome:
+    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None:
         """One turn with the reply streamed, Ctrl-C cancelling just this turn. Pending
-        attachments go with the prompt unless ``parts`` are given."""
+        attachments go with the prompt unless ``parts`` are given. The turn first waits for
+        tool servers still starting; None when Ctrl-C stopped that wait (nothing was sent)."""
         from golem_cli.cli.streaming import ReplyRenderer
 
+        if not await self.tool_servers_ready():
+            return None
         if parts is None:
             from golem_cli.cli.attach import split, with_files
 
@@ -193,8 +198,86 @@ class Repl:
 
         self.console.print(Text(text, style="yellow" if problem else "dim"), soft_wrap=True)
 
+    def begin_tool_servers(self) -> None:
+        """Start the tool servers the chat's names need, in the background: the prompt does
+        not wait for them (a server takes a second or more), the first turn does. What they
+        report is printed above the prompt."""
+        box = self.session.toolbox
+        if box is None or not box.to_start():
+            return
+        from rich.text import Text
+
+        from golem_cli.cli import tool_servers
+
+        names = ", ".join(s.group for s in box.to_start())
+        self.console.print(Text(f"Starting tool servers: {names}…", style="dim"), soft_wrap=True)
+        self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
+
+    def _line_above_prompt(self, text: str, problem: bool) -> None:
+        from prompt_toolkit.application import get_app_or_none, run_in_terminal
+
+        app = get_app_or_none()
+        if app is not None and app.is_running:
+            printing = asyncio.ensure_future(run_in_terminal(lambda: self.tool_line(text, problem)))
+            self._printing.add(printing)
+            printing.add_done_callback(self._printing.discard)
+        else:
+            self.tool_line(text, problem)
+
+    async def tool_servers_ready(self) -> bool:
+        """Wait for the servers started in the background (with a spinner when it takes).
+        Ctrl-C stops the wait, not the servers: False then, and nothing else happens."""
+        task = self._servers
+        if task is None:
+            return True
+        if not task.done():
+            loop = asyncio.get_running_loop()
+            waiter = asyncio.ensure_future(asyncio.wait({task}))  # cancelling it leaves the task be
+            stopped = False
+
+            def stop() -> None:
+                nonlocal stopped
+                stopped = True
+                waiter.cancel()
+
+            try:
+                loop.add_signal_handler(signal.SIGINT, stop)
+                installed = True
+            except (NotImplementedError, RuntimeError):
+                installed = False
+            box = self.session.toolbox
+            names = ", ".join(s.group for s in box.to_start()) if box is not None else ""
+            waiting = self.console.status(f"Waiting for tool servers: {names} (Ctrl-C stops waiting)", spinner="dots")
+            try:
+                with waiting if self.console.is_terminal else contextlib.nullcontext():
+                    await waiter
+            except asyncio.CancelledError:
+                if not stopped:
+                    raise
+                self.console.print("[yellow]Stopped waiting for the tool servers; nothing was sent.[/yellow]")
+                return False
+            finally:
+                if installed:
+                    loop.remove_signal_handler(signal.SIGINT)
+        self._servers = None
+        task.result()
+        if self._printing:
+            await asyncio.gather(*self._printing, return_exceptions=True)
+        return True
+
+    async def stop_tool_servers(self) -> None:
+        """Stop the servers (those still starting too) when the chat ends."""
+        if self._servers is not None and not self._servers.done():
+            self._servers.cancel()
+            with contextlib.suppress(BaseException):
+                await self._servers
+        if self.session.toolbox is not None:
+            await self.session.toolbox.close()
+
     async def start_tool_servers(self) -> None:
-        """Start the tool servers the chat's names need, before the first prompt."""
+        """Start the tool servers names added during the chat need (``/tools enable``)."""
+        if not await self.tool_servers_ready():
+            return
         box = self.session.toolbox
         if box is None or not (box.to_start() or box.waiting or box.approvals.waiting):
             return
@@ -310,11 +393,10 @@ def _warm_up() -> None:
 
 async def _main(repl: Repl) -> int:
     try:
-        await repl.start_tool_servers()
+        repl.begin_tool_servers()
         return await repl.run()
     finally:
         from golem_cli.cli.model_choice import close_model
 
-        if repl.session.toolbox is not None:
-            await repl.session.toolbox.close()  # tool servers stop with the chat
+        await repl.stop_tool_servers()  # tool servers stop with the chat
         await close_model(repl.session.model)

@@ -25,11 +25,13 @@ class Repl(Protocol):
     attachments: list[Attachment]
     tools: ToolChoice | None
 
-    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome: ...
+    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None: ...
 
     def id_markup(self, cid: str, *, hint: bool = False) -> str: ...
 
     async def start_tool_servers(self) -> None: ...
+
+    async def tool_servers_ready(self) -> bool: ...
 
 
 Handler = Callable[[Repl, str], Awaitable[str | None]]
@@ -174,6 +176,8 @@ async def _normalize(repl: Repl, arg: str) -> None:
 
 
 async def _retry(repl: Repl, arg: str) -> None:
+    if not await repl.tool_servers_ready():  # before the rewind, so a stopped wait changes nothing
+        return
     rewound = repl.session.rewind_for_retry()
     if rewound is None:
         repl.console.print("Nothing to retry yet.")
@@ -216,6 +220,8 @@ async def _tools(repl: Repl, arg: str) -> None:
 
     action, _, rest = arg.partition(" ")
     names = rest.split()
+    if not await repl.tool_servers_ready():
+        return
     box = repl.session.toolbox
     if box is None:
         if repl.tools is None:

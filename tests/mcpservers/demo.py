@@ -5,7 +5,8 @@ that say what happened inside the server (a call was cancelled, its pid).
 Tools: echo (read-only), shout (destructive), slow, fail (isError), crash (the process exits
 mid-call), picture (an image), structured (structured content only), flood (much text),
 pid, spawn_child (a process in the server's group), authorization (the request's header, over
-HTTP) and hostile (text with terminal escapes)."""
+HTTP) and hostile (text with terminal escapes). ``--start-delay SECONDS`` makes it slow to
+start (leaving its pid in ``starting``); ``--exit-at-start STATUS`` makes it exit instead."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import asyncio
 import base64
 import os
 import sys
+import time
 from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -30,11 +32,16 @@ parser.add_argument("--name", default="demo")
 parser.add_argument("--http", type=int, default=0)
 parser.add_argument("--marks", default="")
 parser.add_argument("--exit-at-start", type=int, default=None)
+parser.add_argument("--start-delay", type=float, default=0)
 options = parser.parse_args()
 if options.exit_at_start is not None:
     sys.stderr.write("demo: refusing to start (told to)\n")
     sys.exit(options.exit_at_start)
 marks = Path(options.marks) if options.marks else None
+if options.start_delay:  # a server slow to start: it answers nothing until the delay is over
+    if marks is not None:
+        (marks / "starting").write_text(str(os.getpid()))
+    time.sleep(options.start_delay)
 app = MCPServer(options.name)
 
 

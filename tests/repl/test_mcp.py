@@ -25,6 +25,8 @@ from tests.repl.test_tools import ask, calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
+READY = r"Tool servers ready in [^\n]*"
+LATE = 5  # seconds the `late` server sleeps before it answers
 
 
 @pytest.fixture
@@ -36,12 +38,14 @@ def marks(home: Path) -> Path:
 
 @pytest.fixture
 def demo(home: Path, marks: Path) -> Path:
-    """A config with the demo server as `demo`, one that exits at start as `bad`, and two
-    servers offering the same tools as `alpha` and `beta`."""
+    """A config with the demo server as `demo`, one that exits at start as `bad`, two
+    servers offering the same tools as `alpha` and `beta`, and one that takes seconds to
+    start as `late`."""
     config = home / "config.toml"
     config.write_text(config.read_text() + demo_toml("demo", "--marks", str(marks))
                       + demo_toml("bad", "--exit-at-start", "3") + demo_toml("alpha", "--name", "alpha")
-                      + demo_toml("beta", "--name", "beta"))  # fmt: skip
+                      + demo_toml("beta", "--name", "beta")
+                      + demo_toml("late", "--name", "late", "--marks", str(marks), "--start-delay", str(LATE)))  # fmt: skip
     return config
 
 
@@ -60,8 +64,8 @@ def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: Provider
                    Scenario(), calls(("call_3", "demo__echo", {"text": "a"})), Scenario(),
                    calls(("call_4", "demo__echo", {"text": "b"})))  # fmt: skip
     chat = spawn("chat", "-T", "demo")
-    ready = chat.prompt()
-    assert "Tool servers ready in" in ready and "demo (12 tools)" in ready
+    chat.prompt()
+    assert "demo (12 tools)" in chat.expect(READY)
     listed = chat.command("/tools", r"/tools enable NAME")
     assert "* demo__echo" in listed and "mcp:demo" in listed and "Say the text back." in listed
     assert "bad" in listed and "not started (/tools enable bad)" in listed
@@ -146,12 +150,17 @@ def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(spawn, 
 # --- faults --------------------------------------------------------------------------------
 
 
-def test_a_server_that_exits_at_start_is_one_line_and_the_chat_goes_on(spawn, server: ProviderServer, demo: Path):
+def test_a_server_that_exits_at_start_is_one_line_above_the_prompt_and_the_chat_goes_on(spawn, server: ProviderServer,
+                                                                                        demo: Path):  # fmt: skip
     chat = spawn("chat", "-T", "bad", "-T", "fs")
     chat.prompt()
-    lines = [line for line in chat.screen() if "bad" in line]  # what a person sees: one line
-    assert lines == ["tool server 'bad' did not start: exited at start (exit status 3; it said: demo: refusing to "
-                     "start (told to))"]  # fmt: skip
+    chat.expect("did not start[^\n]*")
+    chat.prompt()  # drawn again below the line
+    assert chat.screen()[2:] == [  # what a person sees below the banner: one line, above the prompt
+        "Starting tool servers: bad…",
+        "tool server 'bad' did not start: exited at start (exit status 3; it said: demo: refusing to start (told to))",
+        "you>",
+    ]
     assert "echo: still here" in chat.say("still here")
     chat.leave()
 
@@ -201,7 +210,8 @@ def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn
 def test_two_servers_with_the_same_tool_names(spawn, server: ProviderServer, demo: Path):
     server.enqueue(calls(("c1", "alpha__echo", {"text": "x"}), ("c2", "beta__echo", {"text": "y"})))
     chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
-    assert "alpha (12 tools), beta (12 tools)" in chat.prompt()
+    chat.prompt()
+    assert "alpha (12 tools), beta (12 tools)" in chat.expect(READY)
     out = chat.say("both")
     assert "tool results: c1 alpha says: x; c2 beta says: y" in out
     sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
@@ -218,3 +228,50 @@ def test_tools_enable_starts_a_server_mid_chat(spawn, server: ProviderServer, de
     assert "tool results: c1 demo says: late" in chat.say("now")
     assert json.dumps(server.requests[-1].json["tools"][0]["function"]["name"]) == '"demo__echo"'
     chat.leave()
+
+
+# --- starting in the background ----------------------------------------------------------
+
+
+def test_the_prompt_does_not_wait_for_a_slow_server_and_the_first_turn_does(spawn, server: ProviderServer, demo: Path,
+                                                                           marks: Path):  # fmt: skip
+    server.enqueue(calls(("c1", "late__echo", {"text": "early"})))
+    chat = spawn("chat", "-T", "late", "--yes")
+    before = chat.prompt()
+    assert "Starting tool servers: late" in before and "ready" not in before
+    wait_for(marks / "starting")  # the server is up, and sleeping before it answers
+    chat.child.sendline("typed before the server is ready")
+    out = chat.expect(FOOTER, timeout=LATE + 15)
+    assert "late (12 tools)" in out  # said when it came, before the turn went on
+    assert "tool results: c1 late says: early" in out
+    sent = [t["function"]["name"] for t in server.requests[0].json["tools"]]
+    assert "late__echo" in sent  # the first request already had the server's tools
+    chat.prompt()
+    chat.leave()
+
+
+def test_ctrl_c_while_the_first_turn_waits_for_a_server_sends_nothing(spawn, server: ProviderServer, demo: Path,
+                                                                     marks: Path):  # fmt: skip
+    chat = spawn("chat", "-T", "late", "--yes")
+    chat.prompt()
+    wait_for(marks / "starting")
+    chat.child.sendline("never mind")
+    chat.expect("Waiting for tool servers: late")
+    chat.child.sendintr()
+    assert "Stopped waiting for the tool servers; nothing was sent." in chat.expect("nothing was sent[^\n]*")
+    chat.prompt()
+    assert "late (12 tools)" in chat.expect(READY, timeout=LATE + 15)  # the server went on starting
+    assert "echo: and now" in chat.say("and now")
+    assert len(server.requests) == 1
+    chat.leave()
+
+
+def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, demo: Path, marks: Path):
+    chat = spawn("chat", "-T", "late")
+    chat.prompt()
+    pid = int(wait_for(marks / "starting"))
+    began = time.monotonic()
+    out = chat.leave()
+    assert time.monotonic() - began < LATE  # it did not wait for the server
+    assert "Nothing said, nothing saved." in out and chat.child.exitstatus == 0
+    assert gone(pid)  # stopped, and reaped: no zombie left behind

@@ -140,7 +140,7 @@ class Connection:
         if task is None:
             return
         self._stop.set()
-        if not task.done():
+        if not task.done() and self._client is not None:  # connected: it sees the stop and says goodbye
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(task), _CLOSE_TIMEOUT)
         if not task.done():
