@@ -55,11 +55,13 @@ class _Result:
     findings: list[Finding]
     salvaged: Salvage | None = None  # with --salvage: what could not be read
     changed: bool = field(init=False)
+    sanitized_away: bool = field(init=False)
 
     def __post_init__(self) -> None:
         from golem_cli.cli.common import differs
 
-        self.changed = differs(self.history, self.out) or bool(self.salvaged and self.salvaged.lost)
+        self.sanitized_away = differs(self.history, self.out)  # reported by no finding: empty user turns
+        self.changed = self.sanitized_away or bool(self.salvaged and self.salvaged.lost)
 
 
 def _run(src: Source, sanitize: bool, salvage: bool) -> _Result:
@@ -146,12 +148,13 @@ def _print(
         console.out(f"{src.label}: salvaged {count} complete message{'' if count == 1 else 's'}")
         for lost in result.salvaged.lost:
             console.out(f"  {describe(lost)}")
-    console.out(f"{src.label}: {len(result.history)} messages in, {len(result.out)} out")
+    count = len(result.history)
+    console.out(f"{src.label}: {count} message{'' if count == 1 else 's'} in, {len(result.out)} out")
     if result.findings:
         report.print_findings(result.findings, styled=console.styled())
     if not result.changed:
         console.out("nothing to repair")
-    elif not result.findings:
+    elif not result.findings and result.sanitized_away:
         console.out("empty user messages removed (sanitize does not report them)")
     if written:
         console.out(f"wrote {written}" + (f" (backup: {backup})" if backup else ""))

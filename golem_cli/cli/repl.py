@@ -107,7 +107,8 @@ class Repl:
             soft_wrap=True,
         )
         if note:
-            self.console.print(f"[yellow]{escape(note)}[/yellow]", soft_wrap=True, highlight=False)
+            # wrapped at words (a hint is prose), not where the terminal happens to cut
+            self.console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()

@@ -59,9 +59,11 @@ def _error(repl: Repl, exc: BaseException) -> None:
 
 
 async def _help(repl: Repl, arg: str) -> None:
+    from rich.text import Text
+
     width = max(len(usage) for usage, _ in COMMANDS.values())
-    for usage, text in COMMANDS.values():
-        repl.console.print(f"  [bold]{usage:<{width}}[/bold]  {text}", highlight=False)
+    for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
+        repl.console.print(Text.assemble("  ", (f"{usage:<{width}}", "bold"), "  ", text), highlight=False)
 
 
 async def _ids(repl: Repl, arg: str) -> None:

@@ -63,6 +63,7 @@ def test_show_points_to_salvage_and_salvage_rescues_a_stored_conversation(golem,
     report = golem("normalize", "--salvage", cid)
     assert report.code == 0 and "salvaged 3 complete messages" in report.out and "cut off at the end" in report.out
     assert "not written" in report.out
+    assert "empty user messages" not in report.out  # salvage's change is not sanitize's
     assert Store(home).messages_path(cid).read_bytes() == damaged  # nothing written unless asked
     done = golem("normalize", "--salvage", cid, "--in-place", "--json")
     result = json.loads(done.out)

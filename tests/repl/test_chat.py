@@ -171,11 +171,24 @@ def test_offline_echo_with_no_configuration(spawn, home):
     chat.leave()
 
 
+def test_the_setup_hint_wraps_at_words(spawn, home):
+    (home / "config.toml").unlink()
+    chat = spawn("chat", env={"COLUMNS": "50"})
+    chat.child.setwinsize(40, 50)
+    chat.size = (40, 50)
+    chat.prompt()
+    screen = "\n".join(chat.screen())
+    for word in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "provider:model"):
+        assert word in screen  # whole on one screen line: never cut where the terminal ends
+    chat.leave()
+
+
 def test_slash_commands(spawn, home):
     chat = spawn("chat")
     cid = banner_cid(chat.prompt())
     out = chat.command("/help", "/exit")
     assert "/retry" in out and "/normalize" in out
+    assert "/trim N [tokens]" in out and "/tools [enable|disable|allow NAME]" in out  # not eaten as markup
     chat.say("first")
     chat.command("/title My title", "Title set")
     chat.command("/system be brief", "System prompt set")
