@@ -172,7 +172,7 @@ class Store:
         except FileNotFoundError:
             raise ConversationNotFound(f"no conversation {cid}") from None
         except UnreadableFile as e:
-            raise CorruptConversation(cid, path, str(e)) from None
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
         try:
             return load_history(data)
         except HistoryFormatError as e:

@@ -39,6 +39,8 @@ def test_a_special_file_in_place_of_a_conversation_is_refused_at_once(home, gole
     assert done.code != 0
     assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1, done.err
     assert os.path.basename(path) in done.err or CID in done.err
+    assert "--salvage" not in done.err  # nothing to salvage from a FIFO, a directory or a device
+    assert done.err.count(os.path.basename(path)) <= 1 or kind == "sparse"  # the path named once
 
 
 @pytest.mark.parametrize("kind", ["fifo", "sparse"])
