@@ -48,11 +48,11 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
     warn_unreadable(store, unreadable)
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
-    if listing.foreign:
-        names = ", ".join(listing.foreign[:5]) + (" …" if len(listing.foreign) > 5 else "")
-        console.note(
-            f"ignored {len(listing.foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}"
-        )
+    named = {store.messages_path(cid).name for cid in unreadable}  # already warned about, once is enough
+    foreign = [name for name in listing.foreign if name not in named]
+    if foreign:
+        names = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
+        console.note(f"ignored {len(foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
     return 0
 
 

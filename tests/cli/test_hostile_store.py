@@ -85,3 +85,15 @@ def test_a_file_over_the_limit_is_refused_with_what_to_do(home, golem, tmp_path)
         f.truncate(2 << 20)
     done = golem("normalize", str(big), env={"GOLEM_MAX_HISTORY_BYTES": str(1 << 20)})
     assert done.code != 0 and "too large" in done.err and "GOLEM_MAX_HISTORY_BYTES" in done.err
+
+
+def test_a_conversation_replaced_by_a_fifo_is_named_once_by_list(home, golem):
+    store = Store(home)
+    cid = store.create([Message("user", "was fine")])  # its sidecar stays
+    path = store.messages_path(cid)
+    path.unlink()
+    os.mkfifo(path)
+    for command in (["list"], ["delete", cid, "--yes"], ["restore"], ["list"]):  # restore brings the FIFO back
+        done = golem(*command, timeout=TIMEOUT)
+        assert done.code == 0, done.err
+    assert sum(path.name in line for line in done.err.splitlines()) == 1, done.err
