@@ -18,11 +18,16 @@ def provider_server() -> Iterator[ProviderServer]:
 
 
 @pytest.fixture
-def server(provider_server: ProviderServer) -> Iterator[ProviderServer]:
-    """The test server with no queued faults and no recorded requests."""
+def server(provider_server: ProviderServer, request: pytest.FixtureRequest) -> Iterator[ProviderServer]:
+    """The test server with no queued faults and no recorded requests. A test fails if any body
+    it sent was refused by the SDK request types (or, under a fault scenario, by the server's
+    own rules), unless it is marked ``refused_bodies`` because it sends such bodies on purpose."""
     provider_server.reset()
     yield provider_server
+    refused = list(provider_server.sdk_rejections)
     provider_server.reset()
+    if request.node.get_closest_marker("refused_bodies") is None:
+        assert refused == [], f"request bodies the real API would refuse: {refused}"
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

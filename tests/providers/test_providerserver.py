@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
-from tests.providerserver import ProviderServer, load_recording, recording_paths
+from tests.providerserver import ProviderServer, Scenario, load_recording, recording_paths
 from tests.providerserver.validate import validate_anthropic, validate_openai
 
 REPO = Path(__file__).resolve().parents[2]
@@ -78,6 +79,19 @@ def test_anthropic_rules() -> None:
 def test_unknown_paths_get_404(server: ProviderServer) -> None:
     response = httpx.post(server.url + "/v1/embeddings", json={})
     assert response.status_code == 404 and "Unknown request URL" in response.json()["error"]["message"]
+
+
+@pytest.mark.refused_bodies
+def test_a_fault_scenario_still_checks_the_body(server: ProviderServer) -> None:
+    """A queued fault answers without the normal checks; the body is checked all the same and a
+    refusal recorded, so that the ``server`` fixture fails a test that sent it."""
+    server.enqueue(Scenario(status=500), Scenario(status=500), Scenario(status=500))
+    sent = [{"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+            {"model": "m", "messages": [{"role": "user", "content": [{"type": "text"}]}]},
+            {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream_options": {"include_usage": True}}]  # fmt: skip
+    assert [httpx.post(server.openai_base_url + "/chat/completions", json=body).status_code for body in sent] == [500] * 3
+    assert len(server.sdk_rejections) == 2 and all(r.startswith("answered by a fault scenario") for r in server.sdk_rejections)
+    assert "stream_options" in server.sdk_rejections[1]
 
 
 def test_standalone_command_serves_both_protocols() -> None:

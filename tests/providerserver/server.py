@@ -207,6 +207,14 @@ class ProviderServer:
             scenario = Scenario(replay=str(model).removeprefix("replay:"))
         else:
             scenario = PRESETS.get(str(model), Scenario())
+        # Every body is checked by both oracles, whatever the scenario answers: a fault must not
+        # hide a request the real API would refuse. What the normal path answers with a 400, a
+        # fault scenario records in ``sdk_rejections`` (the ``server`` fixture fails the test).
+        problem = validate_openai(data) if protocol == "openai" else validate_anthropic(headers, data)
+        mismatch = None if problem else sdk.sdk_problem(protocol, data)
+        if _is_fault(scenario):
+            if problem or mismatch:
+                self.sdk_rejections.append(f"answered by a fault scenario: {mismatch or problem}")
         if scenario.drop == "before_reply":
             return False
         if scenario.hostile:
@@ -219,13 +227,10 @@ class ProviderServer:
             return await self._stream(writer, [("other", scenario.sse)], scenario)
         if scenario.status != 200:
             return await self._error(writer, protocol, scenario)
-        problem = self._auth(protocol, headers) or (
-            validate_openai(data) if protocol == "openai" else validate_anthropic(headers, data)
-        )
-        if problem:
-            return await self._json(writer, problem[0], problem[1])
-        mismatch = sdk.sdk_problem(protocol, data)  # the SDK's request type as a second oracle
-        if mismatch:
+        refused = self._auth(protocol, headers) or problem
+        if refused:
+            return await self._json(writer, refused[0], refused[1])
+        if mismatch:  # the SDK's request type as a second oracle
             self.sdk_rejections.append(mismatch)
             body_of = openai_error if protocol == "openai" else anthropic_error
             return await self._json(writer, 400, body_of(f"golem test server: {mismatch}"))
@@ -353,6 +358,12 @@ class ProviderServer:
             piece = data[start : start + size]
             writer.write(b"%x\r\n%b\r\n" % (len(piece), piece))
             await writer.drain()
+
+
+def _is_fault(scenario: Scenario) -> bool:
+    """Whether the scenario answers without the request checks of the normal path."""
+    return bool(scenario.drop == "before_reply" or scenario.hostile or scenario.replay or scenario.body is not None
+                or scenario.sse is not None or scenario.status != 200)  # fmt: skip
 
 
 def _spans(length: int, rng: random.Random) -> list[tuple[int, int]]:
