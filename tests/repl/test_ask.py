@@ -53,10 +53,16 @@ def test_continue_and_cid(home):
 
 
 def test_no_stream(home, server):
-    server.enqueue(Scenario(reply=Reply(text="whole reply")))
+    server.enqueue(Scenario(reply=Reply(text="whole reply")), Scenario(reply=Reply(text="whole claude reply")))
     assert ask(home, "--no-stream", "x").stdout == "whole reply\n"
-    (request,) = server.requests
-    assert "stream" not in request.json and "stream_options" not in request.json  # a non-streaming request
+    assert ask(home, "--no-stream", "-m", "claude:claude-test", "y").stdout == "whole claude reply\n"
+    assert ask(home, "-m", "claude:claude-test", "z").returncode == 0  # and the default streams, on both
+    assert ask(home, "w").returncode == 0
+    no, no_claude, claude, openai = (r.json for r in server.requests)
+    for body in (no, no_claude):  # a non-streaming request, answered by a JSON body
+        assert "stream" not in body and "stream_options" not in body
+    assert claude["stream"] is True and "stream_options" not in claude
+    assert openai["stream"] is True and openai["stream_options"] == {"include_usage": True}
 
 
 def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(home, server):
@@ -265,7 +271,15 @@ def test_bad_options_are_refused_before_anything_is_sent(home, server):
 
 
 def test_context_tokens_bound_what_is_sent(home, server):
-    assert ask(home, "--context-tokens", "10", "a new conversation has no history to bound").returncode == 0
+    empty = ask(home, "--context-tokens", "3", "a new conversation has no history to bound, whatever its prompt")
+    assert empty.returncode == 0 and empty.stderr == "" and empty.stdout.startswith("echo: a new conversation")
+    single = ask(home, "-c", "--context-tokens", "3", "one turn, over the budget of 3 tokens")
+    assert single.returncode == 1 and "newest turn of this conversation alone is about" in single.stderr
+    assert "raise --context-tokens" in single.stderr and len(single.stderr.strip().splitlines()) == 1
+    assert len(server.requests) == 1  # nothing was sent for the turn over the budget
+    (row,) = Store(home).list()
+    assert [m.content for m in Store(home).load(row.id)][-1] == "one turn, over the budget of 3 tokens"  # kept
+    Store(home).delete(row.id)
     for n in range(6):
         assert ask(home, *(["-c"] if n else []), f"question {n}: " + "word " * 40).returncode == 0
     before = len(server.requests)
@@ -290,7 +304,18 @@ def test_a_reply_of_the_wrong_shape_is_one_line_and_the_conversation_still_loads
     (row,) = Store(home).list()
     history = Store(home).load(row.id)
     assert [m.content for m in history] == ["go", "Half a\n\n[reply interrupted]"] and history[1].tool_calls == []
-    assert subprocess.run([GOLEM, "show", row.id], capture_output=True, env=golem_env(home), timeout=30).returncode == 0
+    for command in (["show", row.id], ["normalize", "--check", row.id], ["export", row.id]):  # all read it back
+        assert subprocess.run([GOLEM, *command], capture_output=True, env=golem_env(home), timeout=30).returncode == 0, command
+    # the same in a whole (non-streaming) answer: a call whose name is a number, and a "message" that is a string
+    bad = [{"choices": [{"message": {"content": "x", "tool_calls": [{"id": "c1", "type": "function",
+                                                                    "function": {"name": 7, "arguments": "{}"}}]}}]},
+           {"choices": [{"message": "a string"}]}, {"choices": {"0": {}}}]  # fmt: skip
+    for body in bad:
+        server.enqueue(Scenario(body=json.dumps(body).encode()))
+        again = ask(home, "--cid", row.id, "--no-stream", "once more")
+        assert again.returncode == 1 and "wrong shape" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    assert [m.content for m in Store(home).load(row.id)][2:] == ["once more"] * 3
+    assert ask(home, "--cid", row.id, "and now?").stdout == "echo: and now?\n"
 
 
 def test_an_endless_reply_is_cut_kept_and_explained(home, server):

@@ -472,6 +472,15 @@ def test_option_and_trim_tokens_in_the_chat(spawn, server):
     assert "now 500 tokens" in chat.command("/trim", "Usage: /trim")
     chat.say("again")
     assert "temperature" not in server.requests[-1].json
+    sent = len(server.requests)
+    chat.command("/trim 1 tokens", "tokens of history")
+    chat.child.sendline("one turn over the budget")
+    out = chat.expect("/retry sends it again") + chat.prompt()
+    assert "newest turn of this conversation alone is about" in out and "more than the context budget of 1 tokens" in out
+    assert "Traceback" not in out and "your prompt is saved" in out
+    assert len(server.requests) == sent  # nothing sent; the chat goes on under a budget that fits
+    chat.command("/trim 500 tokens", "tokens of history")
+    assert "echo: fits again" in chat.say("fits again")
     chat.leave()
 
 
