@@ -34,14 +34,17 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
 
 
+#: Token counts are 32-bit integers on the APIs, and OpenAI's seed a 64-bit one.
+_INT32, _INT64 = 2**31 - 1, 2**63 - 1
+
 OPTIONS: dict[str, OptionSpec] = {
     "temperature": OptionSpec(float, "sampling temperature (0 to 2; Anthropic 0 to 1)", 0.0, 2.0),
     "top_p": OptionSpec(float, "nucleus sampling: the probability mass to sample from", 0.0, 1.0),
-    "max_tokens": OptionSpec(int, "most tokens the reply may have", 1),
-    "seed": OptionSpec(int, "sampling seed, for repeatable replies (OpenAI-compatible)"),
+    "max_tokens": OptionSpec(int, "most tokens the reply may have", 1, _INT32),
+    "seed": OptionSpec(int, "sampling seed, for repeatable replies (OpenAI-compatible)", -_INT64 - 1, _INT64),
     "stop": OptionSpec(str, "stop when the model writes this text (repeat for several)"),
     "reasoning_effort": OptionSpec(str, "how hard a reasoning model thinks", choices=_EFFORTS),
-    "thinking_budget": OptionSpec(int, "Anthropic extended thinking: tokens it may think for", 1024),
+    "thinking_budget": OptionSpec(int, "Anthropic extended thinking: tokens it may think for", 1024, _INT32),
 }
 
 
@@ -59,7 +62,8 @@ def parse_value(key: str, value: object, where: str = "") -> Any:
         return tuple(parse_value(key, item, where)[0] for item in value)
     parsed = _typed(spec, value)
     if parsed is None:
-        raise ModelError(f"option {key} = {value!r}{at} is not {_what(spec)}", hint=f"{key}: {spec.help}")
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:30] + "…"
+        raise ModelError(f"option {key} = {shown}{at} is not {_what(spec)}", hint=f"{key}: {spec.help}")
     return (parsed,) if key == "stop" else parsed
 
 
@@ -91,7 +95,11 @@ def _typed(spec: OptionSpec, value: object) -> Any:
     return number
 
 
-_WHOLE = re.compile(r"-?[0-9]+")
+_WHOLE = re.compile(r"-?[0-9]{1,40}")  # longer is out of every range, and int() of 4,300 digits raises
+
+
+def _shown(bound: float) -> str:
+    return str(bound) if isinstance(bound, int) else f"{bound:g}"  # an int bound exactly, not as 9.22337e+18
 
 
 def _what(spec: OptionSpec) -> str:
@@ -99,9 +107,9 @@ def _what(spec: OptionSpec) -> str:
         return "one of " + ", ".join(spec.choices)
     noun = "a whole number" if spec.kind is int else "a number" if spec.kind is float else "a text"
     if spec.minimum is not None and spec.maximum is not None:
-        return f"{noun} from {spec.minimum:g} to {spec.maximum:g}"
+        return f"{noun} from {_shown(spec.minimum)} to {_shown(spec.maximum)}"
     if spec.minimum is not None:
-        return f"{noun} of at least {spec.minimum:g}"
+        return f"{noun} of at least {_shown(spec.minimum)}"
     return noun
 
 

@@ -46,6 +46,10 @@ PROTOCOLS: dict[str, ProviderFacts] = {openai.FACTS.protocol: openai.FACTS, anth
 BUILT_IN: dict[str, ProviderFacts] = {openai.FACTS.name: openai.FACTS, anthropic.FACTS.name: anthropic.FACTS, **PRESETS}
 #: Whose key, when set, chooses the default model, in this order.
 DEFAULT_PROVIDERS = (openai.FACTS, anthropic.FACTS)
+#: What a ``[providers.NAME]`` table may hold besides the model options (``options.OPTIONS``):
+#: anything else is a typo (``temprature``) that would otherwise be ignored without a word.
+_TABLE_KEYS = ("type", "base_url", "api_key", "api_key_env", "api_version", "timeout", "connect_timeout",
+               "max_retries", "max_reply_bytes", "max_idle")  # fmt: skip
 _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2 or offline:echo"
 
 Config = Mapping[str, Mapping[str, Any]]
@@ -73,6 +77,12 @@ def resolve(
             hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
         )
     table = table or {}
+    unknown = [key for key in table if key not in _TABLE_KEYS and key not in options.OPTIONS]
+    if unknown:
+        raise ModelError(
+            f"unknown key {unknown[0]!r} in [providers.{provider}] of the config file",
+            hint=f"a provider table takes {', '.join(_TABLE_KEYS)} and the model options {', '.join(options.OPTIONS)}",
+        )
     kind = _protocol(provider, table, facts)
     settings = _settings(provider, table)
     api_key, key_hint = _api_key(provider, kind, table, facts, env)

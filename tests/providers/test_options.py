@@ -23,9 +23,11 @@ def test_values_from_the_command_line_are_typed_and_bounded() -> None:
     ("key", "value", "says"),
     [
         ("temperature", "warm", "is not a number from 0 to 2"), ("temperature", "2.5", "from 0 to 2"),
-        ("temperature", "nan", "number"), ("max_tokens", "1.5", "whole number of at least 1"),
-        ("max_tokens", "0", "at least 1"), ("max_tokens", True, "whole number"), ("top_p", 0.5j, "number"),
-        ("reasoning_effort", "extreme", "one of none, minimal, low"), ("thinking_budget", "512", "at least 1024"),
+        ("temperature", "nan", "number"), ("max_tokens", "1.5", "whole number from 1 to 2147483647"),
+        ("max_tokens", str(2**31), "from 1 to 2147483647"), ("seed", str(2**63), "from -9223372036854775808 to 9223372036854775807"),
+        ("seed", "9" * 5000, "is not a whole number"), ("thinking_budget", 2**40, "from 1024 to 2147483647"),
+        ("max_tokens", "0", "from 1 to"), ("max_tokens", True, "whole number"), ("top_p", 0.5j, "number"),
+        ("reasoning_effort", "extreme", "one of none, minimal, low"), ("thinking_budget", "512", "from 1024 to"),
         ("stop", "", "a text"), ("colour", "red", "unknown model option 'colour'"),
     ],
 )  # fmt: skip
@@ -33,6 +35,7 @@ def test_ill_typed_or_unknown_options_are_refused_with_what_they_take(key: str, 
     with pytest.raises(ModelError) as caught:
         settings_from([(key, value)], "on the command line")
     assert says in str(caught.value) and "on the command line" in str(caught.value) and caught.value.hint
+    assert len(str(caught.value)) < 200  # a long value is not repeated whole
 
 
 def test_toml_values_must_have_the_type_already() -> None:
@@ -103,3 +106,6 @@ def test_options_from_the_provider_table_and_the_model_table(server: ProviderSer
     with pytest.raises(ModelError) as caught:
         resolve("local:m", providers={"local": {**providers["local"], "thinking_budget": 2000}}, env={})
     assert "thinking_budget is an option of Anthropic models" in str(caught.value)
+    with pytest.raises(ModelError) as caught:  # a typo is not ignored without a word
+        resolve("local:m", providers={"local": {**providers["local"], "temprature": 0.2}}, env={})
+    assert "unknown key 'temprature' in [providers.local]" in str(caught.value) and "temperature" in caught.value.hint
