@@ -27,7 +27,7 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelSettings
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._wording import http_error, redirected, size_text, stream_cut, transport_error
+from golem_cli.providers._wording import broken, http_error, redirected, size_text, stream_cut, transport_error
 from golem_cli.providers.options import merged
 
 USER_AGENT = f"golem-cli/{__version__}"
@@ -123,7 +123,7 @@ class HttpClient:
         except httpx.TimeoutException as exc:
             raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
         except httpx.HTTPError as exc:
-            raise stream_cut(self.endpoint, str(exc) or type(exc).__name__, kept=False) from exc
+            raise stream_cut(self.endpoint, broken(exc), kept=False) from exc
         if len(body) > limit:
             raise ModelError(
                 f"the reply from {self.endpoint.where()} is larger than max_reply_bytes ({size_text(limit)})",

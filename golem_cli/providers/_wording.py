@@ -68,6 +68,8 @@ def _hint(endpoint: Endpoint, status: int, message: str, code: str, retry_after:
     if status == 429:
         wait = f" (the provider asked for {retry_after:g} s)" if retry_after else ""
         return f"the provider is rate limiting requests: wait a moment and try again{wait}"
+    if status == 529 or code == "overloaded_error":
+        return "the provider is overloaded: try again in a moment"
     if status >= 500:
         return "the provider had a server error: try again in a moment"
     return "the provider rejected the request; its message says why"
@@ -124,7 +126,15 @@ def read_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float) -> Mode
         error = stream_cut(endpoint, f"no data for {timeout:g} s")
         error.hint = f"raise timeout in [providers.{endpoint.provider}] for slow models"
         return error
-    return stream_cut(endpoint, str(exc) or type(exc).__name__)
+    return stream_cut(endpoint, broken(exc))
+
+
+def broken(exc: httpx.HTTPError) -> str:
+    """Why a reply broke off, in words: httpx's ``peer closed connection without sending
+    complete message body (incomplete chunked read)`` means the server hung up mid-reply."""
+    if isinstance(exc, httpx.RemoteProtocolError) and "peer closed" in str(exc):
+        return "the server closed the connection before the reply was complete"
+    return str(exc) or type(exc).__name__
 
 
 def redirected(endpoint: Endpoint, target: str) -> ModelError:

@@ -1,0 +1,154 @@
+"""`golem ask` against servers that misbehave the way real ones do, through the real console script
+and the loopback server: rate limits with Retry-After, a 500 before the answer, a stream that
+drops in the middle of a tool call's arguments, Anthropic's ``overloaded_error`` event mid-stream;
+and the credential and configuration cases of issue 8 (items 4 and 7) as a user meets them.
+
+Each must end in one clear line on stderr, the right exit code, and every turn stored."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from golem_cli.core.messages import INTERRUPTED_REPLY_MARK as INTERRUPTED
+from golem_cli.store import Store
+
+from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
+from tests.repl.conftest import GOLEM, golem_env
+
+MODELS = {"openai": "local:echo", "anthropic": "claude:claude-test"}
+
+
+def ask(home: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([GOLEM, "ask", *args], capture_output=True, text=True, env=golem_env(home) | (env or {}), timeout=90)
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("golem: ") and "Traceback" not in done.stderr, done.stderr
+    return lines[0]
+
+
+def stored(home: Path) -> list:
+    (row,) = Store(home).list()
+    return Store(home).load(row.id)
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_429_with_retry_after_is_waited_out_then_answered(home: Path, server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(status=429, retry_after="1"))
+    done = ask(home, "-m", MODELS[kind], "hello")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "echo: hello\n", "")
+    first, second = server.requests
+    assert second.at - first.at >= 0.9  # the wait the server asked for, not the backoff's milliseconds
+    assert [m.content for m in stored(home)] == ["hello", "echo: hello"]
+
+
+def test_a_rate_limit_that_lasts_is_one_line_and_the_prompt_is_kept(home: Path, server: ProviderServer) -> None:
+    server.enqueue(*[Scenario(status=429, retry_after="1")] * 3)  # max_retries = 2 in the test config
+    done = ask(home, "hello")
+    line = one_line(done)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "HTTP 429" in line and "after 3 attempts" in line and "rate limiting" in line and "asked for 1 s" in line
+    server.enqueue(Scenario(status=429, retry_after="600"))  # longer than golem waits: at once, not after ten minutes
+    again = ask(home, "-c", "still there?")
+    assert again.returncode == 1 and "asked for 600 s" in one_line(again) and len(server.requests) == 4
+    assert [m.content for m in stored(home)] == ["hello", "still there?"]
+    assert ask(home, "-c", "now?").stdout == "echo: now?\n"  # and the conversation goes on
+    assert [m.content for m in stored(home)] == ["hello", "still there?", "now?", "echo: now?"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_server_error_then_success_is_one_answer(home: Path, server: ProviderServer, kind: str) -> None:
+    server.enqueue(Scenario(status=500), Scenario(status=503))
+    done = ask(home, "-m", MODELS[kind], "hello")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "echo: hello\n", "")
+    assert len(server.requests) == 3 and [m.content for m in stored(home)] == ["hello", "echo: hello"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_a_stream_dropped_inside_tool_arguments_keeps_the_text_and_runs_nothing(home: Path, server: ProviderServer, kind: str) -> None:
+    root = home / "project"
+    root.mkdir()
+    (root / "notes.txt").write_text("hello\n")
+    config = home / "config.toml"
+    config.write_text(f'tool_root = "{root}"\n' + config.read_text())
+    call_id = "call_1" if kind == "openai" else "toolu_1"
+    call = ToolCallSpec(call_id, "read_file", '{"path": "notes.txt", "why": "a long enough argument to be cut"}')
+    server.enqueue(Scenario(reply=Reply(text="Let me look.", tool_calls=[call]), cut_in_tool_args=True))
+    done = ask(home, "-m", MODELS[kind], "-T", "fs", "read the notes")
+    line = one_line(done)
+    assert done.returncode == 1 and done.stdout == "Let me look.\n"
+    assert "closed the connection before the reply was complete" in line and "what arrived is kept" in line
+    assert len(server.requests) == 1  # text had arrived: never retried
+    history = stored(home)
+    assert [m.role for m in history] == ["user", "assistant"]  # the half call was not run
+    assert history[1].content == "Let me look.\n\n" + INTERRUPTED and history[1].tool_calls[0].id == call_id
+    assert history[1].tool_calls[0].args.startswith('{"path": "notes.txt"')
+    # The next turn sends the cut call with a result saying it was interrupted, and both APIs take it.
+    again = ask(home, "-c", "-m", MODELS[kind], "-T", "fs", "and now?")
+    assert again.returncode == 0 and again.stdout == "echo: and now?\n", again.stderr
+    roles = [m.role for m in stored(home)]
+    assert roles == ["user", "assistant", "tool", "user", "assistant"]
+
+
+ANTHROPIC_START = {"type": "message_start", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+                   "content": [], "stop_reason": None, "usage": {"input_tokens": 5, "output_tokens": 1}}}  # fmt: skip
+OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+TEXT = [{"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "The answer begins"}}]  # fmt: skip
+
+
+def events(*items: dict) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in items)
+
+
+def test_anthropic_overloaded_error_mid_stream(home: Path, server: ProviderServer) -> None:
+    server.enqueue(Scenario(sse=events(ANTHROPIC_START, *TEXT, OVERLOADED)))
+    done = ask(home, "-m", "claude:claude-test", "tell me")
+    line = one_line(done)
+    assert done.returncode == 1 and done.stdout == "The answer begins\n"
+    assert "reported an error mid-reply: Overloaded" in line and "the provider is overloaded: try again" in line
+    assert len(server.requests) == 1
+    assert [m.content for m in stored(home)] == ["tell me", "The answer begins\n\n" + INTERRUPTED]
+    # Before any content the same event is worth another attempt, which answers.
+    server.enqueue(Scenario(sse=events(ANTHROPIC_START, OVERLOADED)))
+    again = ask(home, "-c", "-m", "claude:claude-test", "try again")
+    assert (again.returncode, again.stderr) == (0, "") and again.stdout.startswith("echo: ")
+    assert len(server.requests) == 3 and len(stored(home)) == 4
+
+
+# --- issue 8, items 4 and 7, as a user meets them ------------------------------------------
+
+
+def test_a_malformed_openai_base_url_is_a_configuration_error(home: Path, server: ProviderServer) -> None:
+    done = ask(home, "-m", "openai:gpt-4o", "hi", env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://[::1"})
+    line = one_line(done)
+    assert done.returncode == 1 and "OPENAI_BASE_URL" in line and "not a valid URL" in line and "internal error" not in line
+
+
+def test_a_base_url_with_userinfo_is_refused_and_nothing_is_sent(home: Path, server: ProviderServer) -> None:
+    url = server.openai_base_url.replace("http://", "http://me:sk-secret123456@")
+    done = ask(home, "-m", "openai:gpt-4o", "hi", env={"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url})
+    line = one_line(done)
+    assert done.returncode == 1 and "user name or password" in line and "sk-secret" not in done.stderr
+    assert server.requests == []  # httpx would have sent the userinfo as Basic auth
+
+
+def test_models_shows_no_userinfo_and_no_query(home: Path) -> None:
+    for url in ("http://u:sk-secret123456@host.example/v1?key=sk-other987654", "http://host.example/v1?key=sk-other987654"):
+        env = golem_env(home) | {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": url}
+        for args in ([], ["--json"]):
+            done = subprocess.run([GOLEM, "models", *args], capture_output=True, text=True, env=env, timeout=30)
+            assert done.returncode == 0 and "sk-secret" not in done.stdout + done.stderr
+            assert "sk-other" not in done.stdout + done.stderr and "key=" not in done.stdout
+
+
+def test_a_key_the_provider_quotes_is_redacted_from_the_error_line(home: Path, server: ProviderServer) -> None:
+    server.api_key = "sk-the-right-one"
+    done = ask(home, "hi")  # the config's sk-test is wrong: the server says "Incorrect API key provided: sk-***test"
+    line = one_line(done)
+    assert done.returncode == 1 and "HTTP 401" in line and "[key]" in line and "***" not in line
+    assert [m.content for m in stored(home)] == ["hi"]
