@@ -7,7 +7,8 @@ child's peak resident memory from the kernel (``wait4``). Yardsticks measured in
 `python -c pass` and `golem ask` against a normal short reply. The bound is 400 MiB; the
 defaults are ``max_reply_bytes`` 16 MB and ``max_idle`` 600 s. Also measured: how soon Ctrl-C
 during a flood ends `golem ask` with the partial reply saved (the bound is 2 s), and the SSE
-parser on one 40 MB line (it used to take 44 s) against a plain join of the same chunks.
+parser on one line of 10, 20 and 40 MB (it used to take 44 s at 40 MB, growing with the square)
+against a plain join of the same chunks, and `golem ask` reading such a line whole.
 """
 
 from __future__ import annotations
@@ -52,11 +53,12 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]
     return int(peak) / 1024, seconds, int(code), b"\n".join(err)
 
 
-def home_for(server: ProviderServer, root: Path) -> dict[str, str]:
+def home_for(server: ProviderServer, root: Path, local: str = "") -> dict[str, str]:
+    """A GOLEM_HOME for the test server; ``local`` adds lines to ``[providers.local]``."""
     home = Path(tempfile.mkdtemp(dir=root))
     (home / "config.toml").write_text(
         f'model = "local:echo"\n[providers.local]\nbase_url = "{server.openai_base_url}"\napi_key = "sk-test"\n'
-        f'max_retries = 0\n[providers.claude]\ntype = "anthropic"\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
+        f'max_retries = 0\n{local}[providers.claude]\ntype = "anthropic"\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
     )
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("GOLEM_")}
     return env | {"GOLEM_HOME": str(home)}
@@ -141,37 +143,43 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="golem-hostile-"))
     try:
         bare = run([sys.executable, "-c", "pass"], dict(os.environ))
-        print(f"{'python -c pass':44}  peak {bare[0]:7.1f} MiB  {bare[1]:6.2f} s")
+        print(f"{'python -c pass':46}  peak {bare[0]:7.1f} MiB  {bare[1]:6.2f} s")
         server.enqueue(Scenario())
         normal = run([GOLEM, "ask", "hello"], home_for(server, root))
-        print(f"{'golem ask, a normal reply (yardstick)':44}  peak {normal[0]:7.1f} MiB  {normal[1]:6.2f} s  exit {normal[2]}")
+        print(f"{'golem ask, a normal reply (yardstick)':46}  peak {normal[0]:7.1f} MiB  {normal[1]:6.2f} s  exit {normal[2]}")
         cases = [
             ("endless stream (openai)", Scenario(hostile="flood"), ["ask", "go"]),
             ("endless stream (anthropic)", Scenario(hostile="flood"), ["ask", "-m", "claude:m", "go"]),
             ("gzip bomb, 1 GiB, streamed", Scenario(hostile="bomb", size=2**30), ["ask", "go"]),
             ("gzip bomb, 1 GiB, whole reply", Scenario(hostile="bomb", size=2**30), ["ask", "--no-stream", "go"]),
             ("error body of 1 GiB", Scenario(hostile="error-flood", size=2**30), ["ask", "go"]),
+            ("one 40 MB SSE line (default 16 MB bound)", Scenario(hostile="long-line", size=40 * 2**20), ["ask", "go"]),
         ]
+        big = "max_reply_bytes = 67108864\n"  # 64 MB: the 40 MB line is read whole
+        cases += [(f"one {n} MB SSE line, read whole (64 MB bound)", Scenario(hostile="long-line", size=n * 2**20), ["ask", "go"], big)
+                  for n in (10, 20, 40)]  # fmt: skip
         worst = 0.0
-        for label, scenario, args in cases:
+        for label, scenario, args, *local in cases:
             server.enqueue(scenario)
-            peak, seconds, code, err = run([GOLEM, *args], home_for(server, root))
+            peak, seconds, code, err = run([GOLEM, *args], home_for(server, root, *local))
             worst = max(worst, peak)
             line = err.decode(errors="replace").strip().splitlines()[-1][:90] if err else ""
-            print(f"{label:44}  peak {peak:7.1f} MiB  {seconds:6.2f} s  exit {code}  {line}")
+            print(f"{label:46}  peak {peak:7.1f} MiB  {seconds:6.2f} s  exit {code}  {line}")
         print(f"worst peak {worst:.1f} MiB: {'within' if worst < BOUND_MIB else 'OVER'} the {BOUND_MIB} MiB bound")
         elapsed, saved = interrupt_flood(server, root)
         print(f"Ctrl-C during a flood, golem ask: exit {elapsed:.2f} s after the signal ({'within' if elapsed < 2 else 'OVER'} 2 s); {saved}")
         chat = interrupt_chat_flood(server, root)
         print(f"Ctrl-C during a flood, golem chat (markdown, after 3 s): saved {chat:.2f} s after the signal ({'within' if chat < 2 else 'OVER'} 2 s)")
-        line = b"data: " + b"x" * (40 * 2**20) + b"\n\n"
-        started = time.perf_counter()
-        asyncio.run(_parse(line))
-        parse = time.perf_counter() - started
-        started = time.perf_counter()
-        asyncio.run(_join(line))
-        join = time.perf_counter() - started
-        print(f"SSE parser, one 40 MB line in 64 KB chunks: {parse:.3f} s (yardstick: joining the chunks {join:.3f} s)")
+        for n in (10, 20, 40):  # linear: twice the line, twice the time (it was quadratic: 44 s at 40 MB)
+            line = b"data: " + b"x" * (n * 2**20) + b"\n\n"
+            started = time.perf_counter()
+            asyncio.run(_parse(line))
+            parse = time.perf_counter() - started
+            started = time.perf_counter()
+            asyncio.run(_join(line))
+            join = time.perf_counter() - started
+            print(f"SSE parser, one {n:2} MB line in 64 KB chunks: {parse:.3f} s, {parse / n * 1000:.1f} ms/MB "
+                  f"(yardstick: joining the chunks {join:.3f} s)")
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -17,6 +17,20 @@ from golem_cli.providers._wording import read_error, size_text, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 T = TypeVar("T")
+
+
+def _line_ends(chunk: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line ending in ``chunk``. Most servers end lines with ``\n`` alone:
+    those are found with ``bytes.find`` (memchr, 20x the regex, which a 40 MB line spent a
+    second in); a chunk holding a ``\r`` goes through the regex for the other two endings."""
+    if b"\r" in chunk:
+        for match in _LINE_END.finditer(chunk):
+            yield match.start(), match.end()
+        return
+    at = chunk.find(b"\n")
+    while at >= 0:
+        yield at, at + 1
+        at = chunk.find(b"\n", at + 1)
 
 
 async def sse_events(chunks: AsyncIterator[bytes], max_event: int = 0) -> AsyncIterator[tuple[str, str]]:
@@ -43,11 +57,11 @@ async def sse_events(chunks: AsyncIterator[bytes], max_event: int = 0) -> AsyncI
             chunk = chunk[1:]
         after_cr = chunk[-1:] == b"\r"
         start = 0
-        for end in _LINE_END.finditer(chunk):
-            raw = chunk[start : end.start()]
+        for line_end, start_next in _line_ends(chunk):
+            raw = chunk[start:line_end]
             if partial:
                 raw, partial, held = b"".join(partial) + raw, [], 0
-            start = end.end()
+            start = start_next
             if not raw:
                 if data:
                     yield event or "message", "\n".join(data)

@@ -101,14 +101,13 @@ def test_sse_parsing_scans_each_byte_once(monkeypatch: pytest.MonkeyPatch) -> No
     import golem_cli.providers._sse as sse
 
     scanned = [0]
-    real = sse._LINE_END
+    real = sse._line_ends
 
-    class Counting:
-        def finditer(self, data: bytes):  # type: ignore[no-untyped-def]
-            scanned[0] += len(data)
-            return real.finditer(data)
+    def counting(data: bytes):  # type: ignore[no-untyped-def]
+        scanned[0] += len(data)
+        return real(data)
 
-    monkeypatch.setattr(sse, "_LINE_END", Counting())  # the parser's only way to find line ends
+    monkeypatch.setattr(sse, "_line_ends", counting)  # the parser's only way to find line ends
 
     async def pieces() -> AsyncIterator[bytes]:
         yield b"data: "
