@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 
+import pytest
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
@@ -344,3 +345,23 @@ def test_ctrl_c_during_a_flood_saves_the_partial_reply(home, server):
     assert proc.returncode == 130 and b"partial reply is saved" in err
     (row,) = Store(home).list()
     assert Store(home).load(row.id)[1].content.endswith("[reply interrupted]")
+
+
+@pytest.mark.parametrize(("preset", "variable", "key"), [("deepseek", "DEEPSEEK_API_KEY", "reasoning_content"),
+                                                         ("openrouter", "OPENROUTER_API_KEY", "reasoning")])  # fmt: skip
+def test_a_presets_reasoning_becomes_thinking_and_is_not_sent_back(home, server, preset, variable, key):
+    """DeepSeek's reasoning_content and OpenRouter's reasoning, through the preset (its key
+    variable alone; the table only points it at the loopback server)."""
+    config = home / "config.toml"
+    config.write_text(config.read_text() + f'\n[providers.{preset}]\nbase_url = "{server.openai_base_url}"\n')
+    env = golem_env(home) | {variable: "sk-test"}
+    server.enqueue(Scenario(reply=Reply(text="42.", thinking="Six times seven.", reasoning_key=key)))
+    first = subprocess.run([GOLEM, "ask", "-m", f"{preset}:some-model", "six times seven?"], capture_output=True, text=True, env=env, timeout=60)
+    assert (first.returncode, first.stdout) == (0, "42.\n"), first.stderr
+    assert server.requests[0].headers["authorization"] == "Bearer sk-test"
+    (row,) = Store(home).list()
+    assert [(t.text, t.signature) for t in Store(home).load(row.id)[1].thinking] == [("Six times seven.", "")]
+    again = subprocess.run([GOLEM, "ask", "-c", "-m", f"{preset}:some-model", "sure?"], capture_output=True, text=True, env=env, timeout=60)
+    assert again.returncode == 0, again.stderr
+    sent = server.requests[1].json["messages"]
+    assert sent[1] == {"role": "assistant", "content": "42."}  # the reasoning is not sent back (spec §9.1)
