@@ -19,6 +19,16 @@ KEY_SHAPED = re.compile(
 )
 
 
+def join_path(base_url: str, path: str, query: str = "") -> str:
+    """``base_url`` with ``path`` added to its path, before the query string it may have
+    (``https://gw/v1?key=k`` and ``/chat/completions`` give ``https://gw/v1/chat/completions?key=k``;
+    appended to the whole string, the path would have become part of the query), and ``query``
+    added to that query string."""
+    parts = urlsplit(base_url)
+    joined = "&".join(q for q in (parts.query, query) if q)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, joined, ""))
+
+
 @dataclass(frozen=True, slots=True)
 class Endpoint:
     """Where one adapter posts, and what to say about it in errors."""

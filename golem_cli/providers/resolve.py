@@ -25,7 +25,7 @@ from urllib.parse import quote, urlsplit
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
 from golem_cli.providers import anthropic, openai, options
-from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers.facts import ProviderFacts, load_adapter
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
@@ -91,8 +91,8 @@ def resolve(
     if _is_azure(table, facts):
         version = str(table.get("api_version") or env.get("OPENAI_API_VERSION") or AZURE_API_VERSION)
         deployment = quote(model, safe="")
-        extra["chat_url"] = (
-            f"{base_url.rstrip('/')}/openai/deployments/{deployment}/chat/completions?api-version={quote(version)}"
+        extra["chat_url"] = join_path(
+            base_url, f"/openai/deployments/{deployment}/chat/completions", f"api-version={quote(version)}"
         )
         extra["key_header"] = "api-key"
     defaults = options.settings_from(options.options_in(table), f"in [providers.{provider}] of the config file")

@@ -155,3 +155,23 @@ def test_key_shaped_strings_are_redacted_from_provider_messages(server: Provider
     error = complete(make_model("openai", server))
     assert "[key]" in str(error) and not any(w in str(error) for w in ("***3456", "api03", "gsk_0", "AIzaSy", "eyJhb"))
     assert Endpoint("p", "m", "https://h/v1").scrub("scikit-learn and the risk-taking desk") == "scikit-learn and the risk-taking desk"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_base_url_with_a_query_keeps_it_after_the_path_and_never_shows_it(server: ProviderServer, kind: str) -> None:
+    """Gateways that take their key in the query (``https://gw/v1?key=...``): the path goes before
+    the query, not into it (it once made ``/v1?key=.../chat/completions``, a 404)."""
+    base = (server.openai_base_url if kind == "openai" else server.url) + "?key=sk-query123456"
+    model = resolve(f"gw:m-{kind}", providers={"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}, env={})
+    assert complete(model).message.content == "echo: hello there"
+    path = "/v1/chat/completions" if kind == "openai" else "/v1/messages"
+    assert [r.path for r in server.requests] == [path + "?key=sk-query123456"]
+    server.enqueue(Scenario(status=404))
+    error = complete(resolve(f"gw:m-{kind}", providers={"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}, env={}))
+    assert isinstance(error, ModelError) and f"at {server.url}{path}:" in str(error) and "sk-query" not in str(error)
+
+
+def test_azure_api_version_joins_a_query_the_endpoint_has(server: ProviderServer) -> None:
+    model = resolve("azure:dep", env={"AZURE_OPENAI_API_KEY": "sk-test", "AZURE_OPENAI_ENDPOINT": server.url + "/?tenant=a"})
+    assert complete(model).message.content == "echo: hello there"
+    assert server.requests[0].path == "/openai/deployments/dep/chat/completions?tenant=a&api-version=2024-10-21"

@@ -8,7 +8,7 @@ import msgspec
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
-from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
@@ -42,7 +42,7 @@ class AnthropicModel(HttpModel):
         self.name = f"{provider}:{model}"
         self.defaults = defaults or ModelSettings()
         self.max_tokens = max_tokens
-        url = base_url.rstrip("/") + "/v1/messages"
+        url = join_path(base_url, "/v1/messages")
         endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
         headers = {"x-api-key": api_key, "anthropic-version": API_VERSION}
         self._http = HttpClient(endpoint, settings or HttpSettings(), headers)

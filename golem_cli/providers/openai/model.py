@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
-from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
 from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
@@ -41,7 +41,7 @@ class OpenAIModel(HttpModel):
         self.model = model
         self.name = f"{provider}:{model}"
         self.defaults = defaults or ModelSettings()
-        url = chat_url or base_url.rstrip("/") + "/chat/completions"
+        url = chat_url or join_path(base_url, "/chat/completions")
         endpoint = Endpoint(provider, model, url, key_hint=key_hint, secret=api_key)
         headers: dict[str, str] = {}
         if api_key:  # Azure takes the bare key in ``api-key``; everyone else a bearer token
