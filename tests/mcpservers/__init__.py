@@ -1,13 +1,48 @@
 """Tool servers for the tests, written with the MCP SDK's own server class (``MCPServer``):
-``demo.py`` runs over stdio or, with ``--http PORT``, streamable HTTP. ``demo_config``
-builds a config table that starts it."""
+``demo.py`` runs over stdio or, with ``--http PORT``, streamable HTTP. ``demo_table`` and
+``demo_toml`` build a config table that starts it; ``http_demo`` runs it over HTTP."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 DEMO = Path(__file__).with_name("demo.py")
+
+
+def published(program: str) -> str:
+    """The path of a published server's program, installed by the test extras."""
+    found = shutil.which(program, path=str(Path(sys.executable).parent))
+    assert found is not None, f"{program} is not installed: pip install -e '.[test]'"
+    return found
+
+
+@contextlib.contextmanager
+def http_demo(name: str = "web-demo") -> Iterator[str]:
+    """The demo server over streamable HTTP on a free loopback port; yields its URL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    process = subprocess.Popen([sys.executable, str(DEMO), "--http", str(port), "--name", name],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def demo_table(*args: str, **keys: object) -> dict[str, object]:

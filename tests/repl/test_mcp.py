@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -18,9 +19,9 @@ import pytest
 from golem_cli.core.messages import INTERRUPTED
 from golem_cli.core.repair import normalize_history
 
-from tests.mcpservers import demo_toml
+from tests.mcpservers import demo_toml, http_demo, published
 from tests.providerserver import ProviderServer, Scenario
-from tests.repl.conftest import plain
+from tests.repl.conftest import GOLEM, golem_env, plain
 from tests.repl.test_tools import ask, calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
@@ -275,3 +276,40 @@ def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, d
     assert time.monotonic() - began < LATE  # it did not wait for the server
     assert "Nothing said, nothing saved." in out and chat.child.exitstatus == 0
     assert gone(pid)  # stopped, and reaped: no zombie left behind
+
+
+# --- other servers: over HTTP, and one published on PyPI ----------------------------------
+
+
+def test_a_streamable_http_server_in_a_chat(spawn, server: ProviderServer, home: Path):
+    server.enqueue(calls(("c1", "remote__echo", {"text": "over http"}), ("c2", "remote__authorization", {})))
+    with http_demo("web-demo") as url:
+        config = home / "config.toml"
+        config.write_text(config.read_text() + f'\n[mcp_servers.remote]\nurl = "{url}"\nbearer_token_env_var = "DEMO_TOKEN"\n')
+        chat = spawn("chat", "-T", "remote", "--yes", env={"DEMO_TOKEN": "s3cret"})
+        chat.prompt()
+        assert "remote (12 tools)" in chat.expect(READY)
+        out = chat.say("over the wire")
+        chat.leave()
+    assert "← remote__echo ok" in out and "tool results: c1 web-demo says: over http; c2 Bearer s3cret" in out
+
+
+def test_a_published_server_from_pypi_in_golem(server: ProviderServer, home: Path):
+    """mcp-server-time (a test dependency) runs offline: golem starts it, the model calls it."""
+    config = home / "config.toml"
+    config.write_text(config.read_text() + f'\n[mcp_servers.time]\ncommand = "{published("mcp-server-time")}"\n'
+                      'args = ["--local-timezone", "Etc/UTC"]\n')  # fmt: skip
+    listed = subprocess.run([GOLEM, "tools"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    rows = [line.split()[:3] for line in listed.stdout.splitlines() if "mcp:time" in line]
+    assert rows == [["time__get_current_time", "time", "mcp:time"], ["time__convert_time", "time", "mcp:time"]], listed
+    arguments = {"source_timezone": "Europe/Paris", "time": "12:00", "target_timezone": "Asia/Tokyo"}
+    server.enqueue(calls(("c1", "time__convert_time", arguments)))
+    denied = ask(home, "-T", "time", "convert")  # not allowed, and no terminal to ask
+    assert "tool results: c1 [failed] Your tool call was denied" in denied.stdout, denied.stderr
+    server.enqueue(calls(("c2", "time__convert_time", arguments)))
+    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")
+    assert done.returncode == 0, done.stderr
+    (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    said = json.loads(result["content"])
+    assert said["source"]["timezone"] == "Europe/Paris" and said["target"]["timezone"] == "Asia/Tokyo"
+    assert said["target"]["datetime"].startswith(said["source"]["datetime"][:10]) and said["time_difference"] == "+8.0h"

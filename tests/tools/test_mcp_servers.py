@@ -7,11 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +18,7 @@ from golem_cli.core.tools import ToolContext, ToolFailed
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
-from tests.mcpservers import DEMO, demo_table
+from tests.mcpservers import demo_table, http_demo, published
 
 pytestmark = pytest.mark.slow
 CTX = ToolContext("c1", "t", "{}")
@@ -284,27 +281,14 @@ def test_allow_patterns_hints_and_unknown_names():
 
 
 @pytest.fixture
-def http_demo(tmp_path: Path) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen([sys.executable, str(DEMO), "--http", str(port), "--name", "web-demo"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(10)
+def http_server() -> Iterator[str]:
+    with http_demo() as url:
+        yield url
 
 
-def test_a_streamable_http_server(http_demo: str, monkeypatch):
+def test_a_streamable_http_server(http_server: str, monkeypatch):
     monkeypatch.setenv("DEMO_TOKEN", "s3cret")
-    box = box_for({"remote": {"url": http_demo, "bearer_token_env_var": "DEMO_TOKEN", "headers": {"X-Test": "1"}}},
+    box = box_for({"remote": {"url": http_server, "bearer_token_env_var": "DEMO_TOKEN", "headers": {"X-Test": "1"}}},
                   ["remote"])  # fmt: skip
 
     async def go() -> None:
@@ -330,10 +314,8 @@ def test_an_unreachable_http_server_is_one_line():
     print(problem)
 
 
-@pytest.mark.skipif(shutil.which("mcp-server-time", path=os.path.dirname(sys.executable)) is None,
-                    reason="mcp-server-time is not installed (pip install -e '.[test]')")  # fmt: skip
 def test_a_published_server_from_pypi_mcp_server_time():
-    command = shutil.which("mcp-server-time", path=os.path.dirname(sys.executable))
+    command = published("mcp-server-time")  # a test dependency: missing is a failure, not a skip
     box = box_for({"time": {"command": command, "args": ["--local-timezone", "Etc/UTC"], "allow_read_only": True}},
                   ["time"])  # fmt: skip
 
