@@ -24,7 +24,7 @@ import httpx
 from golem_cli.core.messages import Message
 from golem_cli.core.model import ModelRequest, TextDelta
 from golem_cli.core.retry import RetryPolicy
-from golem_cli.providers._http import HttpSettings
+from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers.anthropic.model import AnthropicModel
 from golem_cli.providers.openai.model import OpenAIModel
 from tests.providerserver import ProviderServer, Reply, Scenario

@@ -70,7 +70,7 @@ def chat(
     from golem_cli.cli.repl import run_repl
     from golem_cli.session import ChatSession
 
-    choice = choose_model(model)
+    choice = choose_model(model, lazy=True)
     settings = run_options(options, choice.model)
     tools = _tools(choice.settings, tool, allow, yes)
     session = ChatSession.start(
@@ -150,7 +150,7 @@ def resume(
         cid = picked
     else:
         cid = store.resolve(ref)
-    choice = choose_model(model, stored=store.meta(cid).model)
+    choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     tools = _tools(choice.settings, tool, allow, yes)
     lines: list[str] = []
     try:
@@ -215,7 +215,7 @@ def fork(
         return 0
     from golem_cli.session import ChatSession
 
-    choice = choose_model(model, stored=store.meta(new).model)
+    choice = choose_model(model, stored=store.meta(new).model, lazy=True)
     tools = _tools(choice.settings, tool, allow, yes)
     session, before, repair = ChatSession.resume(
         store, new, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()

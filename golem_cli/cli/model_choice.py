@@ -23,12 +23,13 @@ class Choice:
     note: str = ""  # said once to the person (on stderr) when the fallback was taken
 
 
-def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = True) -> Choice:
+def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = True, lazy: bool = False) -> Choice:
     """The model for this command: ``--model``, else the conversation's own model (on resume,
     when it is still available here), else ``model`` in the config or ``GOLEM_MODEL``, else a
     provider whose key is set, else the offline echo model. With ``fallback=False`` (scripts:
     ``golem ask``) that last step is an ``InputError`` instead: a fake reply with exit code 0
-    would pass for a real one. Naming the offline model (``-m offline:echo``) still works."""
+    would pass for a real one. Naming the offline model (``-m offline:echo``) still works.
+    ``lazy`` (a chat) builds the provider's adapter on first use, after the prompt is shown."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.core.errors import ModelError
@@ -39,7 +40,9 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
     if stored and not flag:
         try:
             return _with_notes(
-                Choice(resolve(stored, providers=settings.providers, models=settings.models), settings), settings, notes
+                Choice(resolve(stored, providers=settings.providers, models=settings.models, lazy=lazy), settings),
+                settings,
+                notes,
             )
         except ModelError as e:  # the conversation's model is not available here: say so, go on
             stored = ""
@@ -57,7 +60,9 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
             raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model)")
         notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
     return _with_notes(
-        Choice(resolve(name, providers=settings.providers, models=settings.models), settings), settings, notes
+        Choice(resolve(name, providers=settings.providers, models=settings.models, lazy=lazy), settings),
+        settings,
+        notes,
     )
 
 

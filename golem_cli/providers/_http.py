@@ -17,7 +17,6 @@ import email.utils
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Self
 
 import httpx
@@ -27,30 +26,11 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelSettings
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._endpoint import Endpoint
+from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers._wording import broken, http_error, redirected, size_text, stream_cut, transport_error
 from golem_cli.providers.options import merged
 
 USER_AGENT = f"golem-cli/{__version__}"
-
-
-#: Three retries (a provider table's ``max_retries`` default) of 429s, 5xx and lost connections.
-DEFAULT_RETRY = RetryPolicy(max_attempts=4)
-
-
-@dataclass(frozen=True, slots=True)
-class HttpSettings:
-    """Timeouts, and the retry policy runs of this adapter use. ``timeout`` is the longest
-    wait for the next byte: generous, because a local model on a CPU can think for minutes
-    before its first token."""
-
-    timeout: float = 300.0
-    connect_timeout: float = 10.0
-    retry: RetryPolicy = DEFAULT_RETRY
-    #: Most bytes one reply may bring (after decompression); past it the reply is cut off and
-    #: kept. Far above real replies: it bounds memory against a server that never stops.
-    max_reply_bytes: int = 16 * 2**20
-    #: Longest a stream may go on without content (keep-alive comments and pings only).
-    max_idle: float = 600.0
 
 
 #: Most of an error reply's body that is read: its message is in the first few hundred bytes.

@@ -12,7 +12,7 @@ import httpx
 import msgspec
 
 from golem_cli.providers._endpoint import Endpoint
-from golem_cli.providers._http import HttpSettings
+from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers._wording import read_error, size_text, stream_cut
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from golem_cli.core.model import Model
+    from golem_cli.core.model import Model, ModelSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +38,20 @@ class ProviderFacts:
     read_base_url_env: Callable[[str], str] | None = None
     #: The adapter class as ``module:Class`` (protocol packages only), imported on first use.
     adapter: str = ""
+    #: The function that refuses options the protocol cannot take, as ``module:function``
+    #: (protocol packages only): it checks a chat's options before the adapter is imported.
+    settings_check: str = ""
     #: Azure OpenAI's shape: the model name is a deployment
     #: (``{base}/openai/deployments/{model}/chat/completions?api-version=…``) and the key goes
     #: in an ``api-key`` header.
     azure: bool = False
+
+
+def load_settings_check(facts: ProviderFacts) -> Callable[[ModelSettings], None]:
+    """The protocol's options check (its wire module: no HTTP stack)."""
+    module, _, name = facts.settings_check.partition(":")
+    check: Callable[[ModelSettings], None] = getattr(importlib.import_module(module), name)
+    return check
 
 
 def load_adapter(facts: ProviderFacts) -> Callable[..., Model]:

@@ -26,11 +26,11 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model
 from golem_cli.providers import anthropic, openai, options
 from golem_cli.providers._endpoint import Endpoint, join_path
-from golem_cli.providers.facts import ProviderFacts, load_adapter
+from golem_cli.providers.facts import ProviderFacts, load_adapter, load_settings_check
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
 if TYPE_CHECKING:
-    from golem_cli.providers._http import HttpSettings
+    from golem_cli.providers._http_settings import HttpSettings
 
 OFFLINE_MODEL = "offline:echo"
 
@@ -56,10 +56,17 @@ Config = Mapping[str, Mapping[str, Any]]
 
 
 def resolve(
-    name: str, *, providers: Config | None = None, env: Mapping[str, str] | None = None, models: Config | None = None
+    name: str,
+    *,
+    providers: Config | None = None,
+    env: Mapping[str, str] | None = None,
+    models: Config | None = None,
+    lazy: bool = False,
 ) -> Model:
     """The adapter for ``name``; raises ``ModelError`` (with a hint saying how to configure it)
     for a malformed name, an unknown provider, a missing key or an option it cannot take.
+    With ``lazy``, an HTTP provider's adapter is built on first use (``DeferredModel``), after
+    the same checks: a chat's prompt does not wait for the HTTP stack.
 
     Options (``temperature``, ``max_tokens``, ...) come from the provider's table and then the
     model's own table (``models["provider:model"]``), which wins."""
@@ -98,14 +105,25 @@ def resolve(
     defaults = options.settings_from(options.options_in(table), f"in [providers.{provider}] of the config file")
     model_table = (models or {}).get(name) or {}
     defaults = options.settings_from(model_table.items(), f'in [models."{name}"] of the config file', defaults)
-    adapter = load_adapter(PROTOCOLS[kind])
-    chosen: Model = adapter(
-        model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint,
-        defaults=defaults, **extra,
-    )  # fmt: skip
-    check = getattr(chosen, "check_settings", None)
-    if check is not None:
+    facts = PROTOCOLS[kind]
+
+    def build() -> Model:
+        adapter = load_adapter(facts)
+        return adapter(
+            model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint,
+            defaults=defaults, **extra,
+        )  # fmt: skip
+
+    if lazy:
+        from golem_cli.providers.deferred import DeferredModel
+
+        check = load_settings_check(facts)
         check(defaults)
+        return DeferredModel(name, build, check, defaults)
+    chosen = build()
+    check_settings = getattr(chosen, "check_settings", None)
+    if check_settings is not None:
+        check_settings(defaults)
     return chosen
 
 
@@ -265,7 +283,7 @@ def _bad_url(provider: str, source: str, problem: str) -> ModelError:
 def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:
     from dataclasses import replace
 
-    from golem_cli.providers._http import HttpSettings
+    from golem_cli.providers._http_settings import HttpSettings
 
     defaults = HttpSettings()
     retries = _number(provider, table, "max_retries", defaults.retry.max_attempts - 1, int, minimum=0)

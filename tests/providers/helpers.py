@@ -12,7 +12,7 @@ from golem_cli.core.errors import ModelError, RunError
 from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, StreamDone, StreamEvent
 from golem_cli.core.retry import RetryPolicy
-from golem_cli.providers._http import HttpSettings
+from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers.anthropic.model import AnthropicModel
 from golem_cli.providers.openai.model import OpenAIModel
 

@@ -14,4 +14,5 @@ FACTS = ProviderFacts(
     base_url_env="ANTHROPIC_BASE_URL",
     default_model="claude-sonnet-4-5",
     adapter="golem_cli.providers.anthropic.model:AnthropicModel",
+    settings_check="golem_cli.providers.anthropic.wire:check_settings",
 )

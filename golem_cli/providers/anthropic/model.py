@@ -9,7 +9,8 @@ import msgspec
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, StreamDone, StreamEvent
 from golem_cli.providers._endpoint import Endpoint, join_path
-from golem_cli.providers._http import HttpClient, HttpModel, HttpSettings, is_json
+from golem_cli.providers._http import HttpClient, HttpModel, is_json
+from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut

@@ -14,4 +14,5 @@ FACTS = ProviderFacts(
     base_url_env="OPENAI_BASE_URL",
     default_model="gpt-4o-mini",
     adapter="golem_cli.providers.openai.model:OpenAIModel",
+    settings_check="golem_cli.providers.openai.wire:check_settings",
 )
