@@ -34,9 +34,9 @@ NEWLINE_KEY = "Alt+Enter"
 
 
 class Repl:
-    def __init__(self, session: ChatSession, console: Console, *, markdown: bool, plain_input: bool) -> None:
+    def __init__(self, session: ChatSession, console: Console | None, *, markdown: bool, plain_input: bool) -> None:
         self.session = session
-        self.console = console
+        self._console = console  # made on first use: rich loads after the prompt is shown
         self.markdown = markdown
         self.plain_input = plain_input
         self.attachments: list[Attachment] = []  # for the next prompt (/attach)
@@ -91,29 +91,27 @@ class Repl:
 
     # --- the loop --------------------------------------------------------------------------
 
-    def banner(self, note: str = "") -> None:
-        from rich.markup import escape
+    @property
+    def console(self) -> Console:
+        if self._console is None:
+            from golem_cli.cli.console import rich_console
 
+            self._console = rich_console()
+        return self._console
+
+    def banner(self, note: str = "") -> None:
         from golem_cli import __version__
+        from golem_cli.cli import banner
 
         s = self.session
-        self.console.print(
-            f"[bold]golem {__version__}[/bold] · model [cyan]{s.model.name}[/cyan] · "
-            f"conversation {self.id_markup(s.conversation_id)}",
-            soft_wrap=True,
-        )
-        self.console.print(
-            f"[dim]/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits[/dim]",
-            soft_wrap=True,
-        )
-        if note:
-            # wrapped at words (a hint is prose), not where the terminal happens to cut
-            self.console.print(f"[yellow]{escape(note)}[/yellow]", highlight=False)
+        unique = s.store.unique_prefixes([s.conversation_id])[s.conversation_id]
+        help_line = f"/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits"
+        banner.banner(__version__, s.model.name, s.conversation_id, unique, help_line, note)
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
         # Load what the first reply needs once the prompt is on screen, not before it.
-        asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up)
+        asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, self.session.model)
         while True:
             text = await self._read(prompt_session)
             if text is None:
@@ -206,12 +204,10 @@ class Repl:
         box = self.session.toolbox
         if box is None or not box.to_start():
             return
-        from rich.text import Text
-
-        from golem_cli.cli import tool_servers
+        from golem_cli.cli import banner, tool_servers
 
         names = ", ".join(s.group for s in box.to_start())
-        self.console.print(Text(f"Starting tool servers: {names}…", style="dim"), soft_wrap=True)
+        banner.line(f"Starting tool servers: {names}…", "dim")  # before the prompt: no rich yet
         self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
 
     def _line_above_prompt(self, text: str, problem: bool) -> None:
@@ -351,17 +347,16 @@ def run_repl(
     tools: ToolChoice | None = None,
 ) -> int:
     """Run the REPL until the user leaves; always releases the conversation's lock."""
-    from golem_cli.cli.console import rich_console
+    from golem_cli.cli.console import styled
 
-    console = rich_console()
     plain_input = not sys.stdin.isatty()
-    markdown = markdown and console.is_terminal
-    repl = Repl(session, console, markdown=markdown, plain_input=plain_input)
+    markdown = markdown and styled()
+    repl = Repl(session, None, markdown=markdown, plain_input=plain_input)
     repl.tools = tools
     try:
         repl.banner(note)
         for line in report_lines or []:
-            console.print(line, markup=False, highlight=False)
+            repl.console.print(line, markup=False, highlight=False)
         from golem_cli.cli.terminal import waiting_mode
 
         with waiting_mode() if not plain_input else contextlib.nullcontext():
@@ -376,20 +371,25 @@ def run_repl(
 WARM_UP_DELAY = 0.05  # seconds after the first prompt is requested
 
 
-def _start_warm_up() -> None:
-    threading.Thread(target=_warm_up, name="golem-warm-up", daemon=True).start()
+def _start_warm_up(model: object) -> None:
+    threading.Thread(target=_warm_up, args=(model,), name="golem-warm-up", daemon=True).start()
 
 
-def _warm_up() -> None:
+def _warm_up(model: object) -> None:
     """Import what the first reply needs while the person types it, so the prompt appears
-    without waiting for the run loop and the markdown renderer to load."""
+    without waiting for the run loop, the markdown renderer and the provider's HTTP stack
+    (a ``DeferredModel`` builds its adapter here)."""
     import importlib
 
-    for name in ("golem_cli.core.agent", "rich.markdown", "rich.live", "golem_cli.cli.render"):
+    for name in ("golem_cli.core.agent", "rich.console", "rich.markdown", "rich.live", "golem_cli.cli.streaming"):
         try:
             importlib.import_module(name)
         except Exception:
             return
+    prepare = getattr(model, "prepare", None)
+    if callable(prepare):
+        with contextlib.suppress(Exception):  # the first request builds it again and says why
+            prepare()
 
 
 async def _main(repl: Repl) -> int:

@@ -21,9 +21,11 @@ class Repl(Protocol):
     """What a command may use of the REPL (``cli.repl.Repl``, which imports this module)."""
 
     session: ChatSession
-    console: Console
     attachments: list[Attachment]
     tools: ToolChoice | None
+
+    @property
+    def console(self) -> Console: ...
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None: ...
 

@@ -1,0 +1,59 @@
+"""What `golem chat` loads before its prompt: only what the prompt needs. The markdown
+renderer, the run loop, the provider's HTTP stack and the tool servers' SDK load after the
+prompt is on screen (in the warm-up while the person types) or at the first turn.
+
+A behaviour test, not a timed one (timings: benchmarks/chat_startup.py): the real program on
+a pseudo-terminal, with prompt_toolkit's prompt replaced by one that writes ``sys.modules``
+and leaves."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.mcpservers import demo_toml
+from tests.providerserver import ProviderServer
+from tests.repl.conftest import golem_env
+
+AT_THE_PROMPT = """
+import json, sys
+import prompt_toolkit
+
+async def prompt_async(self, *args, **kwargs):
+    with open(sys.argv[1], "w") as f:
+        json.dump(sorted(name for name, module in sys.modules.items() if module is not None), f)
+    raise EOFError  # Ctrl-D: the chat ends as a person leaving it would
+
+prompt_toolkit.PromptSession.prompt_async = prompt_async
+from golem_cli.__main__ import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+#: Loaded after the prompt is shown, never before it.
+LATER = ("rich", "httpx", "click", "pygments", "markdown_it", "golem_cli.core.agent", "golem_cli.providers._http",
+         "golem_cli.providers.openai.model", "golem_cli.cli.streaming", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
+
+
+def loaded_at_the_prompt(home: Path, tmp_path: Path, *args: str) -> list[str]:
+    out = tmp_path / "modules.json"
+    child = pexpect.spawn(sys.executable, ["-c", AT_THE_PROMPT, str(out), *args], env=golem_env(home),
+                          encoding="utf-8", dimensions=(40, 120), timeout=30)  # fmt: skip
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    return json.loads(out.read_text())
+
+
+@pytest.mark.parametrize("args", [("chat",), ("chat", "-m", "claude:claude-test"), ("chat", "-T", "demo")],
+                         ids=["openai-compatible", "anthropic", "a-tool-server"])  # fmt: skip
+def test_what_the_prompt_does_not_wait_for(server: ProviderServer, home: Path, tmp_path: Path, args: tuple[str, ...]):
+    config = home / "config.toml"
+    config.write_text(config.read_text() + demo_toml("demo"))
+    modules = loaded_at_the_prompt(home, tmp_path, *args)
+    assert "prompt_toolkit" in modules and "golem_cli.session" in modules  # it did reach the prompt
+    early = [m for m in modules if any(m == name or m.startswith(name + ".") for name in LATER)]
+    assert early == []
