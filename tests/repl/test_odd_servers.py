@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -152,3 +153,39 @@ def test_a_key_the_provider_quotes_is_redacted_from_the_error_line(home: Path, s
     line = one_line(done)
     assert done.returncode == 1 and "HTTP 401" in line and "[key]" in line and "***" not in line
     assert [m.content for m in stored(home)] == ["hi"]
+
+
+def with_local(home: Path, lines: str) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text().replace("[providers.local]\n", "[providers.local]\n" + lines))
+
+
+def test_keep_alive_alone_ends_after_max_idle_from_the_config(home: Path, server: ProviderServer) -> None:
+    with_local(home, "max_idle = 0.5\n")
+    server.enqueue(Scenario(hostile="keepalive", delay=0.05))
+    done = ask(home, "are you there?")
+    line = one_line(done)
+    assert done.returncode == 1 and "no content for 0.5 s, only keep-alive" in line
+    assert [m.content for m in stored(home)][0] == "are you there?"
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_gzip_bomb_stops_at_max_reply_bytes(home: Path, server: ProviderServer, streaming: bool) -> None:
+    with_local(home, "max_reply_bytes = 2000000\n")
+    server.enqueue(Scenario(hostile="bomb", size=300 * 2**20))
+    done = ask(home, *([] if streaming else ["--no-stream"]), "inflate")
+    line = one_line(done)
+    assert done.returncode == 1 and "max_reply_bytes (2,000,000 bytes)" in line
+    assert [m.content for m in stored(home)][0] == "inflate"
+
+
+def test_an_enormous_error_body_is_one_short_line(home: Path, server: ProviderServer) -> None:
+    server.enqueue(Scenario(hostile="error-flood", size=200 * 2**20))
+    server.hostile_sent = -1  # set by the server once golem hangs up
+    done = ask(home, "hi")
+    line = one_line(done)
+    assert done.returncode == 1 and "HTTP 400" in line and len(line) < 600
+    deadline = time.monotonic() + 10
+    while server.hostile_sent < 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert 0 < server.hostile_sent < 20 * 2**20  # golem read the first 64 KB and hung up, not 200 MB
