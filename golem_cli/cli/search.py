@@ -33,7 +33,7 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
     from golem_cli.cli import console
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
-    from golem_cli.store.search import search as find
+    from golem_cli.store.search import find
 
     if not query.strip():
         raise InputError("give some text to search for")
@@ -43,28 +43,34 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
 
     after = since_time(since, time.time()) if since else 0.0
     store = open_store()
-    hits = find(store, query, limit or None, role=role or "", since=after)
-    from golem_cli.cli.conversations import warn_unreadable
+    found = find(store, query, limit or None, role=role or "", since=after)
+    hits = found.hits
+    try:
+        if found.unreadable:
+            from golem_cli.cli.conversations import warn_unreadable
 
-    warn_unreadable(store, dict(store.unreadable()))
-    if as_json:
-        console.print_json([
-            {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
-             "messageIndex": hit.message_index, "role": hit.role, "snippet": hit.snippet}
-            for hit in hits
-        ])  # fmt: skip
+            warn_unreadable(store, dict(found.unreadable))
+        if as_json:
+            console.print_json([
+                {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
+                 "messageIndex": hit.message_index, "role": hit.role, "snippet": hit.snippet}
+                for hit in hits
+            ])  # fmt: skip
+            return 0
+        from golem_cli.cli.short_ids import HINT_LENGTH
+
+        width = max([HINT_LENGTH, *found.prefixes.values()])
+        for hit in hits:
+            title = hit.meta.display_title[:40]
+            console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
+            console.out(f"    #{hit.message_index} {hit.role}: {hit.snippet}")
+        if not hits:
+            console.note(f"no conversation mentions {query!r}")
+            return 1
         return 0
-    from golem_cli.cli.short_ids import HINT_LENGTH
-
-    width = max([HINT_LENGTH, *store.unique_prefixes(hit.meta.id for hit in hits).values()])
-    for hit in hits:
-        title = hit.meta.display_title[:40]
-        console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
-        console.out(f"    #{hit.message_index} {hit.role}: {hit.snippet}")
-    if not hits:
-        console.note(f"no conversation mentions {query!r}")
-        return 1
-    return 0
+    finally:
+        if found.behind:  # answered from the files: build the index for the next search
+            store.index_later()
 
 
 COMMANDS = (

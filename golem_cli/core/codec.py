@@ -27,7 +27,7 @@ from msgspec.structs import astuple
 from golem_cli.core import _goparse
 from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
 from golem_cli.core.errors import HistoryFormatError
-from golem_cli.core.gojson import HTML_ESCAPES, compact_json
+from golem_cli.core.gojson import HTML_ESCAPES, compact_json, html_escape_json
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.toolargs import truncated_wrapper, unwrap_truncated
 
@@ -260,6 +260,19 @@ def persisted_args(args: str) -> bytes:
     except UnicodeEncodeError:
         compacted = None
     return compacted if compacted is not None else truncated_wrapper(args).encode()
+
+
+def as_saved(message: Message) -> Message:
+    """``message`` as it reads back from the file ``dump_history`` writes: tool-call
+    arguments compacted and HTML-escaped as Go writes raw JSON, ``null`` for nil, cut-off
+    arguments verbatim (the index must hold what a later reading of the file finds)."""
+    if not message.tool_calls:
+        return message
+    calls = [
+        msgspec.structs.replace(c, args=_args_from_raw(msgspec.Raw(html_escape_json(persisted_args(c.args)))))
+        for c in message.tool_calls
+    ]
+    return msgspec.structs.replace(message, tool_calls=calls)
 
 
 def _to_enc(m: Message) -> Message:

@@ -51,27 +51,23 @@ import msgspec
 
 from golem_cli.store.atomic import PRIVATE_FILE, is_temp_file, remove_files, remove_stale_temp_files
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular, read_with_stat
+from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.locks import exclusive
 from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta, encode_meta
+from golem_cli.store.searchtext import indexed_text, message_text
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
 
-INDEX_VERSION = 3
-INDEX_NAME = "index.sqlite"
+INDEX_VERSION = 4
 LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
 RACY_SECONDS_COARSE = 2.0
 BUSY_SECONDS = 30.0
-MESSAGES_SUFFIX = ".json"
-META_SUFFIX = ".meta.json"
 MAX_SIDECAR_BYTES = 1 << 20
 #: A message's FTS rowid is (conversation rowid << MESSAGE_BITS) | message index; messages past
 #: 2**24 (16.7 million) in one conversation are not searchable.
 MESSAGE_BITS = 24
-#: Between the texts of one message (content, thinking blocks, tool names and arguments) in
-#: its FTS row: a search never matches across it.
-SEPARATOR = "\x1e"
 
 Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
 _T = TypeVar("_T")
@@ -95,8 +91,16 @@ CREATE INDEX IF NOT EXISTS conversations_newest ON conversations (updated DESC, 
 CREATE INDEX IF NOT EXISTS conversations_unreadable ON conversations (id) WHERE problem != '';
 CREATE INDEX IF NOT EXISTS conversations_text_stale ON conversations (rid) WHERE tsig IS NOT msig AND problem = '';
 CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, role UNINDEXED, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, original UNINDEXED, role UNINDEXED, tokenize = 'trigram');
 """
+
+
+class _Stopped(Exception):
+    """Internal: a refresh was asked to stop (it rolls back)."""
+
+
+class Outdated(Exception):
+    """Internal: the index is missing or was made by another version of golem."""
 
 
 class Entry(msgspec.Struct):
@@ -230,16 +234,6 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
 # --- the text of messages ----------------------------------------------------------------------
 
 
-def message_text(message: Message) -> str:
-    """What a search looks at in one message, its pieces joined by ``SEPARATOR``."""
-    pieces = [message.content]
-    pieces.extend(block.text for block in message.thinking)
-    for call in message.tool_calls:
-        pieces.append(call.name)
-        pieces.append(call.args)
-    return SEPARATOR.join(piece for piece in pieces if piece) if len(pieces) > 1 else message.content
-
-
 def _body_crc(data: bytes | memoryview, start: int = 0, crc: int = 0) -> int:
     """CRC-32 of a history file's bytes without its closing bracket, continued from ``crc``
     over ``data[start:-1]``: a file whose messages were only appended to starts with the old
@@ -276,7 +270,11 @@ class Index:
                 self._db = self._open(":memory:")
         return self._db
 
-    def _open(self, target: str) -> sqlite3.Connection:
+    def _open(self, target: str, *, upgrade: bool = True) -> sqlite3.Connection:
+        """A connection to the index at ``target``, created or upgraded to this version's
+        schema; with ``upgrade=False``, ``Outdated`` instead when it is missing or older."""
+        if not upgrade and not os.path.exists(target):
+            raise Outdated(target)
         if target != ":memory:" and not os.path.exists(target):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
@@ -286,6 +284,8 @@ class Index:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose the newest change
             version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version != INDEX_VERSION and not upgrade:
+                raise Outdated(target)
             if version != INDEX_VERSION:
                 db.execute("BEGIN IMMEDIATE")
                 if db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
@@ -329,6 +329,10 @@ class Index:
         """No conversations directory and no index open: nothing to read, nothing to create."""
         return self._db is None and not os.path.isdir(self.directory)
 
+    def open(self) -> None:
+        """Open the index now: created, upgraded, or rebuilt if corrupt."""
+        self._guarded(lambda db: None)
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()
@@ -350,11 +354,17 @@ class Index:
 
     # keeping the metadata current
 
-    def refresh(self) -> None:
-        """Bring the conversation rows up to date with the directory (see the module docstring)."""
-        self._guarded(self._refresh)
+    def refresh(self, *, stop: Callable[[], bool] | None = None) -> bool:
+        """Bring the conversation rows up to date with the directory (see the module
+        docstring). ``stop()`` is asked now and then; when it says so, nothing is changed and
+        False is returned."""
+        try:
+            self._guarded(lambda db: self._refresh(db, stop))
+        except _Stopped:
+            return False
+        return True
 
-    def _refresh(self, db: sqlite3.Connection) -> None:
+    def _refresh(self, db: sqlite3.Connection, stop: Callable[[], bool] | None = None) -> None:
         try:
             dir_mtime_ns = os.stat(self.directory).st_mtime_ns
         except FileNotFoundError:
@@ -366,13 +376,13 @@ class Index:
         try:
             stored, racy = self._state(db)
             if stored != dir_mtime_ns or racy:
-                self._rescan(db, dir_mtime_ns)
+                self._rescan(db, dir_mtime_ns, stop)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
 
-    def _rescan(self, db: sqlite3.Connection, dir_mtime_ns: int) -> None:
+    def _rescan(self, db: sqlite3.Connection, dir_mtime_ns: int, stop: Callable[[], bool] | None = None) -> None:
         checked_at = time.time_ns()
         messages, sidecars, foreign, temps = scan(self.directory)
         known = {cid: (msig, ssig) for cid, msig, ssig in db.execute("SELECT id, msig, ssig FROM conversations")}
@@ -380,7 +390,9 @@ class Index:
         for cid in gone:
             self._forget(db, cid)
         new: list[tuple[object, ...]] = []
-        for cid, msig in messages.items():
+        for n, (cid, msig) in enumerate(messages.items()):
+            if stop is not None and n % 256 == 255 and stop():
+                raise _Stopped
             prev = known.get(cid)
             if prev is not None and prev[0] == _sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
                 continue
@@ -514,24 +526,86 @@ class Index:
 
     # searching
 
-    def update_texts(self) -> None:
-        """Index the text of every conversation whose file changed since its text was indexed."""
-        if not self._absent():
-            self._guarded(self._update_texts)
+    def search_plan(self) -> list[ConversationMeta] | None:
+        """Get ready to answer a search: the conversations whose text the index does not hold
+        (their files must be searched), or None when the index cannot answer at all (missing,
+        made by another version of golem, corrupt): then every file is searched, and the
+        index is built in the background (builder.py).
 
-    def _update_texts(self, db: sqlite3.Connection) -> None:
+        A few conversations behind (``INLINE_TEXTS``: files changed by another program) are
+        indexed here and now."""
+        if self._absent():
+            return []
+        if self._db is None:
+            try:
+                self._db = self._open(str(self.path), upgrade=False)
+            except (Outdated, sqlite3.DatabaseError):
+                return None
+        try:
+            return self._plan(self._db)
+        except sqlite3.DatabaseError as e:
+            if isinstance(e, sqlite3.OperationalError) and "locked" in str(e):
+                raise
+            return None
+
+    def _plan(self, db: sqlite3.Connection) -> list[ConversationMeta]:
+        self._refresh(db)
+        behind = db.execute(f"SELECT meta, msig FROM conversations WHERE {_TEXT_BEHIND}").fetchall()
+        if not behind:
+            return []
+        if len(behind) <= INLINE_TEXTS and sum(_size_of(msig) for _, msig in behind) <= INLINE_TEXT_BYTES:
+            self._update_texts(db)
+            behind = db.execute(f"SELECT meta, msig FROM conversations WHERE {_TEXT_BEHIND}").fetchall()
+        return [_meta(blob) for blob, _ in behind]
+
+    def texts_behind(self) -> int:
+        """How many conversations' text is not indexed yet (0 when there is no index)."""
+        if self._db is None and not os.path.exists(self.path):
+            return 0
+        try:
+            return int(
+                self._guarded(
+                    lambda db: db.execute(f"SELECT count(*) FROM conversations WHERE {_TEXT_BEHIND}").fetchone()[0]
+                )
+            )
+        except (OSError, sqlite3.Error):
+            return 0
+
+    def update_texts(self, *, seconds: float | None = None, stop: Callable[[], bool] | None = None) -> bool:
+        """Index the text of the conversations whose file changed since their text was
+        indexed, in write transactions of about ``TEXT_TRANSACTION_SECONDS`` (saves by other
+        processes go on in between); at most ``seconds`` of work, and ``stop()`` is asked
+        between transactions. True when every text is indexed."""
+        if self._absent():
+            return True
+        return self._guarded(lambda db: self._update_texts(db, seconds=seconds, stop=stop))
+
+    def _update_texts(
+        self, db: sqlite3.Connection, *, seconds: float | None = None, stop: Callable[[], bool] | None = None
+    ) -> bool:
         from golem_cli.core.codec import load_history
         from golem_cli.core.errors import HistoryFormatError
 
         self._refresh(db)
-        stale = "SELECT rid, id, msig FROM conversations WHERE tsig IS NOT msig AND problem = ''"
-        if db.execute(stale + " LIMIT 1").fetchone() is None:
-            return
-        todo = db.execute(stale).fetchall()
-        for batch in range(0, len(todo), TEXT_BATCH):  # short write transactions: saves go on
+        todo = db.execute(
+            f"SELECT rid, id, msig FROM conversations WHERE {_TEXT_BEHIND} ORDER BY updated DESC"
+        ).fetchall()
+        started = time.monotonic()
+        done = 0
+        while done < len(todo):
+            if stop is not None and stop():
+                return False
+            if seconds is not None and time.monotonic() - started > seconds:
+                return False
             db.execute("BEGIN IMMEDIATE")
             try:
-                for rid, cid, msig in todo[batch : batch + TEXT_BATCH]:
+                until, began = time.monotonic() + TEXT_TRANSACTION_SECONDS, done
+                while done < len(todo) and (done == began or time.monotonic() < until):
+                    rid, cid, msig = todo[done]
+                    done += 1
+                    current = db.execute("SELECT msig, tsig FROM conversations WHERE rid = ?", (rid,)).fetchone()
+                    if current is None or current[0] != msig or current[1] == msig:
+                        continue  # changed, removed or indexed by another process meanwhile
                     try:
                         data = read_regular(self.directory / f"{cid}{MESSAGES_SUFFIX}", self.limit, follow=False)
                         messages = load_history(data)
@@ -544,18 +618,22 @@ class Index:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
+        return True
 
     def candidates(
         self, match: str | None, *, role: str, since: float
     ) -> Iterator[tuple[ConversationMeta, int, str, str]]:
         """(metadata, message index, role, text) of messages that may match, newest
         conversation first and in message order within one. ``match`` is an FTS5 query over the
-        trigram index (None: every message). The caller decides what really matches."""
+        trigram index (None: every message). The caller decides what really matches.
+        Conversations whose indexed text is behind their file are left out (``search_plan``
+        names them)."""
         if self._absent():
             return
         db = self._connect()
         role_sql = " AND t.role = :role" if role else ""
         args: dict[str, object] = {"match": match, "role": role, "since": since}
+        current = "problem = '' AND tsig IS msig"
         if match is not None:
             capped = f"SELECT t.rowid FROM texts t WHERE texts MATCH :match{role_sql} LIMIT {CANDIDATE_CAP}"
             rowids = [r for (r,) in db.execute(capped, args)]
@@ -563,21 +641,23 @@ class Index:
                 by_rid: dict[int, list[int]] = {}
                 for rowid in rowids:
                     by_rid.setdefault(rowid >> MESSAGE_BITS, []).append(rowid)
-                order = "SELECT rid, meta, updated FROM conversations WHERE rid = ? AND updated >= ? AND problem = ''"
+                order = f"SELECT rid, meta, updated FROM conversations WHERE rid = ? AND updated >= ? AND {current}"
                 chosen = [row for rid in by_rid for row in db.execute(order, (rid, since))]
                 chosen.sort(key=lambda row: (-row[2], _meta(row[1]).id))
+                text = "SELECT role, coalesce(original, body) FROM texts WHERE rowid = ?"
                 for rid, blob, _ in chosen:
                     meta = _meta(blob)
                     for rowid in sorted(by_rid[rid]):
-                        for role_, body in db.execute("SELECT role, body FROM texts WHERE rowid = ?", (rowid,)):
+                        for role_, body in db.execute(text, (rowid,)):
                             yield meta, rowid & ((1 << MESSAGE_BITS) - 1), role_, body
                 return
-        newest = "SELECT rid, meta FROM conversations WHERE updated >= ? AND problem = '' ORDER BY updated DESC, id"
+        newest = f"SELECT rid, meta FROM conversations WHERE updated >= ? AND {current} ORDER BY updated DESC, id"
         for rid, blob in db.execute(newest, (since,)).fetchall():
             meta = _meta(blob)
             low, high = rid << MESSAGE_BITS, ((rid + 1) << MESSAGE_BITS) - 1
             rows = db.execute(
-                f"SELECT t.rowid, t.role, t.body FROM texts t WHERE t.rowid BETWEEN :low AND :high{role_sql}"
+                "SELECT t.rowid, t.role, coalesce(t.original, t.body) FROM texts t"
+                f" WHERE t.rowid BETWEEN :low AND :high{role_sql}"
                 + (" AND texts MATCH :match" if match is not None else "") + " ORDER BY t.rowid",
                 args | {"low": low, "high": high},
             )  # fmt: skip
@@ -585,11 +665,22 @@ class Index:
                 yield meta, rowid & ((1 << MESSAGE_BITS) - 1), role_, body
 
 
-#: Conversations whose text is indexed per write transaction when a search catches up.
-TEXT_BATCH = 2000
+#: A row whose file changed since its text was indexed (a readable one).
+_TEXT_BEHIND = "tsig IS NOT msig AND problem = ''"
+#: A search indexes this many conversations' text itself (at most ``INLINE_TEXT_BYTES`` of
+#: files); more are searched in their files and indexed in the background.
+INLINE_TEXTS = 64
+INLINE_TEXT_BYTES = 4 << 20
+#: How long one write transaction of text indexing lasts at most (saves wait for it).
+TEXT_TRANSACTION_SECONDS = 0.2
 #: A query matching more messages than this is answered conversation by conversation, newest
 #: first, so a common word costs what the first screen of hits costs.
 CANDIDATE_CAP = 5000
+
+
+def _size_of(msig: str) -> int:
+    sig = _sig_of(msig)
+    return sig[1] if sig is not None else 0
 
 
 def _meta(blob: bytes) -> ConversationMeta:
@@ -629,7 +720,8 @@ def _index_text(
     db: sqlite3.Connection, rid: int, sig: Signature, messages: Sequence[Message], data: bytes, *, full: bool = False
 ) -> None:
     """Make the FTS rows of conversation ``rid`` hold ``messages`` (the content of ``data``):
-    only the new messages when ``data`` appends to the indexed file, else all of them."""
+    only the new messages when ``data`` appends to the indexed file, else all of them.
+    ``full``: the messages were read from ``data`` (not given by a save), index them all."""
     row = db.execute("SELECT tsig, tcount, tbytes, tcrc FROM conversations WHERE rid = ?", (rid,)).fetchone()
     start, crc = 0, 0
     if not full and row is not None and row[0] is not None and 1 < row[2] < len(data) and row[1] <= len(messages):
@@ -640,9 +732,14 @@ def _index_text(
         _delete_texts(db, rid, start)
     limit = min(len(messages), 1 << MESSAGE_BITS)
     base = rid << MESSAGE_BITS
+    new = messages[start:limit]
+    if not full:  # messages a save is writing: their text as the file will give it back
+        from golem_cli.core.codec import as_saved
+
+        new = [as_saved(m) for m in new]
     db.executemany(
-        "INSERT INTO texts (rowid, body, role) VALUES (?, ?, ?)",
-        ((base + i, message_text(messages[i]), messages[i].role) for i in range(start, limit)),
+        "INSERT INTO texts (rowid, body, original, role) VALUES (?, ?, ?, ?)",
+        ((base + start + i, *indexed_text(message_text(m)), m.role) for i, m in enumerate(new)),
     )
     crc = _body_crc(data, max(row[2] - 1, 0) if start and row is not None else 0, crc) if len(data) > 1 else 0
     db.execute(

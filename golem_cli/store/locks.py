@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import sys
 import time
@@ -295,7 +294,7 @@ def acquire(path: Path) -> FileLock:
 def _write_record(fd: int) -> None:
     record = {
         "pid": os.getpid(),
-        "host": socket.gethostname(),
+        "host": _hostname(),
         "since": time.time(),
         "command": " ".join(["golem", *sys.argv[1:]])[:200],
     }
@@ -303,3 +302,9 @@ def _write_record(fd: int) -> None:
     os.ftruncate(fd, 0)
     os.lseek(fd, 0, os.SEEK_SET)
     os.write(fd, data)
+
+
+def _hostname() -> str:
+    import socket  # only when a conversation is locked: 4 ms that a search never needs
+
+    return socket.gethostname()

@@ -8,24 +8,34 @@ A query is either plain text, found anywhere in a message's text whatever the ca
 - ``word*``: a word that starts with ``word``;
 - ``word``: that word.
 
-The index's trigram FTS5 table (index.py) narrows the messages to those containing every term
-of three characters or more, whatever the case; each candidate is then checked here, in
-Python, so a hit is always a real one and the matching line is the one printed. Terms shorter
-than three characters cannot use the trigram index: those queries read every message's text
-from the index (still without decoding any file).
+Case is ignored by ``str.casefold`` (``STRASSE`` finds ``Straße``). The index's trigram FTS5
+table (index.py) narrows the messages to those containing every term of three characters or
+more; each candidate is then checked here, in Python, so a hit is always a real one and the
+matching line is the one printed. Terms shorter than three characters cannot use the trigram
+index: those queries read every message's text from the index (still without decoding any
+file).
+
+When the index cannot answer (missing, from another version of golem, corrupt) or holds the
+text of only some conversations, the other conversations' files are searched directly
+(textscan.py, at about ``grep``'s speed) and checked by the same code, so the hits are the
+same; ``Found.behind`` then tells the caller to have the index built in the background.
 """
 
 from __future__ import annotations
 
+import heapq
+import os
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from golem_cli.store.index import SEPARATOR
+from golem_cli.store.searchtext import SEPARATOR, message_text
 
 if TYPE_CHECKING:
     from golem_cli.store.meta import ConversationMeta
     from golem_cli.store.store import Store
+    from golem_cli.store.textscan import Prefilter
 
 SNIPPET = 70
 TRIGRAM = 3
@@ -37,10 +47,6 @@ class Hit:
     message_index: int
     role: str
     snippet: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"id": self.meta.id, "title": self.meta.display_title, "updated": self.meta.updated,
-                "message_index": self.message_index, "role": self.role, "snippet": self.snippet}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -75,16 +81,19 @@ def parse_query(text: str) -> Query:
             parts = phrase.split()
             if not parts:
                 continue
-            body = r"\s+".join(re.escape(p) for p in parts)
-            literals.extend(p.casefold() for p in parts)
-            patterns.append(re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE))
+            folded = [p.casefold() for p in parts]
+            literals.extend(folded)
+            body = r"\s+".join(re.escape(p) for p in folded)
+            patterns.append(re.compile(rf"(?<!\w){body}(?!\w)"))
         elif word.endswith("*") and len(word) > 1:
-            stem = word.rstrip("*")
-            literals.append(stem.casefold())
-            patterns.append(re.compile(rf"(?<!\w){re.escape(stem)}", re.IGNORECASE))
+            stem = word.rstrip("*").casefold()
+            literals.append(stem)
+            patterns.append(re.compile(rf"(?<!\w){re.escape(stem)}"))
         else:
             literals.append(word.casefold())
-            patterns.append(re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE))
+            patterns.append(re.compile(rf"(?<!\w){re.escape(word.casefold())}(?!\w)"))
+    if not patterns:  # nothing but quotes: the text itself
+        return Query(text, (text.casefold(),))
     return Query(text, tuple(literals), tuple(patterns))
 
 
@@ -94,42 +103,189 @@ def _snippet(text: str, at: int, length: int) -> str:
     return ("…" if start else "") + piece + ("…" if start + SNIPPET + length < len(text) else "")
 
 
+def _folded_snippet(piece: str, folded: str, start: int, end: int) -> str:
+    """The snippet around ``folded[start:end]`` (a match in ``piece.casefold()``), cut from
+    the original piece: the positions are the same unless folding changed a length (ß)."""
+    if len(folded) != len(piece):
+        at = n = 0
+        while at < len(piece) and n + len(piece[at].casefold()) <= start:
+            n += len(piece[at].casefold())
+            at += 1
+        last = at
+        while last < len(piece) and n < end:
+            n += len(piece[last].casefold())
+            last += 1
+        start, end = at, last
+    return _snippet(piece, start, end - start)
+
+
 def _match(query: Query, body: str) -> str | None:
-    """The snippet of the first match of ``query`` in a message's text, or None."""
+    """The snippet of the first match of ``query`` in a message's text, or None. Every
+    piece of the text (content, each thinking block, tool names and arguments) is matched on
+    its own, case-folded."""
     pieces = body.split(SEPARATOR)
+    folded = [piece.casefold() for piece in pieces]
     if not query.patterns:
         needle = query.literals[0]
-        for piece in pieces:
-            at = piece.casefold().find(needle)
+        for piece, low in zip(pieces, folded, strict=True):
+            at = low.find(needle)
             if at >= 0:
-                return _snippet(piece, at, len(query.text))
+                return _folded_snippet(piece, low, at, at + len(needle))
         return None
-    first: tuple[str, re.Match[str]] | None = None
+    first: tuple[int, re.Match[str]] | None = None
     for pattern in query.patterns:
-        found = next(((p, m) for p in pieces if (m := pattern.search(p)) is not None), None)
+        found = next(((i, m) for i, low in enumerate(folded) if (m := pattern.search(low)) is not None), None)
         if found is None:
             return None
         first = first or found
     assert first is not None
-    piece, m = first
-    return _snippet(piece, m.start(), m.end() - m.start())
+    i, m = first
+    return _folded_snippet(pieces[i], folded[i], m.start(), m.end())
+
+
+@dataclass
+class Found:
+    """What a search found. ``unreadable``: (ID, problem) of conversations skipped because
+    their file cannot be read. ``behind``: the index does not hold every conversation's text
+    yet (the caller should have it built: ``Store.index_later``). ``prefixes``: for each hit,
+    how many characters of its ID are unique in the store."""
+
+    hits: list[Hit]
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+    behind: bool = False
+    prefixes: dict[str, int] = field(default_factory=dict)
 
 
 def search(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> list[Hit]:
     """The first matching message of each conversation, most recently updated first.
     ``role`` keeps only messages of that role; ``since`` only conversations updated at or
     after that time (Unix seconds)."""
+    return find(store, query, limit, role=role, since=since).hits
+
+
+def find(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> Found:
+    """``search`` with what the caller reports around the hits (see ``Found``)."""
+    from golem_cli.store.textscan import Prefilter
+
     parsed = parse_query(query)
-    store.index.update_texts()
+    prefilter = Prefilter.of(parsed.literals)
+    if not os.path.exists(store.index_path):  # no index: not even its module is imported
+        return _from_files(store, parsed, prefilter, limit, role, since)
+    plan = store.index.search_plan()
+    if plan is None:  # no index to answer from: every file
+        return _from_files(store, parsed, prefilter, limit, role, since)
     hits: list[Hit] = []
+    unreadable: dict[str, str] = {}
+    if plan:  # conversations whose text is not indexed yet: from their files
+        hits = _check_files(store, parsed, prefilter, plan, role, since, unreadable)
+    hits = _first(heapq.merge(hits, _from_index(store, parsed, role, since), key=_newest_first), limit)
+    problems = store.unreadable()
+    prefixes = store.unique_prefixes(h.meta.id for h in hits) if hits else {}
+    return Found(hits, sorted(set(problems) | set(unreadable.items())), bool(plan), prefixes)
+
+
+def _newest_first(hit: Hit) -> tuple[float, str]:
+    return (-hit.meta.updated, hit.meta.id)
+
+
+def _first(hits: Iterable[Hit], limit: int | None) -> list[Hit]:
+    """The first ``limit`` hits, one per conversation (a conversation indexed by another
+    process while this search ran comes from both sides)."""
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if limit is not None and len(out) >= limit:
+            break
+        if hit.meta.id not in seen:
+            seen.add(hit.meta.id)
+            out.append(hit)
+    return out
+
+
+def _from_index(store: Store, parsed: Query, role: str, since: float) -> Iterator[Hit]:
+    """The first match in each conversation whose text the index holds, newest first."""
     seen: set[str] = set()
     for meta, index, role_, body in store.index.candidates(parsed.fts(), role=role, since=since):
-        if limit is not None and len(hits) >= limit:
-            break
         if meta.id in seen:
             continue
         snippet = _match(parsed, body)
         if snippet is not None:
             seen.add(meta.id)
-            hits.append(Hit(meta, index, role_, snippet))
+            yield Hit(meta, index, role_, snippet)
+
+
+def _from_files(store: Store, parsed: Query, prefilter: Prefilter, limit: int | None, role: str, since: float) -> Found:
+    """The search without an index: every messages file through the prefilter, then the
+    candidates' metadata (sidecars), then their messages, newest first until ``limit``."""
+    from golem_cli.store.textscan import message_files, scan_files
+
+    directory = str(store.conversations_dir)
+    names, exists = message_files(directory)
+    scan = scan_files(directory, names, prefilter, store.max_history_bytes)
+    unreadable = {name[:-5]: why for name, why in scan.problems.items()}
+    hits: list[Hit] = []
+    if scan.candidates:
+        from golem_cli.store.index import build_entry, signature
+
+        metas: list[ConversationMeta] = []
+        for name in scan.candidates:
+            cid = name[:-5]
+            try:
+                entry = build_entry(store.conversations_dir, cid, signature(os.stat(f"{directory}{os.sep}{name}")),
+                                    limit=store.max_history_bytes)  # fmt: skip
+            except FileNotFoundError:
+                continue
+            if entry.problem:
+                unreadable[cid] = entry.problem
+            else:
+                metas.append(entry.meta)
+        hits = _first(_check_files(store, parsed, prefilter, metas, role, since, unreadable, limit), limit)
+    prefixes: dict[str, int] = {}
+    if hits:
+        from golem_cli.store.refs import unique_prefix_among
+
+        ids = sorted(name[:-5] for name in names)
+        prefixes = {h.meta.id: unique_prefix_among(ids, h.meta.id) for h in hits}
+    return Found(hits, sorted(unreadable.items()), exists, prefixes)
+
+
+def _check_files(
+    store: Store,
+    parsed: Query,
+    prefilter: Prefilter,
+    metas: list[ConversationMeta],
+    role: str,
+    since: float,
+    unreadable: dict[str, str],
+    limit: int | None = None,
+) -> list[Hit]:
+    """The first match in each of these conversations, newest first, read from their files
+    (only those the prefilter admits are decoded), at most ``limit`` of them."""
+    from golem_cli.core.codec import load_history
+    from golem_cli.core.errors import HistoryFormatError
+    from golem_cli.store.files import read_regular
+    from golem_cli.store.index import MESSAGE_BITS
+    from golem_cli.store.textscan import problem_text
+
+    hits: list[Hit] = []
+    for meta in sorted((m for m in metas if m.updated >= since), key=lambda m: (-m.updated, m.id)):
+        if limit is not None and len(hits) >= limit:
+            break
+        try:
+            data = read_regular(store.messages_path(meta.id), store.max_history_bytes, follow=False)
+            if not prefilter.admits(data):
+                continue
+            messages = load_history(data)
+        except FileNotFoundError:
+            continue
+        except (OSError, HistoryFormatError) as e:
+            unreadable[meta.id] = problem_text(e)
+            continue
+        for index, message in enumerate(messages[: 1 << MESSAGE_BITS]):
+            if role and message.role != role:
+                continue
+            snippet = _match(parsed, message_text(message))
+            if snippet is not None:
+                hits.append(Hit(meta, index, message.role, snippet))
+                break
     return hits

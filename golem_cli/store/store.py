@@ -34,9 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import msgspec
-
-from golem_cli.store import index as _index
 from golem_cli.store.atomic import ensure_private_dir, fsync_dir, write_atomic
 from golem_cli.store.errors import (
     ConversationExists,
@@ -47,8 +44,7 @@ from golem_cli.store.errors import (
     StoreError,
 )
 from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular
-from golem_cli.store.locks import FileLock, LockBusy, LockFileUnsafe, LockHolder, acquire, held_lock, read_holder
-from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, leading_system, refresh_meta
+from golem_cli.store.layout import INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
@@ -60,6 +56,9 @@ from golem_cli.store.refs import (
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
+    from golem_cli.store.index import Index
+    from golem_cli.store.locks import FileLock, LockHolder
+    from golem_cli.store.meta import ConversationMeta
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
@@ -105,17 +104,27 @@ class Store:
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
         self.trash_dir = self.root / "trash"
-        self.index_path = self.root / _index.INDEX_NAME
-        self.index = _index.Index(self.conversations_dir, self.index_path, limit=max_history_bytes)
+        self.index_path = self.root / INDEX_NAME
+        self._index: Index | None = None
+
+    @property
+    def index(self) -> Index:
+        """The index for listing and search (index.py), opened on first use: a command that
+        never needs it (``search`` without an index, ``show``) never imports SQLite."""
+        if self._index is None:
+            from golem_cli.store.index import Index
+
+            self._index = Index(self.conversations_dir, self.index_path, limit=self.max_history_bytes)
+        return self._index
 
     # --- names -----------------------------------------------------------------------------
 
     def messages_path(self, cid: str) -> Path:
         """The messages file of a conversation (the ID is checked: no path escapes)."""
-        return self.conversations_dir / f"{_checked(cid)}{_index.MESSAGES_SUFFIX}"
+        return self.conversations_dir / f"{_checked(cid)}{MESSAGES_SUFFIX}"
 
     def meta_path(self, cid: str) -> Path:
-        return self.conversations_dir / f"{_checked(cid)}{_index.META_SUFFIX}"
+        return self.conversations_dir / f"{_checked(cid)}{META_SUFFIX}"
 
     def lock_path(self, cid: str) -> Path:
         return self.locks_dir / f"{_checked(cid)}.lock"
@@ -150,13 +159,11 @@ class Store:
             names = os.listdir(self.conversations_dir)
         except FileNotFoundError:
             return []
-        n = len(_index.MESSAGES_SUFFIX)
+        n = len(MESSAGES_SUFFIX)
         return [
             name[:-n]
             for name in names
-            if name.endswith(_index.MESSAGES_SUFFIX)
-            and not name.endswith(_index.META_SUFFIX)
-            and is_conversation_id(name[:-n])
+            if name.endswith(MESSAGES_SUFFIX) and not name.endswith(META_SUFFIX) and is_conversation_id(name[:-n])
         ]
 
     # --- reading ---------------------------------------------------------------------------
@@ -180,12 +187,14 @@ class Store:
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""
+        from golem_cli.store.index import build_entry, signature
+
         path = self.messages_path(cid)
         try:
-            msig = _index.signature(os.stat(path))
+            msig = signature(os.stat(path))
         except FileNotFoundError:
             raise ConversationNotFound(f"no conversation {cid}") from None
-        entry = _index.build_entry(self.conversations_dir, cid, msig, limit=self.max_history_bytes)
+        entry = build_entry(self.conversations_dir, cid, msig, limit=self.max_history_bytes)
         return ConversationInfo(entry.meta, entry.problem)
 
     def meta(self, cid: str) -> ConversationMeta:
@@ -198,13 +207,30 @@ class Store:
     def listing(self, limit: int | None = None) -> Listing:
         """``list`` plus what ``golem list`` needs around it. Reads only the rows it returns
         from the index (see index.py), and re-checks those against their files."""
+        from golem_cli.store.index import recheck
+
         entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []
         for entry in entries:
-            fresh = _index.recheck(self.conversations_dir, entry, limit=self.max_history_bytes)
+            fresh = recheck(self.conversations_dir, entry, limit=self.max_history_bytes)
             if fresh is not None:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
         return Listing(rows, total, neighbours, foreign)
+
+    def index_behind(self) -> bool:
+        """Whether more conversations' text is missing from the index than a search indexes
+        by itself (a listing rebuilt the rows, or many files arrived from elsewhere)."""
+        from golem_cli.store.index import INLINE_TEXTS
+
+        return self.index.texts_behind() > INLINE_TEXTS
+
+    def index_later(self) -> bool:
+        """Have the index brought up to date by a background process (store/builder.py)
+        unless one is at it already; True when one was started. For a command that found the
+        index's text behind and answered without it."""
+        from golem_cli.store import builder
+
+        return builder.start(self.root, self.max_history_bytes)
 
     def unreadable(self) -> builtins.list[tuple[str, str]]:
         """(ID, problem) of every stored conversation whose file cannot be read, as of the
@@ -217,6 +243,8 @@ class Store:
         """Hold the conversation for writing (re-entrant; use as a context manager or call
         ``release``). Raises ``ConversationLocked`` naming the holder, who is alive: a lock
         left by a dead process is taken over (``FileLock.took_over`` names it)."""
+        from golem_cli.store.locks import LockBusy, LockFileUnsafe, acquire
+
         path = self.lock_path(cid)
         ensure_private_dir(self.root)
         ensure_private_dir(self.locks_dir)
@@ -229,12 +257,16 @@ class Store:
 
     def release(self, cid: str) -> None:
         """Release this process's hold on a conversation (no-op if it holds none)."""
+        from golem_cli.store.locks import held_lock
+
         lock = held_lock(self.lock_path(cid))
         if lock is not None:
             lock.release()
 
     def holder(self, cid: str) -> LockHolder | None:
         """Who last recorded holding the lock (it may have died; ``lock`` will tell)."""
+        from golem_cli.store.locks import read_holder
+
         return read_holder(self.lock_path(cid))
 
     # --- writing ---------------------------------------------------------------------------
@@ -260,6 +292,8 @@ class Store:
         try:
             if self.exists(cid):
                 raise ConversationExists(f"conversation {cid} already exists")
+            from golem_cli.store.meta import ConversationMeta
+
             meta = ConversationMeta(
                 id=cid, title=title, model=model, created=time.time(), parent=parent, fork_at=fork_at
             )
@@ -286,6 +320,7 @@ class Store:
     ) -> ConversationMeta:
         from golem_cli.core.codec import dump_history, load_history
         from golem_cli.core.errors import HistoryFormatError
+        from golem_cli.store.meta import encode_meta, refresh_meta
 
         messages = list(messages)
         data = dump_history(messages)
@@ -304,6 +339,8 @@ class Store:
         return meta
 
     def _sidecar(self, cid: str) -> ConversationMeta | None:
+        from golem_cli.store.meta import decode_meta
+
         try:
             meta = decode_meta(self.meta_path(cid).read_bytes())
         except OSError:
@@ -317,6 +354,10 @@ class Store:
             changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None and v != getattr(meta, k)}
             if not changes and self.meta_path(cid).exists():
                 return meta  # nothing to write (resume sets the model it already has)
+            import msgspec
+
+            from golem_cli.store.meta import encode_meta
+
             meta = msgspec.structs.replace(meta, **changes)
             with self.index.changing(cid):
                 write_atomic(self.meta_path(cid), encode_meta(meta))
@@ -333,6 +374,8 @@ class Store:
         by default) into a new conversation titled after its parent, whose metadata records
         the parent and the fork point; returns the new ID. ``at`` counts what a person sees:
         a system prompt set later (it goes first) does not shift it."""
+        from golem_cli.store.meta import leading_system
+
         messages = self.load(cid)
         system = leading_system(messages)
         shown = len(messages) - system
@@ -383,8 +426,8 @@ class Store:
         except FileNotFoundError:
             return []
         for name in names:
-            cid = name[: -len(_index.MESSAGES_SUFFIX)]
-            if name.endswith(_index.MESSAGES_SUFFIX) and is_conversation_id(cid):
+            cid = name[: -len(MESSAGES_SUFFIX)]
+            if name.endswith(MESSAGES_SUFFIX) and is_conversation_id(cid):
                 try:
                     found.append((cid, os.stat(self.trash_dir / name).st_ctime))  # a rename sets ctime
                 except FileNotFoundError:

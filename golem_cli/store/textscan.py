@@ -1,0 +1,319 @@
+"""Searching conversation files without the index, at about ``grep``'s speed.
+
+When the index cannot answer (deleted, from an older golem, corrupt) or its text is behind
+(thousands of files synced in), ``golem search`` reads the messages files as bytes and decodes
+only those that may hold the query; the index catches up later, in the background
+(builder.py). Building the trigram text index first costs about 0.3 ms per conversation,
+fifty times ``grep -rlF``; this prefilter costs about what ``grep`` does.
+
+The prefilter never drops a file that matches, so a search answered here finds exactly what
+the index finds (the candidates are checked by the same code, search.py). Each literal the
+query needs is reduced to its longest run of characters that appear in a file as themselves:
+
+- Go's ``json.Marshal`` escapes only ``"``, ``\\``, control characters, ``<``, ``>``, ``&``
+  and U+2028/U+2029 (and writes invalid UTF-8 as ``\\ufffd``); a run never holds those.
+  Files written by other programs may escape anything (``\\u0061``, ``\\/``): a file with an
+  escape Go would not write is a candidate.
+- Matching ignores case by ``str.casefold``. An ASCII run is looked for in the file's bytes
+  lowered (``bytes.lower`` folds exactly the ASCII letters). The few non-ASCII characters
+  whose case folding yields ASCII letters (``ß`` -> ``ss``, the Kelvin sign -> ``k``, the
+  ``fi`` ligature...; ``SPECIALS``) could spell the run otherwise: a file holding one of
+  those whose folding shares a letter with the run is a candidate. A run with non-ASCII
+  characters is looked for in the file's text, decoded and case-folded.
+
+Reading is a loop of ``os.open``/``os.read``/``os.close`` with a buffer sized for typical
+files (``open()`` and a 1 MiB buffer cost two to five times more: every read then allocates
+and frees a large block). With several CPUs and many files, half of them are read by a forked
+child (POSIX).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+
+from golem_cli.store.layout import MESSAGES_NAME, MESSAGES_NAME_LENGTH
+
+#: Characters Go's encoder may write escaped (and U+FFFD, which stands for invalid bytes).
+_ESCAPED = frozenset('"\\<>&\u2028\u2029\ufffd') | frozenset(chr(c) for c in range(0x20))
+
+#: Non-ASCII characters whose ``casefold()`` contains ASCII letters, with their UTF-8 bytes
+#: (Unicode 14, Python 3.11; tests/store/test_textscan.py recomputes the table).
+SPECIALS: dict[str, bytes] = {
+    ch: ch.encode()
+    for ch in "\u00df\u0130\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+}
+
+#: A ``\\u`` escape Go never writes: any but a control character, ``<``, ``>``, ``&``,
+#: U+2028/U+2029 and U+FFFD. (An escaped backslash followed by ``u`` matches too: a harmless
+#: extra candidate.) With ``\\/``, the only ways another program spells a character otherwise.
+_FOREIGN_ESCAPE = re.compile(rb"\\u(?!00[01][0-9a-f]|003c|003e|0026|202[89]|fffd)")
+
+_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+_FLAGS |= getattr(os, "O_BINARY", 0)
+#: First read of a file: larger than nearly every conversation, below malloc's mmap threshold.
+_FIRST_READ = 1 << 16
+#: Fork a second scanner from this many files on (a fork costs about a millisecond).
+_PARALLEL_FROM = 2000
+
+
+def _runs(literal: str) -> list[str]:
+    out: list[str] = []
+    run: list[str] = []
+    for ch in literal:
+        if ch in _ESCAPED:
+            if run:
+                out.append("".join(run))
+            run = []
+        else:
+            run.append(ch)
+    if run:
+        out.append("".join(run))
+    return out
+
+
+#: Letters from the rarest in conversation files to the commonest (English text; a-f last: every
+#: file holds hexadecimal IDs). A run whose rarest letter is missing, in both cases, is missing.
+_RARITY = "zqxjkvpygwmulrhsniotbfcdae"
+
+
+def _anchor(run: bytes) -> tuple[bytes, bytes]:
+    """The byte of ``run`` (as its two cases) least likely to be in a file: two ``memchr``
+    calls that reject most files before anything else is done with them."""
+    text = run.decode()
+    letters = [ch for ch in _RARITY if ch in text]
+    ch = letters[0] if letters else text[0]
+    return ch.encode(), ch.upper().encode()
+
+
+class Prefilter:
+    """What a file must contain to be a candidate for a query's literals (each case-folded).
+    ``admits`` costs a few passes over the bytes, each at ``memchr`` or ``bytes.find`` speed.
+    (A plain class: a dataclass costs a millisecond to create at import.)"""
+
+    __slots__ = ("anchors", "ascii_runs", "everything", "slash", "specials", "text_runs")
+
+    def __init__(
+        self,
+        ascii_runs: tuple[bytes, ...],
+        anchors: tuple[tuple[bytes, bytes], ...],
+        text_runs: tuple[str, ...],
+        specials: tuple[bytes, ...],
+        slash: bool,
+        everything: bool,
+    ) -> None:
+        self.ascii_runs = ascii_runs
+        self.anchors = anchors
+        self.text_runs = text_runs
+        self.specials = specials
+        self.slash = slash  # a run holds "/", which other programs may write as "\\/"
+        self.everything = everything  # some literal has no run at all: every file is a candidate
+
+    @classmethod
+    def of(cls, literals: Sequence[str]) -> Prefilter:
+        ascii_runs: list[bytes] = []
+        text_runs: list[str] = []
+        everything = False
+        for literal in literals:
+            runs = _runs(literal)
+            if not runs:
+                everything = True
+                continue
+            longest = max(runs, key=len)
+            plain = max((piece for run in runs for piece in re.split(r"[^\x00-\x7f]+", run)), key=len)
+            if plain and (len(plain) >= 3 or len(plain) == len(longest)):
+                ascii_runs.append(plain.encode())
+            else:
+                text_runs.append(longest)
+        letters = set(b"".join(ascii_runs).decode())
+        specials = tuple(b for ch, b in SPECIALS.items() if letters & set(ch.casefold()))
+        anchors = tuple(_anchor(run) for run in ascii_runs)
+        slash = any("/" in literal for literal in literals)
+        return cls(tuple(ascii_runs), anchors, tuple(text_runs), specials, slash, everything)
+
+    def admits(self, data: bytes) -> bool:
+        """Whether the file with these bytes may hold every literal (never False when it does):
+        every run is in it as itself (case aside), or something could spell a run otherwise."""
+        if self.everything:
+            return True
+        for low, high in self.anchors:
+            if low not in data and high not in data:
+                return self._hidden(data)
+        if self.ascii_runs:
+            lowered = data.lower()
+            for run in self.ascii_runs:
+                if run not in lowered:
+                    return self._hidden(data)
+        if self.text_runs:
+            text = data.decode("utf-8", "replace").casefold()
+            return all(run in text for run in self.text_runs) or self._hidden(data)
+        return True
+
+    def _hidden(self, data: bytes) -> bool:
+        """Something that could spell a run otherwise is in the file: an escape Go would not
+        write, or a special character (see the module docstring)."""
+        if _FOREIGN_ESCAPE.search(data) is not None or (self.slash and b"\\/" in data):
+            return True
+        return bool(self.specials) and not data.isascii() and any(s in data for s in self.specials)
+
+
+class Scan:
+    """The outcome of reading files: the names that may match, and files that could not be
+    read (name -> the reason, as the listing words it)."""
+
+    __slots__ = ("candidates", "problems")
+
+    def __init__(self, candidates: list[str], problems: dict[str, str]) -> None:
+        self.candidates = candidates
+        self.problems = problems
+
+
+def problem_text(e: Exception) -> str:
+    """How an unreadable file is described in the index and in warnings (as ``build_entry``)."""
+    return getattr(e, "strerror", None) or str(e)
+
+
+def read_file(opener: Callable[[str], int], directory: str, name: str, limit: int) -> bytes:
+    """The bytes of one file, at most ``limit``. A file larger than the first read, or one
+    that cannot be opened, is read by ``files.read_regular``, the store's one careful reader
+    (its errors are the ones the index records)."""
+    try:
+        fd = opener(name)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        fd = -1
+    if fd >= 0:
+        try:
+            data = os.read(fd, _FIRST_READ)
+        finally:
+            os.close(fd)
+        if len(data) < _FIRST_READ and len(data) <= limit:
+            return data
+    from golem_cli.store.files import read_regular
+
+    return read_regular(f"{directory}{os.sep}{name}", limit, follow=False)
+
+
+def _opener(directory: str) -> tuple[Callable[[str], int], Callable[[], None]]:
+    """A function opening a name in ``directory`` (relative to one directory descriptor where
+    the platform has them: no path to build and resolve per file), and its cleanup."""
+    if os.open in os.supports_dir_fd:
+        dfd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        return (lambda name: os.open(name, _FLAGS, dir_fd=dfd)), (lambda: os.close(dfd))
+    prefix = directory + os.sep
+    return (lambda name: os.open(prefix + name, _FLAGS)), (lambda: None)
+
+
+def _scan_part(directory: str, names: Sequence[str], prefilter: Prefilter, limit: int) -> Scan:
+    # The loop every file goes through: one open, one read, one close and the prefilter;
+    # anything unusual (a large file, an error) goes through read_file.
+    opener, done = _opener(directory)
+    out = Scan([], {})
+    admits = prefilter.admits
+    read, close, first = os.read, os.close, min(_FIRST_READ, limit + 1)
+    try:
+        for name in names:
+            try:
+                fd = opener(name)
+            except FileNotFoundError:
+                continue  # removed since the directory was listed
+            except OSError:
+                fd = -1
+            data = b""
+            if fd >= 0:
+                try:
+                    data = read(fd, first)
+                finally:
+                    close(fd)
+            if fd < 0 or len(data) == first:
+                try:
+                    data = read_file(opener, directory, name, limit)
+                except FileNotFoundError:
+                    continue
+                except OSError as e:
+                    out.problems[name] = problem_text(e)
+                    continue
+            if admits(data):
+                out.candidates.append(name)
+    finally:
+        done()
+    return out
+
+
+def scan_files(directory: str, names: Sequence[str], prefilter: Prefilter, limit: int) -> Scan:
+    """Read the files ``names`` of ``directory`` and keep those ``prefilter`` admits."""
+    if not names:
+        return Scan([], {})
+    if len(names) < _PARALLEL_FROM or not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+        return _scan_part(directory, names, prefilter, limit)
+    return _scan_forked(directory, names, prefilter, limit)
+
+
+def _scan_forked(directory: str, names: Sequence[str], prefilter: Prefilter, limit: int) -> Scan:
+    """Half the files (every other name, so both halves hold alike) in a forked child, which
+    sends its findings back as lines on a pipe."""
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return _scan_part(directory, names, prefilter, limit)
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        status = 1
+        try:
+            os.close(read_end)
+            part = _scan_part(directory, names[1::2], prefilter, limit)
+            lines = [f"c\t{n}" for n in part.candidates] + [f"p\t{n}\t{w}" for n, w in part.problems.items()]
+            view = memoryview("\n".join(lines).encode("utf-8", "surrogateescape"))
+            while view:
+                view = view[os.write(write_end, view) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    try:
+        mine = _scan_part(directory, names[0::2], prefilter, limit)
+        chunks = []
+        while chunk := os.read(read_end, 1 << 16):
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        _, status = os.waitpid(pid, 0)
+    if status != 0:  # the child failed: do its half here
+        theirs = _scan_part(directory, names[1::2], prefilter, limit)
+    else:
+        theirs = Scan([], {})
+        for line in b"".join(chunks).decode("utf-8", "surrogateescape").split("\n"):
+            kind, _, rest = line.partition("\t")
+            if kind == "c":
+                theirs.candidates.append(rest)
+            elif kind == "p":
+                name, _, why = rest.partition("\t")
+                theirs.problems[name] = why
+    return Scan(mine.candidates + theirs.candidates, mine.problems | theirs.problems)
+
+
+def message_files(directory: str) -> tuple[list[str], bool]:
+    """The names of the messages files in ``directory`` (regular files named
+    ``<id>.json``), and whether the directory exists. Sidecars, temporary files, symlinks and
+    anything else are left out, as the index leaves them out."""
+    names: list[str] = []
+    match = MESSAGES_NAME.match
+    try:
+        it = os.scandir(directory)
+    except FileNotFoundError:
+        return names, False
+    with it:
+        for entry in it:
+            name = entry.name
+            if len(name) == MESSAGES_NAME_LENGTH and match(name) is not None:
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        names.append(name)
+                except OSError:
+                    continue
+    return names, True
