@@ -37,6 +37,8 @@ from history_roundtrip import generate as generate_history
 GOLEM = str(Path(sys.executable).parent / "golem")
 PY = sys.executable
 MISS = "zebraquantum"  # a word no generated conversation contains
+COMMON_MISS = "notthereatall"  # nor this one, made of letters every conversation has
+HIT = "the of and"  # in most conversations: the first 20 are decoded and shown
 READ_LOOP = "import os,sys\nd=sys.argv[1]\nfor n in os.listdir(d):\n    open(os.path.join(d,n),'rb').read()"
 
 
@@ -97,10 +99,31 @@ def make_store(home: Path, count: int, seed: int = 7) -> None:
 
 
 def drop_index(home: Path) -> None:
-    """Remove every index and cache file golem keeps beside the conversations."""
-    for path in home.iterdir():
-        if path.name.startswith("index"):
-            path.unlink()
+    """Remove the index golem keeps beside the conversations. A background builder started by
+    the command before (store/builder.py) notices and stops; it is waited for, so that one
+    measurement does not pay for the previous one's background work."""
+    from golem_cli.store import builder
+
+    deadline = time.monotonic() + 1.0  # a builder takes its lock within its start-up
+    while not builder.running(home) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for _ in range(2):
+        for path in home.iterdir():
+            if path.name.startswith("index.sqlite") or path.name == "index.json":
+                path.unlink()
+        while builder.running(home):
+            time.sleep(0.02)
+
+
+def build_index(home: Path, env: dict[str, str]) -> None:
+    """Bring the index up to date, rows and text, as the background builder does (waiting for
+    one a command started)."""
+    from golem_cli.store import builder
+
+    run([GOLEM, "list", "--limit", "20"], env)
+    while not builder.build(home, 1 << 30):
+        while builder.running(home):
+            time.sleep(0.1)
 
 
 def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
@@ -108,8 +131,7 @@ def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
     conv = str(home / "conversations")
     label = f"{count:,} conversations"
     print(f"\n{label}")
-    run([GOLEM, "list", "--limit", "20"], env)  # build the index, warm the page cache
-    run([GOLEM, "search", MISS], env)
+    build_index(home, env)  # and warm the page cache
     warm = medians({
         "floor": [PY, "-c", "pass"],
         "list": [GOLEM, "list", "--limit", "20"],
@@ -126,13 +148,21 @@ def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
         f"{ratio(warm['search'][0], grep)} grep, {ratio(warm['search'][0], read)} read loop")  # fmt: skip
     cold_reps = max(1, min(reps, 3 if count >= 100_000 else reps))
     cold = medians({
+        "grep": ["grep", "-rlF", MISS, conv],
+        "read": [PY, "-c", READ_LOOP, conv],
         "list": [GOLEM, "list", "--limit", "20"],
         "search": [GOLEM, "search", MISS],
+        "common": [GOLEM, "search", COMMON_MISS],
+        "hit": [GOLEM, "search", HIT],
     }, env, cold_reps, before=lambda _: drop_index(home))  # fmt: skip
+    grep, read = cold["grep"][0], cold["read"][0]
+    row(label, f"grep -rlF {MISS} (in the runs below)", *cold["grep"])
+    row(label, "python loop reading every file (in the runs below)", *cold["read"])
     row(label, "index rebuild: golem list --limit 20, no index", *cold["list"], f"{ratio(cold['list'][0], read)} read loop")
-    row(label, f"golem search {MISS}, index must be rebuilt", *cold["search"],
-        f"{ratio(cold['search'][0], grep)} grep, {ratio(cold['search'][0], read)} read loop")  # fmt: skip
-    run([GOLEM, "list", "--limit", "20"], env)
+    for name, text in (("search", MISS), ("common", COMMON_MISS), ("hit", HIT)):
+        row(label, f"golem search {text!r}, no index", *cold[name],
+            f"{ratio(cold[name][0], grep)} grep, {ratio(cold[name][0], read)} read loop")  # fmt: skip
+    build_index(home, env)
 
 
 # --- resume ------------------------------------------------------------------------------------

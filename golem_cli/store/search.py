@@ -23,11 +23,9 @@ same; ``Found.behind`` then tells the caller to have the index built in the back
 
 from __future__ import annotations
 
-import heapq
 import os
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from golem_cli.store.searchtext import SEPARATOR, message_text
@@ -41,22 +39,35 @@ SNIPPET = 70
 TRIGRAM = 3
 
 
-@dataclass(frozen=True)
+# Plain classes, not dataclasses: creating a dataclass costs about a millisecond at import,
+# and a search without the index is measured against grep.
+
+
 class Hit:
-    meta: ConversationMeta
-    message_index: int
-    role: str
-    snippet: str
+    """The first matching message of one conversation."""
+
+    __slots__ = ("message_index", "meta", "role", "snippet")
+
+    def __init__(self, meta: ConversationMeta, message_index: int, role: str, snippet: str) -> None:
+        self.meta = meta
+        self.message_index = message_index
+        self.role = role
+        self.snippet = snippet
+
+    def __repr__(self) -> str:
+        return f"Hit({self.meta.id!r}, {self.message_index}, {self.role!r}, {self.snippet!r})"
 
 
-@dataclass(frozen=True)
 class Query:
     """A parsed query: ``literals`` are what the FTS index must contain (each case-folded),
     ``patterns`` what a message's text must match (all of them; plain text: one substring)."""
 
-    text: str
-    literals: tuple[str, ...]
-    patterns: tuple[re.Pattern[str], ...] = ()
+    __slots__ = ("literals", "patterns", "text")
+
+    def __init__(self, text: str, literals: tuple[str, ...], patterns: tuple[re.Pattern[str], ...] = ()) -> None:
+        self.text = text
+        self.literals = literals
+        self.patterns = patterns
 
     def fts(self) -> str | None:
         """The FTS5 expression: every literal long enough for the trigram index, quoted."""
@@ -143,17 +154,25 @@ def _match(query: Query, body: str) -> str | None:
     return _folded_snippet(pieces[i], folded[i], m.start(), m.end())
 
 
-@dataclass
 class Found:
     """What a search found. ``unreadable``: (ID, problem) of conversations skipped because
     their file cannot be read. ``behind``: the index does not hold every conversation's text
     yet (the caller should have it built: ``Store.index_later``). ``prefixes``: for each hit,
     how many characters of its ID are unique in the store."""
 
-    hits: list[Hit]
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
-    behind: bool = False
-    prefixes: dict[str, int] = field(default_factory=dict)
+    __slots__ = ("behind", "hits", "prefixes", "unreadable")
+
+    def __init__(
+        self,
+        hits: list[Hit],
+        unreadable: list[tuple[str, str]] | None = None,
+        behind: bool = False,
+        prefixes: dict[str, int] | None = None,
+    ) -> None:
+        self.hits = hits
+        self.unreadable = unreadable or []
+        self.behind = behind
+        self.prefixes = prefixes or {}
 
 
 def search(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> list[Hit]:
@@ -178,7 +197,9 @@ def find(store: Store, query: str, limit: int | None = None, *, role: str = "", 
     unreadable: dict[str, str] = {}
     if plan:  # conversations whose text is not indexed yet: from their files
         hits = _check_files(store, parsed, prefilter, plan, role, since, unreadable)
-    hits = _first(heapq.merge(hits, _from_index(store, parsed, role, since), key=_newest_first), limit)
+    from heapq import merge
+
+    hits = _first(merge(hits, _from_index(store, parsed, role, since), key=_newest_first), limit)
     problems = store.unreadable()
     prefixes = store.unique_prefixes(h.meta.id for h in hits) if hits else {}
     return Found(hits, sorted(set(problems) | set(unreadable.items())), bool(plan), prefixes)

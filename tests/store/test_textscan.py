@@ -108,11 +108,13 @@ def test_the_scan_reads_regular_files_only_and_reports_oversized_ones(tmp_path):
     os.symlink("/dev/zero", tmp_path / "01a228ea-1414-732e-9d7a-7c1f891d89aa.json")
     (tmp_path / "notes.json").write_text("needle")
     (tmp_path / f"{good}.meta.json").write_text("needle")
+    os.mkdir(tmp_path / "01a228ea-1414-732e-9d7a-7c1f891d89ab.json")
     names, exists = message_files(str(tmp_path))
-    assert exists and sorted(names) == [f"{good}.json", f"{big}.json"]
-    scan = scan_files(str(tmp_path), names, Prefilter.of(["needle"]), limit=1000)
-    assert scan.candidates == [f"{good}.json"]
-    assert list(scan.problems) == [f"{big}.json"] and "too large" in scan.problems[f"{big}.json"]
+    assert exists and len(names) == 5 and "notes.json" not in names and f"{good}.meta.json" not in names
+    for everything in (["needle"], ['"']):  # a query every file may match reads every file
+        scan = scan_files(str(tmp_path), names, Prefilter.of(everything), limit=1000)
+        assert scan.candidates == [f"{good}.json"]  # the FIFO, the symlink, the directory: skipped
+        assert list(scan.problems) == [f"{big}.json"] and "too large" in scan.problems[f"{big}.json"]
 
 
 def test_a_forked_scan_finds_what_a_single_one_finds(tmp_path, monkeypatch):
@@ -124,5 +126,6 @@ def test_a_forked_scan_finds_what_a_single_one_finds(tmp_path, monkeypatch):
     names, _ = message_files(str(tmp_path))
     single = scan_files(str(tmp_path), names, Prefilter.of(["hit"]), limit=1 << 20)
     monkeypatch.setattr(textscan, "_PARALLEL_FROM", 10)
+    monkeypatch.setattr(textscan, "_idle_cpu", lambda: True)
     forked = scan_files(str(tmp_path), names, Prefilter.of(["hit"]), limit=1 << 20)
     assert sorted(forked.candidates) == sorted(single.candidates) and len(single.candidates) == 257
