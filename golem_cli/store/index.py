@@ -47,14 +47,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-import msgspec
-
 from golem_cli.store.atomic import PRIVATE_FILE, is_temp_file, remove_files, remove_stale_temp_files
-from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular, read_with_stat
+from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_text, signature
+from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.locks import exclusive
-from golem_cli.store.meta import ConversationMeta, decode_meta, derive_meta, encode_meta
-from golem_cli.store.searchtext import indexed_text, message_text
+from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta
+from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -64,12 +63,7 @@ LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
 RACY_SECONDS_COARSE = 2.0
 BUSY_SECONDS = 30.0
-MAX_SIDECAR_BYTES = 1 << 20
-#: A message's FTS rowid is (conversation rowid << MESSAGE_BITS) | message index; messages past
-#: 2**24 (16.7 million) in one conversation are not searchable.
-MESSAGE_BITS = 24
 
-Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
 _T = TypeVar("_T")
 
 _SCHEMA = """
@@ -101,97 +95,6 @@ class _Stopped(Exception):
 
 class Outdated(Exception):
     """Internal: the index is missing or was made by another version of golem."""
-
-
-class Entry(msgspec.Struct):
-    """One conversation as the index knows it. ``problem`` is non-empty when the messages file
-    could not be read (``golem list`` marks the row and goes on)."""
-
-    meta: ConversationMeta
-    messages_sig: Signature
-    sidecar_sig: Signature | None = None
-    problem: str = ""
-
-
-def signature(st: os.stat_result) -> Signature:
-    return (st.st_mtime_ns, st.st_size, st.st_ino)
-
-
-def _sig_text(sig: Signature | None) -> str | None:
-    return None if sig is None else f"{sig[0]}:{sig[1]}:{sig[2]}"
-
-
-def _sig_of(text: str | None) -> Signature | None:
-    if text is None:
-        return None
-    a, b, c = text.split(":")
-    return (int(a), int(b), int(c))
-
-
-# --- one conversation's entry, from its files ----------------------------------------------------
-
-
-def read_sidecar(directory: Path, cid: str) -> tuple[ConversationMeta | None, Signature | None]:
-    """The sidecar's metadata (None when missing or unreadable) and its signature (None when
-    missing). One open and ``fstat``: this runs once per conversation when the index is rebuilt."""
-    try:
-        data, st = read_with_stat(f"{directory}{os.sep}{cid}{META_SUFFIX}", MAX_SIDECAR_BYTES)
-    except FileNotFoundError:
-        return None, None
-    except OSError as e:
-        found: os.stat_result | None = getattr(e, "stat", None)
-        return None, signature(found) if found is not None else None
-    meta = decode_meta(data)
-    return (meta if meta is not None and meta.id == cid else None), signature(st)
-
-
-def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES) -> Entry:
-    """Index entry for one conversation: from its sidecar when the sidecar describes the
-    current messages file, otherwise derived from the messages (the sidecar's title and model
-    are kept)."""
-    sidecar, sidecar_sig = read_sidecar(directory, cid)
-    mtime = messages_sig[0] / 1e9
-    if sidecar is not None and sidecar.size == messages_sig[1]:
-        return Entry(sidecar, messages_sig, sidecar_sig)
-    from golem_cli.core.codec import load_history
-    from golem_cli.core.errors import HistoryFormatError
-
-    try:
-        data = read_regular(directory / f"{cid}{MESSAGES_SUFFIX}", limit, follow=False)
-        messages = load_history(data)
-    except (OSError, HistoryFormatError) as e:
-        problem = getattr(e, "strerror", None) or str(e)
-        meta = sidecar or ConversationMeta(id=cid, updated=mtime)
-        return Entry(msgspec.structs.replace(meta, updated=mtime), messages_sig, sidecar_sig, problem)
-    meta = derive_meta(cid, messages, size=len(data), mtime=mtime)
-    if sidecar is not None:
-        meta = msgspec.structs.replace(
-            meta, title=sidecar.title, model=sidecar.model, created=sidecar.created or meta.created
-        )
-        if sidecar.parent:
-            meta = msgspec.structs.replace(meta, parent=sidecar.parent, fork_at=sidecar.fork_at)
-    return Entry(meta, messages_sig, sidecar_sig)
-
-
-def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
-    try:
-        return signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
-    except FileNotFoundError:
-        return None
-
-
-def recheck(directory: Path, entry: Entry, *, limit: int = MAX_HISTORY_BYTES) -> Entry | None:
-    """The entry for a row about to be shown, re-read if its files changed behind the
-    index's back; None when the conversation is gone."""
-    cid = entry.meta.id
-    try:
-        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
-    except FileNotFoundError:
-        return None
-    ssig = _sidecar_signature(directory, cid)
-    if msig == entry.messages_sig and ssig == entry.sidecar_sig:
-        return entry
-    return build_entry(directory, cid, msig, limit=limit)
 
 
 # One match per directory entry: a conversation's messages file or its sidecar.
@@ -394,7 +297,7 @@ class Index:
             if stop is not None and n % 256 == 255 and stop():
                 raise _Stopped
             prev = known.get(cid)
-            if prev is not None and prev[0] == _sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
+            if prev is not None and prev[0] == sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
                 continue
             entry = build_entry(self.directory, cid, msig, limit=self.limit)
             if prev is None:
@@ -611,7 +514,7 @@ class Index:
                         messages = load_history(data)
                     except (OSError, HistoryFormatError):
                         continue  # the listing marks it; search skips it
-                    sig = _sig_of(msig)
+                    sig = sig_of(msig)
                     if sig is not None and len(data) == sig[1]:
                         _index_text(db, rid, sig, messages, data, full=True)
                 db.execute("COMMIT")
@@ -679,7 +582,7 @@ CANDIDATE_CAP = 5000
 
 
 def _size_of(msig: str) -> int:
-    sig = _sig_of(msig)
+    sig = sig_of(msig)
     return sig[1] if sig is not None else 0
 
 
@@ -690,9 +593,9 @@ def _meta(blob: bytes) -> ConversationMeta:
 
 
 def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
-    messages_sig = _sig_of(msig)
+    messages_sig = sig_of(msig)
     assert messages_sig is not None
-    return Entry(_meta(blob), messages_sig, _sig_of(ssig), problem)
+    return Entry(_meta(blob), messages_sig, sig_of(ssig), problem)
 
 
 def _neighbours(db: sqlite3.Connection, cids: list[str]) -> list[str]:
@@ -706,7 +609,7 @@ def _neighbours(db: sqlite3.Connection, cids: list[str]) -> list[str]:
 
 def _row_values(entry: Entry) -> tuple[float, bytes, str | None, str | None, str]:
     m = entry.meta
-    return (m.updated, encode_meta(m), _sig_text(entry.messages_sig), _sig_text(entry.sidecar_sig), entry.problem)
+    return (m.updated, encode_meta(m), sig_text(entry.messages_sig), sig_text(entry.sidecar_sig), entry.problem)
 
 
 def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:
@@ -744,5 +647,5 @@ def _index_text(
     crc = _body_crc(data, max(row[2] - 1, 0) if start and row is not None else 0, crc) if len(data) > 1 else 0
     db.execute(
         "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ? WHERE rid = ?",
-        (_sig_text(sig), len(messages), len(data), crc, rid),
+        (sig_text(sig), len(messages), len(data), crc, rid),
     )

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from golem_cli.store.searchtext import SEPARATOR, message_text
+from golem_cli.store.searchtext import MESSAGE_BITS, SEPARATOR, message_text
 
 if TYPE_CHECKING:
     from golem_cli.store.meta import ConversationMeta
@@ -246,11 +246,15 @@ def _from_files(store: Store, parsed: Query, prefilter: Prefilter, limit: int | 
     unreadable = {name[:-5]: why for name, why in scan.problems.items()}
     hits: list[Hit] = []
     if scan.candidates:
-        from golem_cli.store.index import build_entry, signature
+        from golem_cli.store.entry import build_entry, read_sidecar, signature
 
         metas: list[ConversationMeta] = []
-        for name in scan.candidates:
+        for name, size in scan.candidates:
             cid = name[:-5]
+            sidecar, _ = read_sidecar(store.conversations_dir, cid)
+            if sidecar is not None and sidecar.size == size:  # what build_entry would say, sooner
+                metas.append(sidecar)
+                continue
             try:
                 entry = build_entry(store.conversations_dir, cid, signature(os.stat(f"{directory}{os.sep}{name}")),
                                     limit=store.max_history_bytes)  # fmt: skip
@@ -285,7 +289,6 @@ def _check_files(
     from golem_cli.core.codec import load_history
     from golem_cli.core.errors import HistoryFormatError
     from golem_cli.store.files import read_regular
-    from golem_cli.store.index import MESSAGE_BITS
     from golem_cli.store.textscan import problem_text
 
     hits: list[Hit] = []

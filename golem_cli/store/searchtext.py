@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 #: Between the texts of one message (content, thinking blocks, tool names and arguments): a
 #: search never matches across it.
 SEPARATOR = "\x1e"
+#: A message's FTS rowid is (conversation rowid << MESSAGE_BITS) | message index; messages past
+#: 2**24 (16.7 million) in one conversation are not searchable.
+MESSAGE_BITS = 24
 
 
 def message_text(message: Message) -> str:

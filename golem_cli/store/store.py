@@ -187,7 +187,7 @@ class Store:
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""
-        from golem_cli.store.index import build_entry, signature
+        from golem_cli.store.entry import build_entry, signature
 
         path = self.messages_path(cid)
         try:
@@ -207,7 +207,7 @@ class Store:
     def listing(self, limit: int | None = None) -> Listing:
         """``list`` plus what ``golem list`` needs around it. Reads only the rows it returns
         from the index (see index.py), and re-checks those against their files."""
-        from golem_cli.store.index import recheck
+        from golem_cli.store.entry import recheck
 
         entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []

@@ -165,12 +165,12 @@ class Prefilter:
 
 
 class Scan:
-    """The outcome of reading files: the names that may match, and files that could not be
-    read (name -> the reason, as the listing words it)."""
+    """The outcome of reading files: the names that may match with their sizes, and files
+    that could not be read (name -> the reason, as the listing words it)."""
 
     __slots__ = ("candidates", "problems")
 
-    def __init__(self, candidates: list[str], problems: dict[str, str]) -> None:
+    def __init__(self, candidates: list[tuple[str, int]], problems: dict[str, str]) -> None:
         self.candidates = candidates
         self.problems = problems
 
@@ -241,7 +241,7 @@ def _scan_part(directory: str, names: Sequence[str], prefilter: Prefilter, limit
                 if data is None:
                     continue
             if admits(data):
-                out.candidates.append(name)
+                out.candidates.append((name, len(data)))
     finally:
         done()
     return out
@@ -288,7 +288,8 @@ def _scan_forked(directory: str, names: Sequence[str], prefilter: Prefilter, lim
         try:
             os.close(read_end)
             part = _scan_part(directory, names[1::2], prefilter, limit)
-            lines = [f"c\t{n}" for n in part.candidates] + [f"p\t{n}\t{w}" for n, w in part.problems.items()]
+            lines = [f"c\t{n}\t{size}" for n, size in part.candidates]
+            lines += [f"p\t{n}\t{why}" for n, why in part.problems.items()]
             view = memoryview("\n".join(lines).encode("utf-8", "surrogateescape"))
             while view:
                 view = view[os.write(write_end, view) :]
@@ -311,7 +312,8 @@ def _scan_forked(directory: str, names: Sequence[str], prefilter: Prefilter, lim
         for line in b"".join(chunks).decode("utf-8", "surrogateescape").split("\n"):
             kind, _, rest = line.partition("\t")
             if kind == "c":
-                theirs.candidates.append(rest)
+                name, _, size = rest.partition("\t")
+                theirs.candidates.append((name, int(size)))
             elif kind == "p":
                 name, _, why = rest.partition("\t")
                 theirs.problems[name] = why
