@@ -30,6 +30,11 @@ def test_huge_urls_get_the_same_answers():
     """benchmarks/hostile_input.py times these (the per-character version took 34 s for 50 MB)."""
     assert url_scheme("https://example.com/" + "a%41" * 500_000) == "https"
     assert url_scheme("https://example.com/" + "a%4" * 500_000) == ""
+    assert url_scheme("https://example.com/" + "a%41" * 500_000 + "%4") == ""  # the last escape is cut
+    assert url_scheme("https://example.com/" + "a%41" * 500_000 + "%g0") == ""
+    assert url_scheme("https://example.com/" + "é%41" * 500_000) == "https"  # not ASCII: the other way
+    assert url_scheme("https://example.com/" + "é%41" * 500_000 + "%%") == ""
+    assert url_scheme("https://ex%41mple.com/" + "a%41" * 500_000) == ""  # a host escape below %80
     assert url_scheme("https://u:" + "p" * 1_000_000 + "@h/") == "https"
     assert url_scheme("x" * 1_000_000 + ":opaque") == "x" * 1_000_000
     assert url_scheme("data:" + "A" * 1_000_000) == "data"
