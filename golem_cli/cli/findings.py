@@ -26,7 +26,7 @@ SYSTEM_PROMPT = "system_prompt"
 UNSAFE_PART = "unsafe_part"
 
 
-class Finding(msgspec.Struct, frozen=True):  # a struct: a million findings build in C, not in __init__
+class Finding(msgspec.Struct, frozen=True, gc=False):  # built in C; scalars only, so never in a cycle
     """One reported change. ``message_index`` and ``role`` refer to the input history;
     ``output_index`` is where a synthesized result sits in the output. Indexes count from 0
     in the file's array (for programs); ``number`` and ``output_number`` are the numbers

@@ -36,14 +36,17 @@ def normalize(
     src = common.locate(source, store)
     if output is not None and _same_file(output, src.path):
         raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
+    from golem_cli.core.gcpause import paused_gc
+
     lock = store.lock(src.cid) if (in_place and src.cid) else None
-    try:
-        result = _run(src, sanitize, salvage)
-        written, backup = _write(src, store, result, output, in_place)
-    finally:
-        if lock is not None:
-            lock.release()
-    _print(src, sanitize, result, written, backup, as_json, in_place or output is not None or check)
+    with paused_gc():  # whole histories and a finding per message: nothing here makes cycles
+        try:
+            result = _run(src, sanitize, salvage)
+            written, backup = _write(src, store, result, output, in_place)
+        finally:
+            if lock is not None:
+                lock.release()
+        _print(src, sanitize, result, written, backup, as_json, in_place or output is not None or check)
     return 1 if check and result.changed else 0
 
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import msgspec
@@ -27,6 +25,7 @@ from msgspec.structs import astuple
 from golem_cli.core import _goparse
 from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
 from golem_cli.core.errors import HistoryFormatError
+from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.gojson import HTML_ESCAPES, compact_json, html_escape_json
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.toolargs import truncated_wrapper, unwrap_truncated
@@ -126,7 +125,7 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
         data = bytes(data)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a byte-order mark from a Windows editor; Go would refuse it
-    with _no_gc():
+    with paused_gc():
         try:
             decoded = _decoder.decode(data)
         except (msgspec.DecodeError, RecursionError):
@@ -140,19 +139,6 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
         # construction from a tuple is the fastest way to build 150,000 messages.
         new, fields = Message, astuple
         return [new(*fields(m)) for m in decoded]
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: a history is millions of acyclic objects, and
-    collections triggered by allocating them would only cost time (a third of a 50 MB load)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # --- slow path: Go semantics -------------------------------------------------------------------
@@ -286,7 +272,7 @@ def _to_enc(m: Message) -> Message:
 def dump_history(messages: Iterable[Message]) -> bytes:
     """The exact bytes Go's ``json.Marshal([]model.Message)`` writes for ``messages``
     (keys in struct order, omitempty, HTML-safe escapes, base64, compacted raw args)."""
-    with _no_gc():
+    with paused_gc():
         wire = [_to_enc(m) if m.tool_calls else m for m in messages]
         try:
             encoded = _encoder.encode(wire)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 from golem_cli.core.toolargs import args_are_object
 
@@ -161,6 +162,7 @@ def normalize_history(history: Sequence[Message]) -> tuple[list[Message], Histor
     Deterministic and idempotent; the input is never mutated. ``truncated`` is reported on
     every pass because arguments are evidence and are never rewritten.
     """
-    needed, truncated = _scan(history, truncation=True)
-    out, synthesized, dropped = _repair(history, needed)
+    with paused_gc():  # a repair of a million messages makes a million objects (gcpause.py)
+        needed, truncated = _scan(history, truncation=True)
+        out, synthesized, dropped = _repair(history, needed)
     return out, HistoryRepair(synthesized, dropped, truncated)
