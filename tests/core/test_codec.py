@@ -10,10 +10,10 @@ import pytest
 from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, codec, dump_history, load_history
 from golem_cli.core.repair import normalize_history
 from golem_cli.core.toolargs import wire_args
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT
+from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT, messages
 from tests.vectors import DATA
 
 SPEC = DATA / "spec" / "golem-history-contract.md"
@@ -250,6 +250,15 @@ def test_args_compaction_matches_regex_oracle(space, value, ascii_only):
 @given(HISTORIES)
 def test_dump_matches_independent_go_oracle(history):
     assert dump_history(history) == go_marshal_oracle(history)
+
+
+@settings(max_examples=30)
+@given(st.lists(messages(), min_size=1, max_size=12), st.integers(0, 5))
+def test_dump_of_a_history_spanning_batches_matches_the_oracle(history, extra):
+    """dump_history encodes ``codec._BATCH`` messages at a time: the pieces join exactly."""
+    long = (history * (2 * codec._BATCH // len(history) + 2))[: 2 * codec._BATCH + extra]
+    assert dump_history(long) == go_marshal_oracle(long)
+    assert dump_history(iter(long)) == dump_history(tuple(long)) == dump_history(long)
 
 
 KEY_SPELLINGS = st.sampled_from([str.lower, str.upper, lambda s: s, lambda s: s[:1].upper() + s[1:]])
