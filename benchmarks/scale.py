@@ -117,13 +117,17 @@ def drop_index(home: Path) -> None:
 
 def build_index(home: Path, env: dict[str, str]) -> None:
     """Bring the index up to date, rows and text, as the background builder does (waiting for
-    one a command started)."""
+    one a command started). The builder runs in a child: built in this process, the index's
+    memory would be counted in every later child's peak (a forked child starts as a copy)."""
     from golem_cli.store import builder
 
     run([GOLEM, "list", "--limit", "20"], env)
-    while not builder.build(home, 1 << 30):
+    while True:
         while builder.running(home):
             time.sleep(0.1)
+        run([PY, "-m", "golem_cli.store.builder", str(home)], env)
+        if not builder.running(home):  # ours finished (not refused because another one started)
+            break
 
 
 def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
