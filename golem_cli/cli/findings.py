@@ -104,9 +104,14 @@ def _dropped_candidates(
     return [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL]
 
 
-def repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
-    """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``, numbered."""
-    return _numbered(_repair_findings(history, output, repair), history, output)
+def repair_findings(
+    history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair, *, numbered: bool = True
+) -> list[Finding]:
+    """Findings for a ``HistoryRepair`` of ``history`` that produced ``output``, numbered for
+    people unless ``numbered`` is False (JSON has only the indexes: a million findings are
+    then not built twice)."""
+    found = _repair_findings(history, output, repair)
+    return _numbered(found, history, output) if numbered else found
 
 
 def _repair_findings(history: Sequence[Message], output: Sequence[Message], repair: HistoryRepair) -> list[Finding]:
@@ -149,13 +154,16 @@ def _numbered(found: list[Finding], history: Sequence[Message], output: Sequence
     return [replace(f, number=at(before, f.message_index), output_number=at(after, f.output_index)) for f in found]
 
 
-def sanitize_findings(history: Sequence[Message], output: Sequence[Message], report: SanitizeReport) -> list[Finding]:
+def sanitize_findings(
+    history: Sequence[Message], output: Sequence[Message], report: SanitizeReport, *, numbered: bool = True
+) -> list[Finding]:
     """Findings for a ``SanitizeReport``: removed system prompts, unsafe parts, then the
-    repair of what remained (located in the input history)."""
+    repair of what remained (located in the input history); ``numbered`` as for
+    ``repair_findings``."""
     found = [Finding(SYSTEM_PROMPT, i, SYSTEM) for i, m in enumerate(history) if m.role == SYSTEM]
     for part in report.unsafe_parts:
         i = part.message_index
         role = history[i].role if 0 <= i < len(history) else ""
         found.append(Finding(UNSAFE_PART, i, role, part_kind=part.kind, scheme=part.scheme))
     found.extend(_repair_findings(history, output, report.repair))
-    return _numbered(found, history, output)
+    return _numbered(found, history, output) if numbered else found

@@ -41,7 +41,7 @@ def normalize(
     lock = store.lock(src.cid) if (in_place and src.cid) else None
     with paused_gc():  # whole histories and a finding per message: nothing here makes cycles
         try:
-            result = _run(src, sanitize, salvage)
+            result = _run(src, sanitize, salvage, numbered=not as_json)
             written, backup = _write(src, store, result, output, in_place)
         finally:
             if lock is not None:
@@ -67,7 +67,7 @@ class _Result:
         self.changed = self.sanitized_away or bool(self.salvaged and self.salvaged.lost)
 
 
-def _run(src: Source, sanitize: bool, salvage: bool) -> _Result:
+def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Result:
     from golem_cli.cli import common, findings
     from golem_cli.core.errors import HistoryFormatError
 
@@ -88,11 +88,12 @@ def _run(src: Source, sanitize: bool, salvage: bool) -> _Result:
         from golem_cli.core.sanitize import sanitize_history
 
         out, sanitized = sanitize_history(history)
-        return _Result(history, out, sanitized, findings.sanitize_findings(history, out, sanitized), rescued)
+        found = findings.sanitize_findings(history, out, sanitized, numbered=numbered)
+        return _Result(history, out, sanitized, found, rescued)
     from golem_cli.core.repair import normalize_history
 
     out, repaired = normalize_history(history)
-    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired), rescued)
+    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired, numbered=numbered), rescued)
 
 
 def _same_file(a: Path, b: Path) -> bool:
