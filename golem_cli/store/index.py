@@ -93,7 +93,7 @@ class _Stopped(Exception):
     """Internal: a refresh was asked to stop (it rolls back)."""
 
 
-class Outdated(Exception):
+class _Outdated(Exception):
     """Internal: the index is missing or was made by another version of golem."""
 
 
@@ -175,9 +175,9 @@ class Index:
 
     def _open(self, target: str, *, upgrade: bool = True) -> sqlite3.Connection:
         """A connection to the index at ``target``, created or upgraded to this version's
-        schema; with ``upgrade=False``, ``Outdated`` instead when it is missing or older."""
+        schema; with ``upgrade=False``, ``_Outdated`` instead when it is missing or older."""
         if not upgrade and not os.path.exists(target):
-            raise Outdated(target)
+            raise _Outdated(target)
         if target != ":memory:" and not os.path.exists(target):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(target, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), PRIVATE_FILE)
@@ -188,7 +188,7 @@ class Index:
             db.execute("PRAGMA synchronous = NORMAL")  # a cache: a power cut may lose the newest change
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version != INDEX_VERSION and not upgrade:
-                raise Outdated(target)
+                raise _Outdated(target)
             if version != INDEX_VERSION:
                 db.execute("BEGIN IMMEDIATE")
                 if db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
@@ -442,7 +442,7 @@ class Index:
         if self._db is None:
             try:
                 self._db = self._open(str(self.path), upgrade=False)
-            except (Outdated, sqlite3.DatabaseError):
+            except (_Outdated, sqlite3.DatabaseError):
                 return None
         try:
             return self._plan(self._db)
