@@ -106,6 +106,9 @@ def _pick(store: Store) -> str | None:
             return None
         if answer.isdigit() and 1 <= int(answer) <= len(rows):
             return rows[int(answer) - 1].meta.id
+        if answer.isdigit() and len(answer) <= 2:  # a list number, never an ID's last digit
+            _note(f"{answer} is not in the list (1-{len(rows)})")
+            continue
         try:
             return store.resolve(answer)
         except GolemError as e:

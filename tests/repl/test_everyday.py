@@ -158,7 +158,10 @@ def test_resume_picker_asks_again_and_empty_leaves(spawn, home):
 
     store = Store(home)
     older = store.create([Message(role="user", content="older one")], model="local:echo")
-    store.create([Message(role="user", content="newer one")], model="local:echo")
+    from golem_cli.core.ids import new_id
+
+    # an ID ending in 9 must not be taken for the answer "9" (a list number out of range)
+    store.create([Message(role="user", content="newer one")], model="local:echo", cid=new_id()[:-1] + "9")
     chat = spawn("resume")
     chat.expect("Resume which")
     chat.child.sendline("9")
