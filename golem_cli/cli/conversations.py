@@ -194,7 +194,7 @@ def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
         return 0
     if console.styled():
         con = console.rich_console()
-        lines = render.header_lines(meta, cid, len(messages))
+        lines = render.header_lines(meta, cid, messages)
         from golem_cli.cli.short_ids import markup
 
         con.print(f"[bold]{_escape(lines[0])}[/]")
@@ -205,7 +205,7 @@ def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
         render.print_rich(con, messages, run_ids=run_ids, full=full)
         return 0
     write = sys.stdout.write
-    for line in render.header_lines(meta, cid, len(messages)):
+    for line in render.header_lines(meta, cid, messages):
         write(line + "\n")
     write("\n")
     for line in render.plain_lines(messages, run_ids=run_ids, full=full):
@@ -236,7 +236,13 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
     cid = store.resolve(ref)
     info = store.info(cid)
     forks = [row.id for row in store.list() if row.meta.parent == cid and row.id != cid]
-    orphans = f"its {_count(len(forks), 'fork')} will keep their messages but lose their parent" if forks else ""
+    orphans = (
+        "its fork will keep its messages but lose its parent"
+        if len(forks) == 1
+        else f"its {len(forks)} forks will keep their messages but lose their parent"
+        if forks
+        else ""
+    )
     if not yes:
         if not sys.stdin.isatty():
             raise InputError(f"not deleting {cid} without confirmation: pass --yes (stdin is not a terminal)")
@@ -255,10 +261,6 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
         console.note(orphans[0].upper() + orphans[1:])
     console.note(f"`golem restore` brings it back (deleted conversations are kept {TRASH_DAYS} days)")
     return 0
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def restore(*, ref: str | None, as_json: bool) -> int:

@@ -126,14 +126,18 @@ def blocks(messages: Sequence[Message]) -> Iterator[Block]:
         yield b
 
 
-def header_lines(meta: ConversationMeta | None, cid: str, count: int) -> list[str]:
-    """Title, ID, model, size and lineage of a conversation, one fact per line."""
+def header_lines(meta: ConversationMeta | None, cid: str, messages: Sequence[Message]) -> list[str]:
+    """Title, ID, model, size and lineage of a conversation, one fact per line; the size as
+    the transcript numbers it (the system prompt aside)."""
     from golem_cli.cli.console import local_time
 
     if meta is None:
         return [cid]
     lines = [meta.display_title or "(untitled)", f"id {cid}"]
-    facts = [f"{count} messages"]
+    numbered = [n for n in numbers(messages) if n is not None]
+    facts = [f"{len(numbered)} message{'' if len(numbered) == 1 else 's'}"]
+    if len(numbered) < len(messages):
+        facts[0] += " and a system prompt"
     if meta.model:
         facts.append(f"model {meta.model}")
     facts.append(f"updated {local_time(meta.updated)}")

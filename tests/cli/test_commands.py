@@ -56,7 +56,7 @@ def test_list_show_export_round_trip(home, golem, tmp_path):
     assert shown.code == 0, shown.err
     out = shown.out
     for expected in (
-        "Dice and mail", f"id {cid}", "7 messages", "model openai:gpt-4o-mini",
+        "Dice and mail", f"id {cid}", "6 messages and a system prompt", "model openai:gpt-4o-mini",
         "Answer briefly.", "[image: https://example.com/cat.png]", "thinking: Two tasks.",
         "Let me **check**.", "→ call roll_dice [t1]", '"sides": 6', "← result roll_dice [t1]",
         "✗ failed archive [t2]", "mailbox is read-only",

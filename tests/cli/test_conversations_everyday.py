@@ -54,3 +54,8 @@ def test_fork_at_zero_and_empty_imports_are_refused(golem, home, tmp_path):
     done = golem("import", str(only_system))
     assert done.code == 2 and "nothing is left once sanitized" in done.err
     assert [info.id for info in Store(home).list()] == [cid]
+
+
+def test_show_counts_what_it_numbers(golem, home):
+    cid = chat_with_a_late_system_prompt(home)
+    assert "4 messages and a system prompt · " in golem("show", cid).out
