@@ -67,9 +67,7 @@ def match_reference(ref: str, ids: Iterable[str]) -> str:
     """
     found = sorted({i for i in ids if i.startswith(ref) or i.endswith(ref)})
     if not found:
-        raise ConversationNotFound(
-            f"no conversation ID starts or ends with {ref!r} (`golem list` shows them)"
-        )
+        raise ConversationNotFound(f"no conversation ID starts or ends with {ref!r} (`golem list` shows them)")
     if len(found) > 1:
         shown = ", ".join(found[:MAX_CANDIDATES_SHOWN])
         more = f" and {len(found) - MAX_CANDIDATES_SHOWN} more" if len(found) > MAX_CANDIDATES_SHOWN else ""
