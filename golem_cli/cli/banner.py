@@ -3,8 +3,8 @@
 They are on screen before the prompt, and importing rich costs more than the rest of what the
 prompt needs from golem; so they are written with a few SGR codes, in the styles rich would
 use (``NO_COLOR`` drops the colours and keeps bold and dim; a pipe gets plain text), and rich
-loads after the prompt is shown. Text from outside golem (a model name from the config) loses
-its escape sequences on the way (``tool_view.safe``).
+loads after the prompt is shown. Text from outside golem (a model name from the config) is
+shown without letting the terminal obey it (``terminal_text.visible``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import textwrap
 
 from golem_cli.cli.console import styled
-from golem_cli.cli.tool_view import safe
+from golem_cli.cli.terminal_text import visible
 
 _CODES = {"bold": "1", "dim": "2", "yellow": "33", "cyan": "36"}
 _COLOURS = {"yellow", "cyan"}
@@ -51,13 +51,13 @@ def line(text: str, *styles: str) -> None:
 def banner(version: str, model: str, cid: str, unique: int, help_line: str, note: str = "") -> None:
     paint = Painter()
     lines = [
-        f"{paint(f'golem {version}', 'bold')} · model {paint(safe(model), 'cyan')} · "
+        f"{paint(f'golem {version}', 'bold')} · model {paint(visible(model), 'cyan')} · "
         f"conversation {conversation_id(paint, cid, unique)}",
         paint(help_line, "dim"),
     ]
     if note:  # prose: wrapped at words, not where the terminal happens to cut
         width = shutil.get_terminal_size().columns
-        for paragraph in safe(note).splitlines():
+        for paragraph in visible(note).splitlines():
             wrapped = textwrap.wrap(paragraph, width, break_on_hyphens=False) or [""]
             lines += [paint(part, "yellow") for part in wrapped]
     sys.stdout.write("".join(line + "\n" for line in lines))

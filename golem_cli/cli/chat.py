@@ -35,7 +35,9 @@ def _store() -> Store:
 
 def _note(text: str) -> None:
     if text:
-        sys.stderr.write(text + "\n")
+        from golem_cli.cli.terminal_text import for_terminal
+
+        sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
 
 
 def _window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
@@ -86,6 +88,7 @@ def _pick(store: Store) -> str | None:
     from golem_cli.cli.console import local_time
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.short_ids import HINT_LENGTH
+    from golem_cli.cli.terminal_text import visible
     from golem_cli.core.errors import GolemError
 
     rows = store.list(limit=10)
@@ -95,7 +98,8 @@ def _pick(store: Store) -> str | None:
     width = max([HINT_LENGTH, *unique.values()])
     for i, row in enumerate(rows, 1):
         meta = row.meta
-        sys.stdout.write(f"{i:>2}. {meta.id[:width]}  {local_time(meta.updated)}  {meta.display_title[:60]}\n")
+        line = f"{i:>2}. {meta.id[:width]}  {local_time(meta.updated)}  {meta.display_title[:60]}"
+        sys.stdout.write(visible(line) + "\n")  # stdin is a terminal: so is stdout, most likely
     while True:
         try:
             answer = input(f"Resume which (1-{len(rows)} or an ID; Enter leaves)? ").strip()
@@ -295,9 +299,12 @@ def ask(
     _note(choice.note)
     stream = not (no_stream or as_json)
     view = tools.stderr_view() if session.toolbox is not None else None
+    from golem_cli.cli.terminal_text import VisibleStream, for_terminal, is_terminal
+
+    shown = VisibleStream() if is_terminal(sys.stdout) else None  # a pipe gets the reply exactly
 
     def on_delta(delta: str) -> None:
-        sys.stdout.write(delta)
+        sys.stdout.write(delta if shown is None else shown.feed(delta))
         sys.stdout.flush()
 
     def say(text: str, problem: bool) -> None:
@@ -338,10 +345,12 @@ def ask(
             "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         })  # fmt: skip
     elif stream:
+        if shown is not None:
+            sys.stdout.write(shown.flush())
         if outcome.reply and not outcome.reply.endswith("\n"):
             sys.stdout.write("\n")
     else:
-        sys.stdout.write(outcome.reply + "\n")
+        sys.stdout.write(for_terminal(outcome.reply, sys.stdout) + "\n")
     from golem_cli.cli.notices import ending_notice
 
     _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")

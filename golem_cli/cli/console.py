@@ -29,26 +29,38 @@ def styled(stream: Any = None) -> bool:
 
 
 def rich_console(*, stderr: bool = False) -> Console:
-    """A rich console for the styled path; honours ``NO_COLOR`` and the terminal width."""
+    """A rich console for the styled path; honours ``NO_COLOR`` and the terminal width. On a
+    terminal, every text it prints passes ``terminal_text.visible``: nothing printed through
+    it can make the terminal obey an escape sequence."""
     from rich.console import Console
 
+    from golem_cli.cli.terminal_text import show_visibly
+
     force = bool(os.environ.get("GOLEM_FORCE_TERMINAL") or os.environ.get("FORCE_COLOR")) or None
-    return Console(
+    console = Console(
         stderr=stderr,
         highlight=False,
         force_terminal=force,
         no_color=bool(os.environ.get("NO_COLOR")) or None,
     )
+    if console.is_terminal:
+        show_visibly(console)
+    return console
 
 
 def out(text: str = "") -> None:
-    """One line of plain output on stdout."""
-    sys.stdout.write(text + "\n")
+    """One line of plain output on stdout (control characters shown, on a terminal)."""
+    from golem_cli.cli.terminal_text import for_terminal
+
+    sys.stdout.write(for_terminal(text, sys.stdout) + "\n")
 
 
 def note(text: str) -> None:
-    """A remark for the person (not data) on stderr, so stdout stays parseable."""
-    sys.stderr.write(text + "\n")
+    """A remark for the person (not data) on stderr, so stdout stays parseable (control
+    characters shown, on a terminal)."""
+    from golem_cli.cli.terminal_text import for_terminal
+
+    sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
 
 
 def print_json(value: Any) -> None:

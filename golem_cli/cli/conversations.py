@@ -248,7 +248,9 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
             raise InputError(f"not deleting {cid} without confirmation: pass --yes (stdin is not a terminal)")
         what = f"{_clip(_title(info), 50)!r}, {info.meta.messages} messages"
         warning = f"; {orphans}" if orphans else ""
-        answer = input(f"Delete conversation {cid} ({what}){warning}? [y/N] ")
+        from golem_cli.cli.terminal_text import visible
+
+        answer = input(visible(f"Delete conversation {cid} ({what}){warning}? [y/N] "))
         if answer.strip().lower() not in ("y", "yes"):
             console.note("not deleted")
             return 1

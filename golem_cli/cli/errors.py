@@ -77,9 +77,11 @@ def report(exc: BaseException, *, debug: bool = False) -> int:
         traceback.print_exception(exc)
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED  # the terminal already shows ^C, as typer's own handling does
-    line = describe(exc).replace("\n", " ")
+    from golem_cli.cli.terminal_text import for_terminal
+
+    line = describe(exc).replace("\n", " ")  # a server's message, a file name: shown, not obeyed
     try:
-        sys.stderr.write(f"golem: {line}\n")
+        sys.stderr.write(for_terminal(f"golem: {line}", sys.stderr) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass

@@ -39,7 +39,6 @@ def list_servers(*, as_json: bool, start: bool) -> int:
     import time
 
     from golem_cli.cli.console import out, print_json
-    from golem_cli.cli.tool_view import safe
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.mcp.config import server_configs
@@ -91,7 +90,7 @@ def list_servers(*, as_json: bool, start: bool) -> int:
             said = f"did not start: {state['problem']}"
         else:
             said = ""
-        out(safe(f"{c.name:<{width}}  {c.transport:<5}  {c.where}" + (f"\n{'':<{width}}  {said}" if said else "")))
+        out(f"{c.name:<{width}}  {c.transport:<5}  {c.where}" + (f"\n{'':<{width}}  {said}" if said else ""))
     out("")
     out("Enable one in a chat with -T NAME (all its tools) or -T NAME.TOOL; golem tools lists the tools.")
     return 0
@@ -104,7 +103,6 @@ def import_servers(file: Path, *, dry_run: bool) -> int:
     """Add the servers of a Claude Desktop / Cursor JSON file to config.toml."""
     from golem_cli.cli.console import note, out
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.tool_view import safe
     from golem_cli.config import mcp_import
     from golem_cli.config.paths import config_file
     from golem_cli.store.files import UnreadableFile, read_regular
@@ -120,10 +118,10 @@ def import_servers(file: Path, *, dry_run: bool) -> int:
     servers = mcp_import.servers_from_json(data, str(file))
     result = mcp_import.plan(config_file(), servers, origin=file.name)
     for item in result.refused:
-        note(safe(f"golem: not imported: {item.source_name!r}: {item.refused}"))
+        note(f"golem: not imported: {item.source_name!r}: {item.refused}")
     if result.conflicts:
         for item in result.conflicts:
-            note(safe(f"golem: [mcp_servers.{item.name}] is already in {result.path} with other settings"))
+            note(f"golem: [mcp_servers.{item.name}] is already in {result.path} with other settings")
         raise InputError(
             f"nothing imported: {len(result.conflicts)} name(s) conflict with {result.path}",
             hint="remove or rename those tables in config.toml (or the servers in the JSON file) and import again",
@@ -137,7 +135,7 @@ def import_servers(file: Path, *, dry_run: bool) -> int:
     verb = "would add" if dry_run else "added"
     out(f"{verb} to {result.path}:")
     for item in result.added:
-        out(safe(_describe(item)))
+        out(_describe(item))
     if dry_run:
         out("(dry run: nothing written)")
         return 0

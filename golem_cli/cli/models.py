@@ -41,7 +41,11 @@ def models(*, as_json: bool) -> int:
         print_json({"defaultModel": default, "defaultFrom": source, "configFile": str(path),
                     "configExists": path.exists(), "providers": providers})  # fmt: skip
         return 0
-    out = sys.stdout.write
+    from golem_cli.cli.terminal_text import for_terminal
+
+    def out(text: str) -> None:  # names and addresses from the config: shown, not obeyed
+        sys.stdout.write(for_terminal(text, sys.stdout))
+
     out(f"default model: {default} ({source})\n")
     out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n\n")
     width = max(len(s.name) for s in statuses)

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from golem_cli.cli.tool_view import safe, summarize_args
+from golem_cli.cli.tool_view import summarize_args
 from golem_cli.core.messages import (
     ASSISTANT,
     INTERRUPTED,
@@ -201,46 +201,48 @@ def _indent(text: str, prefix: str = "    ") -> str:
 
 def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, full: bool = False) -> None:
     """The transcript rendered for a terminal: markdown replies, coloured markers. One print
-    per message (rich's per-call overhead adds up over thousands of messages)."""
+    per message (rich's per-call overhead adds up over thousands of messages). Every text
+    passes ``visible`` before rich lays it out."""
     from rich.console import Group
-    from rich.markdown import Markdown
     from rich.markup import escape
     from rich.padding import Padding
     from rich.text import Text
 
+    from golem_cli.cli.terminal_text import markdown, visible
+
     colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
     styles = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}
     for b in blocks(messages):
-        run = f" [dim]run {escape(b.run_id)}[/]" if run_ids and b.run_id else ""
+        run = f" [dim]run {escape(visible(b.run_id))}[/]" if run_ids and b.run_id else ""
         parts: list[object] = [
             Text.from_markup(
-                f"[{colours.get(b.role, 'bold')}]{escape(b.role)}[/] [dim]#{b.index}[/]{run}"
+                f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{run}"
                 if b.index is not None
                 else f"[bold]system prompt[/]{run}"
             )
         ]
         for item in b.items:
             if item.kind == MARKDOWN:
-                parts.append(Markdown(item.text) if _looks_like_markdown(item.text) else Text(item.text))
+                parts.append(markdown(item.text) if _looks_like_markdown(item.text) else Text(visible(item.text)))
             elif item.kind == TEXT:
-                parts.append(Text(item.text))
+                parts.append(Text(visible(item.text)))
             elif item.kind == THINKING:
-                parts.append(Padding(Text(item.text, style="dim italic"), (0, 0, 0, 2)))
+                parts.append(Padding(Text(visible(item.text), style="dim italic"), (0, 0, 0, 2)))
             elif item.kind == PART:
-                parts.append(Text(f"[{item.text}]", style="cyan"))
+                parts.append(Text(f"[{visible(item.text)}]", style="cyan"))
             elif item.kind == INTERRUPTED_REPLY:
                 parts.append(Text("⚠ reply interrupted", style="yellow"))
             elif item.kind == CALL and not full:
-                label = Text(_label(item), style=styles[item.kind])
+                label = Text(visible(_label(item)), style=styles[item.kind])
                 if item.summary:
                     label.append("  " + item.summary, style="dim")
                 parts.append(label)
             else:
-                parts.append(Text(_label(item), style=styles[item.kind]))
+                parts.append(Text(visible(_label(item)), style=styles[item.kind]))
                 text, more = (item.text, 0) if full or item.kind == NO_RESULT else _head(item.text)
                 if text:
                     style = "yellow" if item.kind == NO_RESULT else "dim" if item.kind == CALL else ""
-                    parts.append(Padding(Text(safe(text), style=style), (0, 0, 0, 2)))
+                    parts.append(Padding(Text(visible(text), style=style), (0, 0, 0, 2)))
                 if more:
                     parts.append(Padding(Text(_more(more, "--full"), style="dim"), (0, 0, 0, 2)))
         parts.append(Text())

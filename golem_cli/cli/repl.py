@@ -195,7 +195,9 @@ class Repl:
     def tool_line(self, text: str, problem: bool) -> None:
         from rich.text import Text
 
-        self.console.print(Text(text, style="yellow" if problem else "dim"), soft_wrap=True)
+        from golem_cli.cli.terminal_text import visible
+
+        self.console.print(Text(visible(text), style="yellow" if problem else "dim"), soft_wrap=True)
 
     def begin_tool_servers(self) -> None:
         """Start the tool servers the chat's names need, in the background: the prompt does
@@ -297,6 +299,7 @@ class Repl:
 
         from golem_cli.cli.errors import describe
         from golem_cli.cli.notices import ending_notice
+        from golem_cli.cli.terminal_text import visible
         from golem_cli.core.errors import RunError
 
         notice = ending_notice(outcome)
@@ -307,7 +310,7 @@ class Repl:
         elif isinstance(outcome.error, RunError) and outcome.error.stage == "canceled":
             self.console.print("[yellow]Stopped: the tool calls of that turn are closed; nothing else ran.[/yellow]")
         elif outcome.error is not None:
-            self.console.print(f"[red]error:[/red] {escape(describe(outcome.error))}", highlight=False)
+            self.console.print(f"[red]error:[/red] {escape(visible(describe(outcome.error)))}", highlight=False)
             self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
         u = outcome.usage
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""

@@ -57,21 +57,22 @@ def lines(findings: Sequence[Finding]) -> list[str]:
 def print_findings(findings: Sequence[Finding], *, styled: bool) -> None:
     """Print the findings on stdout, coloured on a terminal."""
     if not styled:
-        import sys
+        from golem_cli.cli.console import out
 
         for line in lines(findings):
-            sys.stdout.write(line + "\n")
+            out(line)
         return
     from rich.markup import escape
 
     from golem_cli.cli.console import rich_console
+    from golem_cli.cli.terminal_text import visible
 
     console = rich_console()
     width = max((len(_where(f)) for f in findings), default=0)
     for f in findings:
         label = f"{_LABELS[f.kind]:<12}"
         console.print(
-            f"  [{_STYLES[f.kind]}]{label}[/] [dim]{escape(_where(f)):<{width}}[/]  {escape(describe(f))}",
+            f"  [{_STYLES[f.kind]}]{label}[/] [dim]{escape(_where(f)):<{width}}[/]  {escape(visible(describe(f)))}",
             soft_wrap=True,
         )
 

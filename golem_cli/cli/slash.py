@@ -56,8 +56,9 @@ def _error(repl: Repl, exc: BaseException) -> None:
     from rich.markup import escape
 
     from golem_cli.cli.errors import describe
+    from golem_cli.cli.terminal_text import visible
 
-    repl.console.print(f"[red]error:[/red] {escape(describe(exc))}", highlight=False)
+    repl.console.print(f"[red]error:[/red] {escape(visible(describe(exc)))}", highlight=False)
 
 
 async def _help(repl: Repl, arg: str) -> None:

@@ -6,6 +6,10 @@ reply is cut into blocks at blank lines outside code fences: a finished block is
 and printed above a small live region, and only the open tail is live, re-rendered at most
 ``fps`` times a second. Inside a long code block the live region shows only its last lines.
 Plain mode (``--no-markdown``, a pipe, a dumb terminal) writes the deltas as they come.
+
+The reply is text golem did not write: on a terminal it passes ``terminal_text`` (markdown
+blocks and the tail are made visible before rendering, plain deltas through a
+``VisibleStream``, which is indifferent to where the stream was cut); a pipe gets it exactly.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.live import Live
     from rich.spinner import Spinner
+
+    from golem_cli.cli.terminal_text import VisibleStream
 
 
 def split_finished(text: str) -> tuple[str, str]:
@@ -77,10 +83,11 @@ class _Tail:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         """The bottom of the rendered tail: a live region taller than the screen would be
         cropped at the top by rich, hiding exactly the newest text."""
-        from rich.markdown import Markdown
         from rich.segment import Segment
 
-        lines = console.render_lines(Markdown(self.visible()), options, pad=False)
+        from golem_cli.cli.terminal_text import markdown
+
+        lines = console.render_lines(markdown(self.visible()), options, pad=False)
         for line in lines[-self.max_lines :]:
             yield from line
             yield Segment.line()
@@ -111,6 +118,11 @@ class ReplyRenderer:
         self._spinning = False
         self._spinner: Spinner | None = None
         self.renders = 0
+        self._visible: VisibleStream | None = None  # plain mode on a terminal
+        if not self.markdown:
+            from golem_cli.cli.terminal_text import VisibleStream, is_terminal
+
+            self._visible = VisibleStream() if is_terminal(self.stream) else None
 
     def waiting(self, label: str = "waiting for the model…") -> None:
         """Show a spinner until the first delta arrives (a local model can take a while to
@@ -137,7 +149,7 @@ class ReplyRenderer:
             self._stop_spinner()
         self.text += delta
         if not self.markdown:
-            self.stream.write(delta)
+            self.stream.write(delta if self._visible is None else self._visible.feed(delta))
             self.stream.flush()
             return
         tail = self.text[self._printed :]
@@ -153,6 +165,8 @@ class ReplyRenderer:
     def finish(self) -> str:
         """Render what is left and return the whole reply text."""
         if not self.markdown:
+            if self._visible is not None:
+                self.stream.write(self._visible.flush())
             if self.text and not self.text.endswith("\n"):
                 self.stream.write("\n")
             self.stream.flush()
@@ -178,15 +192,15 @@ class ReplyRenderer:
         self._spinning = False
 
     def _print_block(self, text: str) -> None:
-        from rich.markdown import Markdown
+        from golem_cli.cli.terminal_text import markdown, visible
 
         if not text.strip():
             return
         assert self.console is not None
         if len(text) > MARKDOWN_LIMIT:  # rendering megabytes as markdown takes minutes: as they came
-            self.console.print(text.strip("\n"), markup=False, highlight=False, emoji=False)
+            self.console.print(visible(text.strip("\n")), markup=False, highlight=False, emoji=False)
         else:
-            self.console.print(Markdown(text.strip("\n")))
+            self.console.print(markdown(text.strip("\n")))
         self.renders += 1
 
     def _update_tail(self, tail: str) -> None:

@@ -1,15 +1,14 @@
 """Tool servers as the chat shows them: starting (one line), what failed (one line each),
 what happened between turns (a server stopped), and stopping them when the chat ends.
 
-Everything a server said passes through ``safe`` before it reaches the terminal.
+What a server says is printed through ``say``, which shows it on a terminal without its
+escape sequences (``terminal_text``).
 """
 
 from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING
-
-from golem_cli.cli.tool_view import safe
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,7 +28,7 @@ async def start(
     began = time.monotonic()
     problems = await box.start(todo)
     for line in problems:
-        say(safe(line), True)
+        say(line, True)
     started = [s for s in todo if s.started]
     if started and not quiet:
         counts = ", ".join(f"{s.group} ({_tools(box, s.group)})" for s in started)
@@ -47,4 +46,4 @@ def show_notices(box: Toolbox | None, say: Callable[[str, bool], None]) -> None:
     if box is None:
         return
     while box.notices:
-        say(safe(box.notices.pop(0)), True)
+        say(box.notices.pop(0), True)

@@ -3,16 +3,19 @@ lines, and the approval question.
 
 Everything golem prints about a tool call goes through this module, so text golem did not
 write (arguments the model chose, what a command printed, a web page) passes through one
-door, ``safe``, which removes terminal escape sequences and control characters.
+door, ``terminal_text.visible``, which shows control characters, escape sequences and bidi
+overrides instead of letting the terminal obey them (``ls #<U+202E>…`` in a question is the
+command that runs).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from golem_cli.cli.terminal_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -24,19 +27,7 @@ if TYPE_CHECKING:
 
 RESULT_LINES = 4  # lines of a result shown under it
 SUMMARY_WIDTH = 90
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: titles, hyperlinks
-    r"|\x1b[@-_]"  # other escapes
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # control characters but newline and tab
-)
 _KEYS = ("command", "path", "url", "pattern", "query", "file", "name")
-
-
-def safe(text: str) -> str:
-    """``text`` without terminal escape sequences or control characters (newlines and tabs
-    kept): what the model or a tool wrote cannot move the cursor or retitle the terminal."""
-    return _CONTROL.sub("", text)
 
 
 def summarize_args(args: str) -> str:
@@ -58,7 +49,7 @@ def summarize_args(args: str) -> str:
 
 
 def _clip(text: str, width: int = SUMMARY_WIDTH) -> str:
-    text = safe(text)
+    text = visible(text)
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -74,7 +65,7 @@ def result_status(message: Message) -> str:
 
 def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
     """The first ``lines`` lines of a result (each clipped) and how many more there are."""
-    all_lines = safe(text).splitlines()
+    all_lines = visible(text).splitlines()
     shown = [_clip(line, 160) for line in all_lines[:lines]]
     return shown, max(0, len(all_lines) - lines)
 
@@ -134,7 +125,7 @@ class ToolView:
         self._shown_calls.add(call.id)
         if not self._running.names:
             self._running.since = self.clock()
-        self._running.names.append(safe(call.name))
+        self._running.names.append(visible(call.name))
         if self.live:
             from rich.live import Live
 
@@ -165,7 +156,7 @@ class ToolView:
         from rich.text import Text
 
         line = Text("→ ", style="cyan")
-        line.append(safe(call.name), style="bold cyan")
+        line.append(visible(call.name), style="bold cyan")
         summary = summarize_args(call.args)
         if summary:
             line.append("  " + summary, style="cyan")
@@ -178,7 +169,7 @@ class ToolView:
         style = {"ok": "green", "failed": "red", "denied": "yellow", "no result": "yellow"}[status]
         shown, more = result_preview(result.content)
         head = Text("  ← ", style=style)
-        head.append(f"{safe(call.name)} {status}", style=f"bold {style}")
+        head.append(f"{visible(call.name)} {status}", style=f"bold {style}")
         if more:
             head.append(f" · {len(shown) + more} lines, /history --full shows all", style="dim")
         self.console.print(head, soft_wrap=True)
@@ -214,14 +205,14 @@ class ToolView:
         from rich.text import Text
 
         head = Text("? ", style="bold yellow")
-        head.append(safe(question.tool), style="bold")
-        head.append(f" ({safe(question.source)}) wants to run:", style="yellow")
+        head.append(visible(question.tool), style="bold")
+        head.append(f" ({visible(question.source)}) wants to run:", style="yellow")
         self.console.print(head, soft_wrap=True)
         body = question.preview or question.arguments
         if question.preview.startswith(("--- ", "(no change")):
-            self.console.print(Padding(Syntax(safe(body), "diff", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2)))
+            self.console.print(Padding(Syntax(visible(body), "diff", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2)))
         else:
-            self.console.print(Padding(Text(safe(body)), (0, 0, 0, 2)))
+            self.console.print(Padding(Text(visible(body)), (0, 0, 0, 2)))
 
 
 async def _read_answer() -> str:

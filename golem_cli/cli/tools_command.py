@@ -25,8 +25,6 @@ def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
 def tool_rows(box: Toolbox) -> list[str]:
     """One line per tool: enabled mark, name, group, source, approval, summary; then one per
     tool server that is not running."""
-    from golem_cli.cli.tool_view import safe
-
     entries = box.registry.entries()
     idle = [s for s in box.servers() if not s.started]
     width = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
@@ -36,9 +34,9 @@ def tool_rows(box: Toolbox) -> list[str]:
         mark = "*" if box.is_enabled(e.name) else " "
         source = e.source if len(e.source) <= 12 else e.source[:11] + "…"
         rows.append(f"{mark} {e.name:<{width}}  {e.group:<{group_width}}  {source:<12}  "
-                    f"{_approval(e, box):<7}  {safe(e.summary)[:120]}")  # fmt: skip
+                    f"{_approval(e, box):<7}  {e.summary[:120]}")  # fmt: skip
     for s in idle:
-        state = f"did not start: {safe(s.problem)}" if s.problem else f"not started (/tools enable {s.group})"
+        state = f"did not start: {s.problem}" if s.problem else f"not started (/tools enable {s.group})"
         rows.append(f"  {s.group:<{width}}  tool server, {state}")
     return rows
 
@@ -48,7 +46,6 @@ def list_tools(*, as_json: bool) -> int:
 
     from golem_cli.cli.console import out, print_json
     from golem_cli.cli.tool_servers import start
-    from golem_cli.cli.tool_view import safe
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.toolbox import toolbox
 
@@ -86,7 +83,7 @@ def list_tools(*, as_json: bool) -> int:
     from golem_cli.cli.console import note
 
     for line in problems if as_json else ():  # the table has a row for each server that failed
-        note(f"golem: {safe(line)}")
+        note(f"golem: {line}")
     return 0
 
 

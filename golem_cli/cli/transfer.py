@@ -49,6 +49,10 @@ def export(*, ref: str, fmt: Format, output: Path | None) -> int:
         console.note(f"exported {len(messages)} messages of {cid} to {output}")
         return 0
     sys.stdout.flush()
+    if fmt is Format.markdown and sys.stdout.isatty():  # a file or a pipe gets the bytes exactly
+        from golem_cli.cli.terminal_text import visible
+
+        data = visible(data.decode()).encode()
     sys.stdout.buffer.write(data)
     if fmt is Format.json and sys.stdout.isatty():
         sys.stdout.buffer.write(b"\n")

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from golem_cli.cli.render import markdown_document, plain_lines
-from golem_cli.cli.tool_view import safe, summarize_args
+from golem_cli.cli.terminal_text import visible
+from golem_cli.cli.tool_view import summarize_args
 from golem_cli.core.messages import Message, ToolCall
 
 LONG = "\n".join(f"line {i}" for i in range(1, 11))
@@ -30,7 +31,7 @@ def test_argument_summaries():
     assert summarize_args("{}") == "" and summarize_args("") == ""
     assert summarize_args('{"cut":') == '{"cut":'
     assert len(summarize_args(json.dumps({"command": "x" * 500}))) == 90
-    assert summarize_args(json.dumps({"path": "\x1b]0;pwned\x07evil\x1b[2J"})) == "evil"
+    assert summarize_args(json.dumps({"path": "\x1b]0;pwned\x07evil\x1b[2J"})) == "^[]0;pwned^Gevil^[[2J"
 
 
 def test_plain_transcript_is_compact_unless_full():
@@ -65,5 +66,5 @@ def test_show_full_through_the_entry_point(golem, home):
     assert whole.code == 0 and "line 10" in whole.out
 
 
-def test_safe_removes_escapes_keeps_text():
-    assert safe("ok\x1b[31m red\x1b[0m\ttab\nnext\x07") == "ok red\ttab\nnext"
+def test_tool_text_shows_escapes_keeps_text():
+    assert visible("ok\x1b[31m red\x1b[0m\ttab\nnext\x07") == "ok^[[31m red^[[0m\ttab\nnext^G"

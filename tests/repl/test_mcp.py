@@ -138,10 +138,10 @@ def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(spawn, 
     chat.child.sendline("try")
     raw = chat.expect_raw(FOOTER)
     shown = raw[raw.index("demo__hostile ok") : raw.index("tool results: call_1")]  # the result, not the reply
-    assert "red and plain" in shown and "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
+    assert "^[]0;pwned^G^[[2J^[[31mred^[[0m and plain" in shown and "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
     out = plain(raw)
     assert "← demo__fail failed" in out and "Error executing tool fail: disk full" in out
-    assert "red and plain" in out
+    assert "^[[31mred^[[0m and plain" in out and "\x1b]0;pwned" not in raw  # the reply quoting it too
     chat.prompt()
     chat.leave()
     failed = [m for m in stored(home) if m.role == "tool" and m.failed]
