@@ -72,17 +72,35 @@ def part_from(source: str) -> Attachment:
 
 
 def _read(source: str, path: Path) -> bytes:
+    """The file's bytes: a regular file once links are resolved, at most ``MAX_BYTES`` of them
+    whatever ``stat`` says. A device (a link to ``/dev/zero`` never ends), a FIFO (reading it
+    waits forever), a socket, a directory and the files of ``/proc`` and ``/sys`` (which
+    look regular; ``/proc/self/environ`` holds the API keys) are refused at once."""
+    from golem_cli.store.files import UnreadableFile, read_with_stat
+
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise InputError(f"{source}: {size // 2**20} MB is too large to attach (at most {MAX_BYTES // 2**20} MB)")
-        return path.read_bytes()
+        return read_with_stat(path, MAX_BYTES, what="a file golem attaches")[0]
     except FileNotFoundError:
         raise InputError(f"{source}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{source}: is a directory") from None
     except PermissionError:
         raise InputError(f"{source}: permission denied") from None
+    except UnreadableFile as e:
+        if e.too_large:
+            size = e.stat.st_size if e.stat is not None and e.stat.st_size > MAX_BYTES else None
+            shown = f"{size / 2**20:,.1f} MB" if size is not None else f"more than {MAX_BYTES // 2**20} MB"
+            raise InputError(f"{source}: {shown} is too large to attach (at most {MAX_BYTES // 2**20} MB)") from None
+        raise InputError(f"{e}{_link_note(path)}") from None
+    except OSError as e:
+        raise InputError(f"{source}: cannot read it: {e.strerror or e}") from None
+
+
+def _link_note(path: Path) -> str:
+    """`` (a link to /dev/zero)`` when ``path`` is a symlink: what it really names."""
+    if not path.is_symlink():
+        return ""
+    import os
+
+    return f" (a link to {os.path.realpath(path)})"
 
 
 def _text_of(data: bytes, media_type: str) -> str | None:

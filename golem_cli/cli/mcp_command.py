@@ -108,9 +108,9 @@ def import_servers(file: Path, *, dry_run: bool) -> int:
     from golem_cli.store.files import UnreadableFile, read_regular
 
     try:
-        data = read_regular(file, mcp_import.MAX_JSON_BYTES)
+        data = read_regular(file, mcp_import.MAX_JSON_BYTES, what="a JSON file")
     except UnreadableFile as e:
-        raise InputError(str(e).replace("not a history file", "not a JSON file")) from None
+        raise InputError(str(e)) from None
     except FileNotFoundError:
         raise InputError(f"{file}: no such file") from None
     except OSError as e:

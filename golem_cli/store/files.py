@@ -4,11 +4,17 @@ Anything can be planted in the conversations directory or named on the command l
 (reading it blocks forever), a device (``/dev/zero`` never ends), a directory, or a file of
 gigabytes. ``read_regular`` opens without blocking and without following a final symlink,
 refuses anything but a regular file at once, and reads at most ``limit`` bytes whatever
-``stat`` says (``/proc`` files report size 0).
+``stat`` says.
+
+The files of ``/proc`` and ``/sys`` look regular but the kernel makes them up as they are read
+(``/proc/self/environ`` holds the API keys): they are refused by their file system, and any
+other "regular" file that says it is empty but is not is refused as one of them.
 """
 
 from __future__ import annotations
 
+import errno
+import functools
 import os
 import stat
 from pathlib import Path
@@ -19,12 +25,13 @@ _FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0
 
 
 class UnreadableFile(OSError):
-    """Not a regular file, or larger than the limit; the message says which and what to do.
-    ``stat`` is the file's, when it was opened."""
+    """Not a regular file, or larger than the limit (``too_large``); the message says which
+    and what to do. ``stat`` is the file's, when it was opened."""
 
-    def __init__(self, message: str, st: os.stat_result | None = None) -> None:
+    def __init__(self, message: str, st: os.stat_result | None = None, *, too_large: bool = False) -> None:
         super().__init__(message)
         self.stat = st
+        self.too_large = too_large
 
 
 def _kind(mode: int) -> str:
@@ -39,47 +46,80 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular(path: Path | str, limit: int = MAX_HISTORY_BYTES, *, follow: bool = True) -> bytes:
+def _device(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
+@functools.cache
+def _made_up_devices() -> frozenset[int]:
+    """The devices of the file systems whose files the kernel makes up (Linux): ``/proc`` and
+    ``/sys`` when they are mounted (not merely directories of the root file system)."""
+    root = _device("/")
+    return frozenset(d for d in (_device("/proc"), _device("/sys")) if d is not None and d != root)
+
+
+def read_regular(
+    path: Path | str, limit: int = MAX_HISTORY_BYTES, *, follow: bool = True, what: str = "a history file"
+) -> bytes:
     """See ``read_with_stat``; just the bytes."""
-    return read_with_stat(path, limit, follow=follow)[0]
+    return read_with_stat(path, limit, follow=follow, what=what)[0]
 
 
 def read_with_stat(
-    path: Path | str, limit: int = MAX_HISTORY_BYTES, *, follow: bool = True
+    path: Path | str, limit: int = MAX_HISTORY_BYTES, *, follow: bool = True, what: str = "a history file"
 ) -> tuple[bytes, os.stat_result]:
     """The bytes of the regular file at ``path``, at most ``limit`` of them, and its ``stat``.
 
     Raises ``FileNotFoundError`` when it is missing, and ``UnreadableFile`` when it is not a
-    regular file (``follow=False`` also refuses a symlink) or holds more than ``limit`` bytes.
+    regular file (``follow=False`` also refuses a symlink), a file of ``/proc`` or ``/sys``,
+    or holds more than ``limit`` bytes. ``what`` names what the file should have been, for
+    the message ("not a history file").
     """
     flags = _FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(path, flags)
     except OSError as e:
         if not follow and os.path.islink(path):
-            raise UnreadableFile(f"{path} is a symlink, not a history file") from None
+            raise UnreadableFile(f"{path} is a symlink, not {what}") from None
         if isinstance(e, IsADirectoryError):
-            raise UnreadableFile(f"{path} is a directory, not a history file") from None
+            raise UnreadableFile(f"{path} is a directory, not {what}") from None
+        if e.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+            try:
+                kind = _kind(os.stat(path).st_mode)
+            except OSError:
+                raise e from None
+            raise UnreadableFile(f"{path} is {kind}, not {what}") from None
         raise e
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise UnreadableFile(f"{path} is {_kind(st.st_mode)}, not a history file", st)
+            raise UnreadableFile(f"{path} is {_kind(st.st_mode)}, not {what}", st)
+        if st.st_dev in _made_up_devices():
+            raise _made_up(path, what, st)
         if st.st_size > limit:
-            raise UnreadableFile(_too_large(path, limit, st.st_size), st)
+            raise UnreadableFile(_too_large(path, limit, st.st_size), st, too_large=True)
         chunks = []
         total = 0
         while True:
             chunk = os.read(fd, min(max(st.st_size - total + 1, 1 << 16), limit + 1 - total))
             if not chunk:
                 break
+            if st.st_size == 0:  # says it is empty, yet it has bytes: made up as it is read
+                raise _made_up(path, what, st)
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise UnreadableFile(_too_large(path, limit), st)
+                raise UnreadableFile(_too_large(path, limit), st, too_large=True)
         return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
     finally:
         os.close(fd)
+
+
+def _made_up(path: Path | str, what: str, st: os.stat_result) -> UnreadableFile:
+    return UnreadableFile(f"{path} is a file the system makes up (/proc, /sys), not {what}", st)
 
 
 def _too_large(path: Path | str, limit: int, size: int | None = None) -> str:
