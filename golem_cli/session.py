@@ -204,6 +204,7 @@ class ChatSession:
             settings=self.options,
             tools=self.toolbox.tools() if self.toolbox is not None else (),
             undeclared_tools="answer",
+            tool_errors="answer",
         )
 
     async def turn(

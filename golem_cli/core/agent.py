@@ -135,6 +135,7 @@ class Agent:
         output_validator: Callable[[str], Any] | None = None,
         output_retries: int = 0,
         undeclared_tools: Literal["fail", "answer"] = "fail",
+        tool_errors: Literal["fail", "answer"] = "fail",
     ) -> None:
         self.config = RunConfig(
             model=model,
@@ -152,6 +153,7 @@ class Agent:
             output_validator=output_validator,
             output_retries=output_retries,
             undeclared_tools=undeclared_tools,
+            tool_errors=tool_errors,
         )
 
     @classmethod

@@ -23,7 +23,8 @@ class ToolCallStarted:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallFinished:
-    """Given to ``on_event`` once a batch is recorded: the result message of each call."""
+    """Given to ``on_event`` as soon as a call's result is known (calls of one group in the
+    order they finish): the result message the batch records for it, in call order."""
 
     call: ToolCall
     result: Message

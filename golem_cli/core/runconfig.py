@@ -59,7 +59,10 @@ class RunConfig:
     the model to correct it, up to ``output_retries`` times. ``undeclared_tools`` is what a
     call to a tool the run does not have does: ``"fail"`` the run at the ``tool`` stage (Go's
     rule), or ``"answer"`` it with a ``failed`` result the model reads (a chat whose model
-    remembers a tool that is not enabled now).
+    remembers a tool that is not enabled now). ``tool_errors`` is what any other error of
+    one call does (an exception, arguments rejected past the retry budget, an invalid part):
+    ``"fail"`` the run at the ``tool`` stage, dropping the batch's results (Go's rule), or
+    ``"answer"`` the call with a ``failed`` result and keep the others (a chat).
     """
 
     model: Model
@@ -77,6 +80,7 @@ class RunConfig:
     output_validator: Callable[[str], Any] | None = None
     output_retries: int = 0
     undeclared_tools: Literal["fail", "answer"] = "fail"
+    tool_errors: Literal["fail", "answer"] = "fail"
 
     def __post_init__(self) -> None:
         if self.model is None:
@@ -94,6 +98,8 @@ class RunConfig:
                 raise ValueError("golem: usage limit per_request_input_tokens requires a token_counter")
         if self.undeclared_tools not in ("fail", "answer"):
             raise ValueError(f'golem: undeclared_tools must be "fail" or "answer", got {self.undeclared_tools!r}')
+        if self.tool_errors not in ("fail", "answer"):
+            raise ValueError(f'golem: tool_errors must be "fail" or "answer", got {self.tool_errors!r}')
         seen: set[str] = set()
         for t in self.tools:
             if t.name in seen:
