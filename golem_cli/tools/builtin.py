@@ -19,7 +19,9 @@ from golem_cli.tools.confine import Root
 from golem_cli.tools.files import FileTools
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
 from golem_cli.tools.registry import BUILTIN, ToolEntry
+from golem_cli.tools.search import DEFAULT_DEADLINE
 from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
+from golem_cli.tools.threads import off_thread
 from golem_cli.tools.web import DEFAULT_MAX_BYTES, Web
 
 FS, SHELL, WEB = "fs", "shell", "web"
@@ -27,13 +29,15 @@ FS, SHELL, WEB = "fs", "shell", "web"
 
 @dataclass(frozen=True)
 class ToolSettings:
-    """How the built-in tools behave (``config.toml``: ``tool_root``, ``tool_output_limit``,
-    ``command_timeout``, ``fetch_max_bytes``)."""
+    """How the built-in tools behave. ``config.toml`` sets the first three (``tool_root``,
+    ``tool_output_limit``, ``command_timeout``); the fetch size and the search deadline are
+    golem's own."""
 
     root: Path = field(default_factory=Path.cwd)
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     command_timeout: float = DEFAULT_TIMEOUT
     fetch_max_bytes: int = DEFAULT_MAX_BYTES
+    search_timeout: float = DEFAULT_DEADLINE
 
 
 class BuiltinSource:
@@ -45,28 +49,28 @@ class BuiltinSource:
         self.settings = settings or ToolSettings()
         root = Root(self.settings.root)
         self.root = root
-        files = FileTools(root, self.settings.output_limit)
+        files = FileTools(root, self.settings.output_limit, self.settings.search_timeout)
         shell = Shell(root, self.settings.output_limit, self.settings.command_timeout)
         web = Web(self.settings.output_limit, self.settings.fetch_max_bytes)
         here = root.path == Path(os.getcwd()).resolve()
         where = "relative to the working directory" if here else f"relative to {root.path}"
 
-        def read_file(
+        async def read_file(
             path: Annotated[str, f"the file, {where}"],
             start_line: Annotated[int, "first line to read (1-based)"] = 1,
             max_lines: Annotated[int, "how many lines at most"] = 2000,
         ) -> str:
             """Read a text file (a slice of its lines for large files)."""
-            return files.read_file(path, start_line, max_lines)
+            return await off_thread(files.read_file, path, start_line, max_lines)
 
-        def list_files(
+        async def list_files(
             path: Annotated[str, f"the directory, {where}"] = ".",
             max_depth: Annotated[int, "how many directory levels to descend"] = 3,
         ) -> str:
             """List files and directories (skipping .git and what .gitignore excludes)."""
-            return files.list_files(path, max_depth)
+            return await off_thread(files.list_files, path, max_depth)
 
-        def search_files(
+        async def search_files(
             pattern: Annotated[str, "a regular expression (Python syntax), or text with literal=true"],
             path: Annotated[str, f"where to search, {where}"] = ".",
             literal: Annotated[bool, "search for the pattern as plain text"] = False,
@@ -76,31 +80,37 @@ class BuiltinSource:
 
             Answers `path:line: text` for each match; ignored and binary files are skipped.
             """
-            return files.search_files(pattern, path, literal, ignore_case)
+            return await files.search_files(pattern, path, literal, ignore_case)
 
-        def write_file(
+        async def write_file(
             path: Annotated[str, f"the file, {where}"],
             content: Annotated[str, "the whole new content of the file"],
         ) -> str:
             """Create or replace a text file with the given content (the user approves the diff)."""
-            return files.write_file(path, content)
+            return await off_thread(files.write_file, path, content)
 
-        def edit_file(
+        async def edit_file(
             path: Annotated[str, f"the file, {where}"],
             old_text: Annotated[str, "exact text to replace; must occur once unless replace_all"],
             new_text: Annotated[str, "the replacement text"],
             replace_all: Annotated[bool, "replace every occurrence"] = False,
         ) -> str:
             """Replace exact text in a file (the user approves the diff)."""
-            return files.edit_file(path, old_text, new_text, replace_all)
+            return await off_thread(files.edit_file, path, old_text, new_text, replace_all)
+
+        limit = f"{self.settings.command_timeout:g}"
+        place = "the working directory" if here else str(root.path)
 
         async def run_command(
-            command: Annotated[str, "a shell command (/bin/sh), run in the working directory"],
-            timeout: Annotated[float, "seconds before it is killed (0: the configured limit)"] = 0,
+            command: Annotated[str, f"a shell command (/bin/sh), run in {place}"],
+            timeout: Annotated[float, f"seconds before it is killed; at most {limit} (0: {limit})"] = 0,
         ) -> str:
-            """Run a shell command in the working directory (the user approves the command).
+            """Run a shell command (the user approves the command).
 
-            Answers its exit status and output (standard output and error, interleaved).
+            Answers its exit status and output (standard output and error, interleaved). It
+            waits until the command and everything holding its output have ended: start a
+            server or other long-running program with its output redirected
+            (`cmd > log 2>&1 &`), or it is killed at the timeout.
             """
             return await shell.run_command(command, timeout or None)
 

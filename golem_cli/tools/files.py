@@ -1,178 +1,246 @@
 """The file tools: read, list, search, write and edit files under the root.
 
 Each is a plain function of its settings (``FileTools``) and the model's arguments; the
-built-in source (``builtin.py``) turns them into tools. Reading is bounded (a slice of lines,
-at most the output limit), searching walks with ``walk.Walk`` (ignore files, no binaries,
-an entry budget), and writing shows a unified diff before it happens (the approval question
-shows ``preview_write`` / ``preview_edit``) and writes atomically.
+built-in source (``builtin.py``) turns them into tools. Only regular files are opened
+(``regular.py``: a FIFO or a device in the tree cannot hang a tool). Reading is bounded
+whatever the file: it reads in chunks and stops at the output limit, even inside one
+enormous line, and says where to read on. Searching runs in a process of its own
+(``search.py``: a pathological regular expression is stopped at a deadline or by Ctrl-C).
+Writing shows a unified diff before it happens (the approval question shows
+``preview_write`` / ``preview_edit``) and writes atomically; an edit changes no byte outside
+the edited text (a file that is not valid UTF-8 keeps its other bytes exactly), and a new
+file gets the mode the user's umask gives, as any editor would.
 """
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import os
 import re
+import stat
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.confine import Root
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, cap
-from golem_cli.tools.walk import Walk, is_binary
+from golem_cli.tools.regular import NotRegular, open_regular
+from golem_cli.tools.search import DEFAULT_DEADLINE, LARGE_NAMED, MAX_MATCHES, MAX_SEARCHED_FILE, run_search
+from golem_cli.tools.walk import BINARY_SNIFF, Walk
 
-MAX_MATCHES = 200
-MAX_LINE = 400  # characters of one matching line shown
 MAX_LISTED = 1000
-MAX_SEARCHED_FILE = 8 * 1024 * 1024  # bytes: larger files are skipped by search
+MAX_EDITED_FILE = 32 * 1024 * 1024  # bytes: larger files are not written over or edited
 DIFF_LINES = 400  # lines of a diff shown in the approval question
+DIFF_WIDTH = 400  # characters of one diff line shown in the approval question
+READ_CHUNK = 65536
+NOTE_ROOM = 200  # characters of the output limit kept for read_file's notes
 
 
 @dataclass(frozen=True)
 class FileTools:
     root: Root
     output_limit: int = DEFAULT_OUTPUT_LIMIT
+    search_timeout: float = DEFAULT_DEADLINE
 
     # --- reading ---------------------------------------------------------------------------
 
     def read_file(self, path: str, start_line: int = 1, max_lines: int = 2000) -> str:
-        target = self.root.resolve(path)
-        if target.is_dir():
-            raise ToolFailed(f"{path!r} is a directory; list_files shows what is in it")
-        if not target.exists():
-            raise ToolFailed(f"{path!r} does not exist (under {self.root.path})")
-        if is_binary(target):
-            raise ToolFailed(f"{path!r} is a binary file ({_size(target)}); read_file reads text")
-        start = max(1, start_line)
-        budget = self.output_limit * 4  # bytes read at most, whatever the file's size
-        lines: list[str] = []
+        target = self._file(path)
+        fd = self._open(target, path, "read_file reads")
+        with open(fd, "rb") as f:
+            if b"\x00" in f.read(BINARY_SNIFF):
+                size = os.fstat(f.fileno()).st_size
+                raise ToolFailed(f"{path!r} is a binary file ({size:,} bytes); read_file reads text")
+            f.seek(0)
+            return self._slice(f, max(1, start_line), max(1, max_lines))
+
+    def _slice(self, f: BinaryIO, start: int, max_lines: int) -> str:
+        """Lines ``start``.. of ``f``, read in chunks: at most ``max_lines`` lines and the
+        output limit, whatever the lengths of the lines, with a note saying where to go on."""
+        room = max(self.output_limit // 2, self.output_limit - NOTE_ROOM)
+        first = _skip_lines(f, start - 1)
+        if first is None:
+            return f"[golem: the file has fewer than {start} lines]" if start > 1 else "[golem: the file is empty]"
+        shown: list[str] = []
         used = 0
-        more = False
-        try:
-            with open(target, encoding="utf-8", errors="replace", newline="") as f:
-                for number, line in enumerate(f, 1):
-                    if number < start:
-                        continue
-                    if len(lines) >= max(1, max_lines) or used > budget:
-                        more = True
-                        break
-                    lines.append(line)
-                    used += len(line)
-        except OSError as e:
-            raise ToolFailed(f"cannot read {path!r}: {e.strerror or e}") from None
-        text = "".join(lines)
-        if more:
-            last = start + len(lines) - 1
-            text += f"\n[golem: showing lines {start}-{last}; read on with start_line={last + 1}]"
-        elif not lines and start > 1:
-            text = f"[golem: the file has fewer than {start} lines]"
+        last = start - 1
+        notes: list[str] = []
+        stopped = ""
+        for text, cut in _lines(f, first, room):
+            if len(shown) >= max_lines:
+                stopped = "max_lines"
+                break
+            if shown and used + len(text) > room:
+                stopped = "limit"
+                break
+            shown.append(text)
+            used += len(text)
+            last += 1
+            if cut:  # nothing more fits: stop here, without reading the rest of that line
+                notes.append(
+                    f"[golem: line {last} is longer than the output limit; only its first {len(text):,} "
+                    "characters are shown]"
+                )
+                stopped = "limit"
+                break
+        if not shown:
+            return f"[golem: the file has fewer than {start} lines]"
+        if stopped:
+            why = " (the output limit is reached)" if stopped == "limit" else ""
+            lines = f"line {start}" if last == start else f"lines {start}-{last}"
+            notes.append(f"[golem: showing {lines}{why}; read on with start_line={last + 1}]")
+        text = "".join(shown)
+        if notes:
+            text += ("" if text.endswith("\n") else "\n") + "\n".join(notes)
         return cap(text, self.output_limit)
 
     def list_files(self, path: str = ".", max_depth: int = 3) -> str:
         start = self.root.resolve(path)
         if not start.exists():
             raise ToolFailed(f"{path!r} does not exist (under {self.root.path})")
-        walk = Walk(self.root, start, include_dirs=True, max_depth=max(1, max_depth))
+        walk = Walk(self.root, start, include_dirs=True, special=True, max_depth=max(1, max_depth))
         shown: list[str] = []
         for found in walk:
             if len(shown) >= MAX_LISTED:
                 walk.truncated = True
                 break
-            shown.append(self.root.show(found) + ("/" if found.is_dir() and not found.is_symlink() else ""))
+            shown.append(self.root.show(found) + _listing_mark(found))
         if not shown:
             return f"{self.root.show(start)}: no files (ignored files are not listed)"
         if walk.truncated:
             shown.append(f"[golem: stopped after {len(shown)} entries; list a subdirectory for more]")
         return cap("\n".join(shown), self.output_limit)
 
-    def search_files(self, pattern: str, path: str = ".", literal: bool = False, ignore_case: bool = False) -> str:
+    def search_start(self, pattern: str, path: str, literal: bool, ignore_case: bool) -> tuple[str, Path]:
+        """The checked pattern and where to search (``ToolFailed`` for either)."""
         if not pattern:
             raise ToolFailed("the pattern is empty")
-        flags = re.IGNORECASE if ignore_case else 0
+        text = re.escape(pattern) if literal else pattern
         try:
-            regex = re.compile(re.escape(pattern) if literal else pattern, flags)
+            re.compile(text, re.IGNORECASE if ignore_case else 0)
         except re.error as e:
             raise ToolFailed(
                 f"{pattern!r} is not a valid regular expression ({e}); pass literal=true to search the text as is"
             ) from None
         start = self.root.resolve(path)
-        if not start.exists():
-            raise ToolFailed(f"{path!r} does not exist (under {self.root.path})")
-        walk = Walk(self.root, start)
-        matches: list[str] = []
-        files = 0
-        for found in walk:
-            try:
-                if found.stat().st_size > MAX_SEARCHED_FILE or is_binary(found):
-                    continue
-                with open(found, encoding="utf-8", errors="replace") as f:
-                    files += 1
-                    for number, line in enumerate(f, 1):
-                        if regex.search(line):
-                            text = line.rstrip("\r\n")
-                            if len(text) > MAX_LINE:
-                                text = text[:MAX_LINE] + "…"
-                            matches.append(f"{self.root.show(found)}:{number}: {text}")
-                            if len(matches) >= MAX_MATCHES:
-                                break
-            except OSError:
-                continue
-            if len(matches) >= MAX_MATCHES:
-                break
-        if not matches:
-            return f"no matches for {pattern!r} in {files} files under {self.root.show(start)}"
-        if len(matches) >= MAX_MATCHES:
-            matches.append(f"[golem: stopped at {MAX_MATCHES} matches; narrow the pattern or the path]")
-        elif walk.truncated:
-            matches.append("[golem: the walk stopped early (too many files); search a subdirectory]")
-        return cap("\n".join(matches), self.output_limit)
+        try:
+            mode = start.stat().st_mode
+        except FileNotFoundError:
+            raise ToolFailed(f"{path!r} does not exist (under {self.root.path})") from None
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise ToolFailed(f"{path!r} is {_kind(mode)}, not a file or a directory; search_files searches those")
+        return text, start
+
+    async def search_files(
+        self, pattern: str, path: str = ".", literal: bool = False, ignore_case: bool = False
+    ) -> str:
+        from golem_cli.tools.threads import off_thread
+
+        text, start = await off_thread(self.search_start, pattern, path, literal, ignore_case)
+        found = await run_search(self.root.path, start, text, ignore_case=ignore_case, deadline=self.search_timeout)
+        where = self.root.show(start)
+        notes: list[str] = []
+        if found.large:
+            named = ", ".join(found.large[:LARGE_NAMED]) + (", …" if len(found.large) > LARGE_NAMED else "")
+            size = MAX_SEARCHED_FILE // (1024 * 1024)
+            notes.append(f"[golem: {len(found.large)} file(s) over {size} MB were not searched: {named}]")
+        if found.timed_out:
+            notes.append(
+                f"[golem: the search was stopped after {self.search_timeout:g}s, before it was done; a pattern "
+                "with nested repetition such as (a+)+ can take exponential time: simplify it, pass literal=true, "
+                "or search a narrower path]"
+            )
+        elif len(found.matches) >= MAX_MATCHES:
+            notes.append(f"[golem: stopped at {MAX_MATCHES} matches; narrow the pattern or the path]")
+        elif not found.complete:
+            notes.append("[golem: the search process ended before it was done; the results may be incomplete]")
+        elif found.walk_truncated:
+            notes.append("[golem: the walk stopped early (too many files); search a subdirectory]")
+        if not found.matches:
+            head = f"no matches for {pattern!r} in {found.files} files under {where}"
+            if found.timed_out or not found.complete:
+                head = f"no matches for {pattern!r} found under {where}"
+            return "\n".join([head, *notes])
+        return cap("\n".join(found.matches + notes), self.output_limit)
 
     # --- writing ---------------------------------------------------------------------------
 
     def write_file(self, path: str, content: str) -> str:
-        target = self.root.resolve(path)
+        target = self._file(path)
         old = self._current(target, path)
-        self._write(target, content)
+        data = _encode(content)
+        self._write(target, data)
         verb = "replaced" if old is not None else "created"
-        return f"{verb} {self.root.show(target)} ({len(content.encode('utf-8', 'surrogatepass')):,} bytes)"
+        return f"{verb} {self.root.show(target)} ({len(data):,} bytes)"
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-        target = self.root.resolve(path)
+        target = self._file(path)
         new, count = self._edited(target, path, old_text, new_text, replace_all)
-        self._write(target, new)
+        self._write(target, _encode(new))
         return f"edited {self.root.show(target)}: {count} replacement{'s' if count != 1 else ''}"
 
     def preview_write(self, path: str, content: str) -> str:
         """The diff the approval question shows (the refusal, if the path is refused)."""
         try:
-            target = self.root.resolve(path)
+            target = self._file(path)
             old = self._current(target, path)
         except ToolFailed as e:
             return f"(refused: {e.reason})"
+        except OSError as e:
+            return f"(refused: {os_reason(e)})"
         return diff(old or "", content, self.root.show(target), created=old is None)
 
     def preview_edit(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+        """The diff of the edit, or why it will fail and what the model asked for (a call
+        that fails changes nothing, but the person should see what was meant)."""
         try:
-            target = self.root.resolve(path)
+            target = self._file(path)
             new, _ = self._edited(target, path, old_text, new_text, replace_all)
             old = self._current(target, path) or ""
-        except ToolFailed as e:
-            return f"(will fail: {e.reason})"
+        except (ToolFailed, OSError) as e:
+            reason = e.reason if isinstance(e, ToolFailed) else os_reason(e)
+            shown = [f"(will fail: {reason})", "old_text:", *_indented(old_text), "new_text:", *_indented(new_text)]
+            return _clip_lines("\n".join(shown))
         return diff(old, new, self.root.show(target))
 
-    def _current(self, target: Path, given: str) -> str | None:
-        """The file's text, None when it does not exist yet."""
-        if target.is_dir():
-            raise ToolFailed(f"{given!r} is a directory")
+    def _file(self, given: str) -> Path:
+        """The file a path names (``Root.resolve``); an empty path names none."""
+        if not given.strip():
+            raise ToolFailed("the path is empty; give the path of a file")
+        return self.root.resolve(given)
+
+    def _open(self, target: Path, given: str, verb: str) -> int:
+        """A descriptor of the regular file ``target``, or ``ToolFailed`` saying what it is."""
         try:
-            data = target.read_bytes()
+            return open_regular(target)
+        except FileNotFoundError:
+            raise ToolFailed(f"{given!r} does not exist (under {self.root.path})") from None
+        except NotRegular as e:
+            if e.kind == "a directory":
+                raise ToolFailed(f"{given!r} is a directory; list_files shows what is in it") from None
+            raise ToolFailed(f"{given!r} is {e.kind}, not a regular file; {verb} regular files only") from None
+
+    def _current(self, target: Path, given: str) -> str | None:
+        """The file's text (undecodable bytes kept as surrogates, so they are written back
+        exactly), None when it does not exist yet."""
+        try:
+            fd = open_regular(target)
         except FileNotFoundError:
             return None
-        except OSError as e:
-            raise ToolFailed(f"cannot read {given!r}: {e.strerror or e}") from None
-        if b"\x00" in data[:8192]:
+        except NotRegular as e:
+            raise ToolFailed(f"{given!r} is {e.kind}; the file tools change regular files only") from None
+        with open(fd, "rb") as f:
+            data = f.read(MAX_EDITED_FILE + 1)
+        if len(data) > MAX_EDITED_FILE:
+            raise ToolFailed(f"{given!r} is larger than {MAX_EDITED_FILE // (1024 * 1024)} MB; the file tools "
+                             "change smaller files (use run_command for this one)")  # fmt: skip
+        if b"\x00" in data[:BINARY_SNIFF]:
             raise ToolFailed(f"{given!r} is a binary file; the file tools change text files only")
-        return data.decode("utf-8", "replace")
+        return data.decode("utf-8", "surrogateescape")
 
     def _edited(self, target: Path, given: str, old_text: str, new_text: str, replace_all: bool) -> tuple[str, int]:
         current = self._current(target, given)
@@ -181,6 +249,11 @@ class FileTools:
         if not old_text:
             raise ToolFailed("old_text is empty; give the exact text to replace")
         count = current.count(old_text)
+        if count == 0 and "\r\n" in current and "\n" in old_text and "\r" not in old_text:
+            # The file has Windows line ends, the model wrote Unix ones (read_file shows \r\n
+            # as line ends a model does not copy): match and replace with the file's own.
+            old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\r\n", "\n").replace("\n", "\r\n")
+            count = current.count(old_text)
         if count == 0:
             raise ToolFailed(f"old_text was not found in {given!r}; read the file and copy the text exactly")
         if count > 1 and not replace_all:
@@ -188,23 +261,26 @@ class FileTools:
                 f"old_text occurs {count} times in {given!r}; include more context to make it unique, "
                 "or pass replace_all=true"
             )
-        return current.replace(old_text, new_text), count if replace_all else 1
+        return current.replace(old_text, new_text, -1 if replace_all else 1), count if replace_all else 1
 
-    def _write(self, target: Path, content: str) -> None:
+    def _write(self, target: Path, data: bytes) -> None:
         """Write atomically: a temporary file beside the target, then a rename over it (a
-        rename replaces a planted link itself, never the file it points to)."""
+        rename replaces a planted link itself, never the file it points to). An existing
+        file keeps its mode; a new one gets what the umask gives (``0o666 & ~umask``)."""
         parent = target.parent
         try:
             parent.mkdir(parents=True, exist_ok=True)
             if parent.resolve() != parent or not (parent == self.root.path or parent.is_relative_to(self.root.path)):
                 raise ToolFailed(f"{self.root.show(target)!r} is outside the directory the file tools may use")
-            mode = target.stat().st_mode & 0o777 if target.exists() else None
-            fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name}.", suffix=".golem-tmp")
             try:
-                with os.fdopen(fd, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
-                    f.write(content)
-                if mode is not None:
-                    os.chmod(tmp, mode)
+                mode = stat.S_IMODE(os.lstat(target).st_mode)
+            except FileNotFoundError:
+                mode = 0o666 & ~umask()
+            fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name[:100]}.", suffix=".golem-tmp")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.chmod(tmp, mode)
                 os.replace(tmp, target)
             except BaseException:
                 try:
@@ -216,8 +292,132 @@ class FileTools:
             raise ToolFailed(f"cannot write {self.root.show(target)!r}: {e.strerror or e}") from None
 
 
+def os_reason(error: OSError) -> str:
+    """An ``OSError`` as the model should read it: the OS's words and the file, shortened."""
+    what = error.strerror or str(error) or type(error).__name__
+    name = error.filename if isinstance(error.filename, str) else ""
+    if len(name) > 120:
+        name = name[:60] + "…" + name[-40:]
+    return f"{what}: {name!r}" if name else what
+
+
+def umask() -> int:
+    """The process's umask, read without changing it where Linux says it (``/proc``)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def _encode(text: str) -> bytes:
+    """UTF-8, with the undecodable bytes of the original file (kept as surrogates) restored."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as e:
+        raise ToolFailed(f"the text contains a character that cannot be written ({e.reason})") from None
+
+
+def _kind(mode: int) -> str:
+    from golem_cli.tools.regular import kind_of
+
+    return kind_of(mode)
+
+
+def _listing_mark(path: Path) -> str:
+    try:
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISDIR(mode):
+        return "/"
+    return "" if stat.S_ISREG(mode) else f"  [{_kind(mode)}]"
+
+
+def _skip_lines(f: BinaryIO, count: int) -> bytes | None:
+    """Read past ``count`` lines; the bytes read after them (None at the end of the file)."""
+    rest = b""
+    while count > 0:
+        chunk = f.read(READ_CHUNK)
+        if not chunk:
+            return None
+        newlines = chunk.count(b"\n")
+        if newlines < count:
+            count -= newlines
+            continue
+        pos = -1
+        for _ in range(count):
+            pos = chunk.index(b"\n", pos + 1)
+        rest, count = chunk[pos + 1 :], 0
+    if rest:
+        return rest
+    chunk = f.read(READ_CHUNK)
+    return chunk or None
+
+
+def _lines(f: BinaryIO, first: bytes, longest: int) -> Iterator[tuple[str, bool]]:
+    """The lines of ``f`` from ``first`` on, decoded (bad bytes replaced), ends kept; a line
+    longer than ``longest`` comes as its first ``longest`` characters with ``True`` and the
+    rest of it is read past, never held."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    buffer = decoder.decode(first)
+    done = False
+
+    def more() -> str:
+        nonlocal done
+        chunk = f.read(READ_CHUNK)
+        if not chunk:
+            done = True
+            return decoder.decode(b"", final=True)
+        return decoder.decode(chunk)
+
+    while True:
+        end = buffer.find("\n", 0, longest)
+        if end >= 0:
+            yield buffer[: end + 1], False
+            buffer = buffer[end + 1 :]
+            continue
+        if len(buffer) >= longest:
+            yield buffer[:longest], True
+            buffer = buffer[longest:]
+            while (end := buffer.find("\n")) < 0:
+                if done:
+                    return
+                buffer = more()
+            buffer = buffer[end + 1 :]
+            continue
+        if done:
+            if buffer:
+                yield buffer, False
+            return
+        buffer += more()
+
+
+def _indented(text: str) -> list[str]:
+    return ["  " + line for line in (text.splitlines() or [""])]
+
+
+def _clip_lines(text: str) -> str:
+    """At most ``DIFF_LINES`` lines of at most ``DIFF_WIDTH`` characters (a one-line file of
+    200,000 characters must not scroll the question away)."""
+    lines = text.splitlines()
+    out = [line if len(line) <= DIFF_WIDTH else line[:DIFF_WIDTH] + f"… ({len(line) - DIFF_WIDTH:,} more characters)"
+           for line in lines[:DIFF_LINES]]  # fmt: skip
+    if len(lines) > DIFF_LINES:
+        out.append(f"… {len(lines) - DIFF_LINES} more diff lines")
+    return "\n".join(out)
+
+
 def diff(old: str, new: str, name: str, *, created: bool = False) -> str:
-    """A unified diff of the change, shortened to ``DIFF_LINES`` lines."""
+    """A unified diff of the change, shortened to ``DIFF_LINES`` lines of ``DIFF_WIDTH``
+    characters; bytes that are not UTF-8 are shown as ``\\xNN``, as they will be written."""
     lines = list(
         difflib.unified_diff(
             old.splitlines(keepends=True),
@@ -229,14 +429,5 @@ def diff(old: str, new: str, name: str, *, created: bool = False) -> str:
     if not lines:
         return f"(no change to {name})"
     text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-    out = text.splitlines()
-    if len(out) > DIFF_LINES:
-        out = out[:DIFF_LINES] + [f"… {len(out) - DIFF_LINES} more diff lines"]
-    return "\n".join(out)
-
-
-def _size(path: Path) -> str:
-    try:
-        return f"{path.stat().st_size:,} bytes"
-    except OSError:
-        return "unknown size"
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _clip_lines(text)

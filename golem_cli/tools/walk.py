@@ -4,8 +4,13 @@ It skips what a person would not want searched: ``.git`` (and other VCS director
 ``.gitignore`` files exclude (each one applying below its own directory, as git reads them,
 plus ``.git/info/exclude``), and, for searching, binary files (a NUL byte in the first 8 KB).
 Symbolic links to directories are not followed (no loops, no escape); a linked file is
-listed only when it resolves inside the root. The walk stops after ``max_entries`` entries,
-and says so, so a home directory or a monorepo cannot stall a tool call.
+listed only when it resolves inside the root. Only regular files are yielded: a named pipe,
+a device or a socket would block or never end when read (``special=True``, for listing,
+yields them too, for what they are). The walk stops after ``max_entries`` entries, and says
+so, so a home directory or a monorepo cannot stall a tool call.
+
+It needs nothing of golem but a root with a ``path``: the search worker (``search.py``)
+walks in a process of its own.
 """
 
 from __future__ import annotations
@@ -14,12 +19,20 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from golem_cli.tools.regular import read_head
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
-    from golem_cli.tools.confine import Root
+
+class Root(Protocol):
+    """The directory walked (``confine.Root`` in golem)."""
+
+    @property
+    def path(self) -> Path: ...
+
 
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".jj", "__pycache__", "node_modules", ".venv", ".tox", ".mypy_cache"})
 BINARY_SNIFF = 8192
@@ -34,14 +47,16 @@ class Walk:
     start: Path
     max_entries: int = 20_000
     include_dirs: bool = False
+    special: bool = False
     max_depth: int | None = None
     truncated: bool = False
     seen: int = 0
     _specs: dict[Path, GitIgnoreSpec | None] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Path]:
-        if self.start.is_file():
-            yield self.start
+        if not self.start.is_dir():
+            if self.special or self.start.is_file():
+                yield self.start
             return
         stack: list[tuple[Path, int, list[tuple[Path, GitIgnoreSpec]]]] = [(self.start, 0, self._inherited(self.start))]
         while stack:
@@ -60,6 +75,7 @@ class Walk:
                 try:
                     is_dir = entry.is_dir(follow_symlinks=False)
                     is_link = entry.is_symlink()
+                    is_file = entry.is_file()  # a regular file, or a link to one
                 except OSError:
                     continue
                 if is_dir and entry.name in SKIPPED_DIRS:
@@ -79,7 +95,7 @@ class Walk:
                         subdirs.append(path)
                 elif is_link and path.is_dir():
                     continue  # a link to a directory inside the root: listed by its real path
-                else:
+                elif is_file or self.special:
                     yield path
             stack.extend((d, depth + 1, specs) for d in reversed(subdirs))
 
@@ -133,9 +149,9 @@ def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, GitIgnoreSpec]]) 
 
 
 def is_binary(path: Path) -> bool:
-    """A NUL byte in the first 8 KB, the rule git and grep use."""
+    """A NUL byte in the first 8 KB, the rule git and grep use (or not a readable regular
+    file at all: nothing to search)."""
     try:
-        with open(path, "rb") as f:
-            return b"\x00" in f.read(BINARY_SNIFF)
+        return b"\x00" in read_head(path, BINARY_SNIFF)
     except OSError:
         return True

@@ -98,7 +98,9 @@ def test_the_retry_budget_counts_responses_and_says_how_many():
     model = ScriptedModel([batch(("b1", "quick", bad), ("b2", "quick", bad)), batch(("b3", "quick", bad))])
     with pytest.raises(RunError) as info:
         run(Agent(model, tools=[quick], tool_retries=1).run("go"))
-    assert str(info.value).startswith('golem: tool stage: runner: tool "quick" (call "b3"): tool failed after 2 attempts:')
+    assert str(info.value).startswith(
+        'golem: tool stage: runner: tool "quick" (call "b3"): tool failed after 2 attempts:'
+    )
 
 
 def test_answer_mode_turns_one_calls_error_into_its_failed_result():

@@ -38,11 +38,16 @@ def test_bad_arguments_ask_the_model_again(registry):
         call(registry, "read_file", path="hello.txt", start_line="ten")
 
 
-def test_a_huge_file_is_read_within_the_output_limit(registry, root: Path):
-    (root / "huge.log").write_text("x" * 99 + "\n" + ("y" * 1000 + "\n") * 5000)
+def test_a_huge_file_is_read_within_the_output_limit_and_says_where_to_go_on(registry, root: Path):
+    (root / "huge.log").write_text("x" * 99 + "\n" + "".join(f"{i:04} " + "y" * 195 + "\n" for i in range(2, 5002)))
     text = call(registry, "read_file", path="huge.log")
-    assert len(text) < 2200
-    assert "characters cut here" in text and text.endswith("[golem: showing lines 1-9; read on with start_line=10]")
+    assert len(text) <= 2000
+    # nothing cut from the middle: the lines shown are all the lines up to the one named next
+    assert "cut here" not in text
+    assert text.endswith("[golem: showing lines 1-9 (the output limit is reached); read on with start_line=10]")
+    assert text.splitlines()[-2].startswith("0009 ")
+    again = call(registry, "read_file", path="huge.log", start_line=10)
+    assert again.startswith("0010 ") and again.endswith("showing lines 10-17 (the output limit is reached); read on with start_line=18]")
 
 
 def test_listing_and_searching_skip_ignored_git_and_binary_files(registry, root: Path):
@@ -126,7 +131,9 @@ def test_diff_is_shortened():
 
 def test_output_limit_is_configurable(root: Path):
     (root / "wide.txt").write_text("z" * 5000)
-    small = Registry([BuiltinSource(ToolSettings(root=root, output_limit=100))])
+    small = Registry([BuiltinSource(ToolSettings(root=root, output_limit=1000))])
     text = call(small, "read_file", path="wide.txt")
-    assert text.startswith("z" * 50) and "4,900 of 5,000 characters cut here" in text
+    assert len(text) <= 1000 and text.startswith("z" * 800 + "\n")
+    assert "[golem: line 1 is longer than the output limit; only its first 800 characters are shown]" in text
+    assert text.endswith("read on with start_line=2]")
     assert FileTools(Root(root), 100000).read_file("wide.txt") == "z" * 5000
