@@ -6,6 +6,12 @@ its standard output and error merged in the order they were written. It starts a
 cancellation) or golem leaving kills the whole group with SIGKILL, so nothing it started
 finishes later. What it printed is kept within the output limit (``Collector``) however
 much it prints.
+
+golem killed outright (SIGKILL, a crash, SIGTERM, which runs no clean-up) cannot kill
+anything, so each group carries a watchdog: a background ``sh`` in the group that waits on
+a pipe whose other end only golem holds, and kills its own group when that pipe closes,
+whoever closed it. What remains: a program that leaves the group on purpose (``setsid``, a
+daemon that forks into a session of its own) outlives the command, as it would a terminal.
 """
 
 from __future__ import annotations
@@ -62,9 +68,9 @@ class Shell:
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
         started = time.monotonic()
         try:
-            proc = await _spawn(command, self.root)
+            proc, leash = await _spawn(command, self.root)
         except OSError as e:
-            raise ToolFailed(f"the command could not start: {e.strerror or e}") from None
+            raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         _live_groups.add(proc.pid)
         collected = Collector(self.output_limit)
         timed_out = False
@@ -81,6 +87,8 @@ class Shell:
             # Whatever ended the wait (done, timeout, Ctrl-C), nothing of the group lives on.
             kill_group(proc.pid)
             _live_groups.discard(proc.pid)
+            if leash is not None:
+                os.close(leash)
             if proc.returncode is None:
                 with contextlib.suppress(BaseException):
                     await asyncio.shield(_reap(proc))
@@ -98,16 +106,34 @@ class Shell:
         return f"{head} ({elapsed:.1f}s)\n{body}"
 
 
-async def _spawn(command: str, root: Root) -> asyncio.subprocess.Process:
+#: The group's watchdog, then the command itself (``$1``) in the same process, as
+#: ``/bin/sh -c COMMAND`` would run it, with no input. The shell starts with the read end of
+#: golem's pipe as its input; the watchdog keeps it (as descriptor 3), the command does not.
+_WATCHED = (
+    'exec 3<&0 </dev/null; { read _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 & exec 3<&-; exec /bin/sh -c "$1"'
+)
+
+
+async def _spawn(command: str, root: Root) -> tuple[asyncio.subprocess.Process, int | None]:
+    """The command's process (the leader of its new group) and golem's end of the
+    watchdog's pipe (None where there is none), which golem closes when the command ends."""
     if sys.platform == "win32":  # pragma: no cover
         return await asyncio.create_subprocess_shell(
             command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+        ), None  # fmt: skip
+    read_end, write_end = os.pipe()  # close-on-exec: the read end reaches only this child
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/sh", "-c", _WATCHED, "golem-command", command, cwd=root.path, stdin=read_end,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
-    return await asyncio.create_subprocess_exec(
-        "/bin/sh", "-c", command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
+    except BaseException:
+        os.close(write_end)
+        raise
+    finally:
+        os.close(read_end)
+    return proc, write_end
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:

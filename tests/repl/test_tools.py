@@ -6,6 +6,7 @@ so what the model was sent shows up in the transcript."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -198,7 +199,7 @@ def test_ctrl_c_at_the_question_stops_with_the_batch_closed(spawn, server: Provi
 
 
 def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: ProviderServer, home: Path, project: Path):
-    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; sleep 60"})))
+    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 3; touch late) & sleep 60"})))
     chat = spawn("chat", "-T", "shell", "--yes")
     chat.prompt()
     chat.child.sendline("run it")
@@ -206,9 +207,11 @@ def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: Provider
     os.kill(chat.child.pid, signal.SIGKILL)
     chat.child.expect(pexpect.EOF)
     try:
-        os.killpg(pgid, signal.SIGKILL)  # nothing ran golem's cleanup: the test's own
-    except ProcessLookupError:
-        pass
+        # nothing of golem ran after SIGKILL: the group's watchdog killed it
+        assert wait_gone(pgid, 3) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
     history = stored(home)
     assert history[-1].tool_calls[0].id == "call_9"  # saved before the command ran
     again = spawn("resume", "last")
@@ -216,6 +219,7 @@ def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: Provider
     assert "Repaired this conversation before continuing" in out and "call_9" in out and "run_command" in out
     again.leave()
     assert not normalize_history(stored(home))[1].changed
+    assert not (project / "late").exists()
 
 
 # --- confinement, import, output cap -----------------------------------------------------------

@@ -5,6 +5,7 @@ start is a failed result with the reason."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def test_a_command_that_cannot_start_says_why(tmp_path: Path):
     gone.mkdir()
     shell = Shell(Root(gone))
     gone.rmdir()
-    with pytest.raises(ToolFailed, match="could not start: No such file or directory"):
+    with pytest.raises(ToolFailed, match="could not start in .*gone: No such file or directory"):
         run(shell.run_command("echo hi"))
 
 
@@ -110,3 +111,35 @@ def test_leaving_golem_kills_running_groups(root: Path):
 
     assert run(main()) == 9  # killed by SIGKILL
     assert wait_gone(int((root / "pid").read_text())) == []
+
+
+def test_a_group_dies_with_golem_even_when_golem_is_killed(root: Path):
+    """SIGKILL runs no clean-up in golem: the group's watchdog sees golem's pipe close."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = (
+        "import asyncio, sys\n"
+        "from golem_cli.tools.confine import Root\n"
+        "from golem_cli.tools.shell import Shell\n"
+        "asyncio.run(Shell(Root(sys.argv[1])).run_command("
+        "'echo $$ > pid; (sleep 2; touch late-child) & sleep 2; touch late'))\n"
+    )
+    golem = subprocess.Popen([sys.executable, "-c", script, str(root)])
+    try:
+        deadline = time.monotonic() + 10
+        while not ((root / "pid").exists() and (root / "pid").read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        pgid = int((root / "pid").read_text())
+        golem.send_signal(signal.SIGKILL)
+        golem.wait()
+        assert wait_gone(pgid, 3) == []
+    finally:
+        if golem.poll() is None:
+            golem.kill()
+        with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
+            os.killpg(int((root / "pid").read_text()), signal.SIGKILL)
+    time.sleep(2.5)
+    assert not (root / "late").exists() and not (root / "late-child").exists()
