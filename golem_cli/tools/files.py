@@ -28,8 +28,9 @@ from typing import BinaryIO
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.confine import Root
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, cap
-from golem_cli.tools.regular import NotRegular, open_regular
+from golem_cli.tools.regular import NotRegular, open_regular, os_reason
 from golem_cli.tools.search import DEFAULT_DEADLINE, LARGE_NAMED, MAX_MATCHES, MAX_SEARCHED_FILE, run_search
+from golem_cli.tools.threads import off_thread
 from golem_cli.tools.walk import BINARY_SNIFF, Walk
 
 MAX_LISTED = 1000
@@ -138,8 +139,6 @@ class FileTools:
     async def search_files(
         self, pattern: str, path: str = ".", literal: bool = False, ignore_case: bool = False
     ) -> str:
-        from golem_cli.tools.threads import off_thread
-
         text, start = await off_thread(self.search_start, pattern, path, literal, ignore_case)
         found = await run_search(self.root.path, start, text, ignore_case=ignore_case, deadline=self.search_timeout)
         where = self.root.show(start)
@@ -290,15 +289,6 @@ class FileTools:
                 raise
         except OSError as e:
             raise ToolFailed(f"cannot write {self.root.show(target)!r}: {e.strerror or e}") from None
-
-
-def os_reason(error: OSError) -> str:
-    """An ``OSError`` as the model should read it: the OS's words and the file, shortened."""
-    what = error.strerror or str(error) or type(error).__name__
-    name = error.filename if isinstance(error.filename, str) else ""
-    if len(name) > 120:
-        name = name[:60] + "…" + name[-40:]
-    return f"{what}: {name!r}" if name else what
 
 
 def umask() -> int:

@@ -67,3 +67,12 @@ def read_head(path: str | os.PathLike[str], size: int) -> bytes:
             return f.read(size)
     finally:
         os.close(fd)
+
+
+def os_reason(error: OSError) -> str:
+    """An ``OSError`` as the model should read it: the OS's words and the file, shortened."""
+    what = error.strerror or str(error) or type(error).__name__
+    name = error.filename if isinstance(error.filename, str) else ""
+    if len(name) > 120:
+        name = name[:60] + "…" + name[-40:]
+    return f"{what}: {name!r}" if name else what

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.regular import os_reason
 
 T = TypeVar("T")
 
@@ -41,8 +42,6 @@ async def off_thread(func: Callable[..., T], *args: Any) -> T:
         try:
             value = func(*args)
         except OSError as e:
-            from golem_cli.tools.files import os_reason
-
             error = ToolFailed(os_reason(e))
         except BaseException as e:  # handed to the run, which decides what it means
             error = e
