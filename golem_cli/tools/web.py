@@ -1,18 +1,23 @@
 """``fetch_url``: a web page as readable text for the model.
 
-Only ``http`` and ``https`` URLs (redirects included) are fetched. The body is read in
-pieces and the reading stops at ``max_bytes``, so a huge or endless response costs that much
-at most; the whole fetch has a deadline. HTML becomes text (scripts, styles and markup
-dropped, headings, list items and links kept readable); other text types are returned as
-they are; anything else (images, archives) is refused with its type and size.
+Only ``http`` and ``https`` URLs (redirects included) are fetched, and a redirect is
+followed only on the host the person approved: one to another host is reported to the model,
+which must call again (and so be approved again) to go there. The body is read in pieces
+and decompressed by golem in bounded steps, and the reading stops at ``max_bytes`` of text,
+so a huge, endless or compressed-bomb response costs that much at most; the whole fetch has
+a deadline. HTML becomes text (scripts, styles and markup dropped, headings, list items and
+links kept readable); other text types are returned as they are; anything else (images,
+archives, "text" that is mostly NUL bytes) is refused with its type and size.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import zlib
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from golem_cli.core.tools import ToolFailed
@@ -23,6 +28,8 @@ DEFAULT_TIMEOUT = 30.0
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml", "application/javascript",
               "application/ld+json", "application/rss", "application/atom")  # fmt: skip
+DECODE_STEP = 64 * 1024  # at most this much decompressed text per step
+NUL_SHARE = 0.01  # "text" with more NUL bytes than this share of it is binary
 USER_AGENT = "golem-cli fetch_url (https://github.com/abubakarsiddik31/golem)"
 
 
@@ -47,15 +54,21 @@ class Web:
         import httpx  # only when a page is fetched
 
         url = check_url(url)
+        host = _host(url)
+        headers = {"user-agent": USER_AGENT, "accept-encoding": "gzip, deflate"}
         try:
             async with asyncio.timeout(self.timeout):
-                async with httpx.AsyncClient(
-                    follow_redirects=False, timeout=self.timeout, headers={"user-agent": USER_AGENT}
-                ) as client:
+                async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout, headers=headers) as client:
                     for _ in range(MAX_REDIRECTS + 1):
                         async with client.stream("GET", url) as response:
                             if response.is_redirect and "location" in response.headers:
-                                url = check_url(urljoin(url, response.headers["location"]))
+                                target = check_url(urljoin(url, response.headers["location"]))
+                                if _host(target) != host:
+                                    raise ToolFailed(
+                                        f"{url} redirects to another host: {target} ({response.status_code}); "
+                                        "golem does not follow it unasked. Call fetch_url with that URL to fetch it."
+                                    )
+                                url = target
                                 continue
                             return await self._read(response, url)
                     raise ToolFailed(f"more than {MAX_REDIRECTS} redirects")
@@ -69,18 +82,24 @@ class Web:
 
         assert isinstance(response, httpx.Response)
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        decoder = _decoder(response.headers.get("content-encoding", ""), url)
         body = bytearray()
         cut = False
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > self.max_bytes:
-                del body[self.max_bytes :]
-                cut = True
+        async for chunk in response.aiter_raw():
+            cut = _take(body, chunk, decoder, self.max_bytes, url)
+            if cut:
                 break
+        size = f"{len(body):,}{'+' if cut else ''} bytes"
         if kind and not kind.startswith(TEXT_TYPES) and not _looks_textual(bytes(body[:2048])):
-            size = f"{len(body):,}{'+' if cut else ''} bytes"
             raise ToolFailed(f"{url} is {kind} ({size}), not text; fetch_url returns text only")
-        text = bytes(body).decode(response.encoding or "utf-8", "replace")
+        encoding = response.encoding or "utf-8"
+        nuls = body.count(0)
+        if nuls > NUL_SHARE * len(body) and not encoding.lower().replace("-", "").startswith(("utf16", "utf32")):
+            raise ToolFailed(
+                f"{url} is {kind or 'without a content type'} ({size}) but holds binary data "
+                f"({nuls:,} NUL bytes); fetch_url returns text only"
+            )
+        text = bytes(body).decode(encoding, "replace")
         if "html" in kind or (not kind and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))):
             text = html_to_text(text, url)
         notes = [f"{url} ({response.status_code} {response.reason_phrase}, {kind or 'no content type'})"]
@@ -90,6 +109,42 @@ class Web:
         if response.status_code >= 400:
             raise ToolFailed(f"HTTP {response.status_code}: " + result)
         return result
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+def _decoder(encoding: str, url: str) -> Any:
+    """A zlib decompressor for the response's ``Content-Encoding`` (None for none)."""
+    name = encoding.strip().lower()
+    if name in ("", "identity"):
+        return None
+    if name in ("gzip", "x-gzip", "deflate"):
+        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # gzip or zlib header, detected
+    raise ToolFailed(f"{url} is sent with content encoding {encoding!r}, which fetch_url does not read")
+
+
+def _take(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> bool:
+    """Add ``chunk`` (decompressed in steps of at most ``DECODE_STEP``) to ``body`` up to
+    ``limit`` bytes; True when the limit cut it (a bomb costs ``limit``, never a whole chunk)."""
+    if decoder is None:
+        room = limit - len(body)
+        body += chunk[:room]
+        return len(chunk) > room
+    data = chunk
+    while True:
+        step = min(limit - len(body), DECODE_STEP)
+        if step <= 0:
+            return True
+        try:
+            out = decoder.decompress(data, step)
+        except zlib.error as e:
+            raise ToolFailed(f"{url}: the compressed body is broken ({e})") from None
+        body += out
+        data = decoder.unconsumed_tail
+        if not data and len(out) < step:
+            return False
 
 
 def _looks_textual(head: bytes) -> bool:

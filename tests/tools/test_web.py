@@ -3,7 +3,9 @@ redirects checked, refusals for other schemes and for binary content."""
 
 from __future__ import annotations
 
+import gzip
 import threading
+import tracemalloc
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -19,6 +21,9 @@ with <a href="/next">a link</a>.</p><ul><li>one</li><li>two</li></ul><pre>  keep
   spacing</pre><noscript>hidden</noscript></body></html>"""
 
 
+BOMB = gzip.compress(b"a" * 60_000_000, compresslevel=9)  # 60 MB of text in ~60 KB
+
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
@@ -30,8 +35,21 @@ class Handler(BaseHTTPRequestHandler):
             "/json": (200, "application/json", b'{"a": 1}'),
             "/image": (200, "image/png", b"\x89PNG\r\n\x1a\n\x00\x00"),
             "/missing": (404, "text/html", b"<p>Not here</p>"),
+            "/nuls": (200, "text/plain", b"ok\n" + b"\x00" * 5000),
         }
-        if self.path == "/redirect":
+        if self.path in ("/bomb", "/gzipped"):
+            body = BOMB if self.path == "/bomb" else gzip.compress(b"small and squeezed\n")
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.send_header("content-encoding", "gzip")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/elsewhere":  # the same server under another host name
+            self.send_response(302)
+            self.send_header("location", f"http://localhost:{self.server.server_address[1]}/plain")
+            self.end_headers()
+        elif self.path == "/redirect":
             self.send_response(302)
             self.send_header("location", "/plain")
             self.end_headers()
@@ -113,3 +131,28 @@ def test_an_endless_body_is_read_up_to_the_limit(site: str):
 def test_html_to_text_survives_broken_markup():
     assert html_to_text("<p>a<b>b</p><div>c") == "ab\n\nc"
     assert html_to_text("<<<>>>") == "<<<>>>"
+
+
+def test_a_redirect_to_another_host_is_reported_not_followed(site: str):
+    with pytest.raises(ToolFailed) as failed:
+        run(Web().fetch_url(site + "/elsewhere"))
+    port = site.rsplit(":", 1)[1]
+    assert f"redirects to another host: http://localhost:{port}/plain (302)" in str(failed.value)
+    assert "Call fetch_url with that URL" in str(failed.value)
+
+
+def test_compressed_bodies_are_decompressed_in_bounded_steps(site: str):
+    assert run(Web().fetch_url(site + "/gzipped")).endswith("small and squeezed")
+    tracemalloc.start()
+    try:
+        text = run(Web(output_limit=1000, max_bytes=100_000).fetch_url(site + "/bomb"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "[golem: only the first 100,000 bytes were read]" in text
+    assert peak < 5_000_000, f"{peak:,} bytes at the peak for a 100 KB read"
+
+
+def test_text_that_is_mostly_nul_bytes_is_refused(site: str):
+    with pytest.raises(ToolFailed, match=r"is text/plain \(5,003 bytes\) but holds binary data \(5,000 NUL bytes\)"):
+        run(Web().fetch_url(site + "/nuls"))
