@@ -181,9 +181,10 @@ class ToolView:
     # --- the approval question ---------------------------------------------------------------
 
     async def ask(self, question: Question) -> Answer:
-        """Ask on the terminal; ``y``/``a`` answer at a keypress, ``n`` takes an optional
-        reason and Enter. An empty Enter is ignored. Ctrl-C raises ``KeyboardInterrupt``
-        (the run stops with the batch closed); Ctrl-D denies."""
+        """Ask on the terminal; a lone ``y``/``a`` answers at a keypress, a typed word
+        (``yes``, ``always``, ``n`` with an optional reason) with Enter. An empty Enter is
+        ignored. Ctrl-C raises ``KeyboardInterrupt`` (the run stops with the batch closed);
+        Ctrl-D denies."""
         from golem_cli.tools.approval import Answer
 
         self._pause_reply()
@@ -215,33 +216,52 @@ class ToolView:
             self.console.print(Padding(Text(visible(body)), (0, 0, 0, 2)))
 
 
+#: How long a lone ``y`` or ``a`` waits for more typing before it is the answer. A word typed
+#: on (``yes``, ``always``, ``n reason``) is a line and ends with Enter, so nothing typed at
+#: the question is left over for the next prompt.
+KEY_PAUSE = 0.5
+_KEY_WORDS = {"y": "yes", "a": "always"}
+
+
 async def _read_answer() -> str:
-    """One answer from the keyboard: ``y`` or ``a`` alone end it at once."""
+    """One answer from the keyboard: a lone ``y`` or ``a`` (nothing typed after it within
+    ``KEY_PAUSE``) ends it; anything longer is a line that Enter ends. The question line then
+    shows the answer as a word."""
+    import asyncio
+
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.buffer import Buffer
     from prompt_toolkit.formatted_text import HTML
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
     keys = KeyBindings()
 
-    def instant(key: str) -> None:
-        @keys.add(key)
-        def _(event: KeyPressEvent) -> None:
-            buffer = event.current_buffer
-            if buffer.text:
-                buffer.insert_text(key)
-            else:
-                event.app.exit(result=key)
-
-    for key in ("y", "Y", "a", "A"):
-        instant(key)
-
     @keys.add("enter")
     def _enter(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
-        if buffer.text.strip():
-            event.app.exit(result=buffer.text)  # an empty Enter is not an answer
+        if buffer.text.strip():  # an empty Enter is not an answer
+            typed = buffer.text
+            buffer.text = _KEY_WORDS.get(typed.strip().lower(), typed)
+            event.app.exit(result=typed)
 
     session: PromptSession[str] = PromptSession(key_bindings=keys)
+    edits = 0
+
+    def changed(buffer: Buffer) -> None:
+        nonlocal edits
+        edits += 1
+        seen, key = edits, buffer.text.lower()
+        if key not in _KEY_WORDS:
+            return
+
+        def settle() -> None:
+            if seen == edits and session.app.is_running and not session.app.is_done:
+                buffer.text = _KEY_WORDS[key]  # shown on the question line as the answer
+                session.app.exit(result=key)
+
+        asyncio.get_running_loop().call_later(KEY_PAUSE, settle)
+
+    session.default_buffer.on_text_changed += changed
     prompt = HTML("<b>Allow?</b> <style fg='ansigray'>[y]es once · [a]lways this tool · [n]o + reason</style> › ")
     return await session.prompt_async(prompt, handle_sigint=False)  # the REPL keeps its own SIGINT handler
 

@@ -111,6 +111,49 @@ def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: Provi
     chat.leave()
 
 
+@pytest.mark.parametrize("typed", ["yes\r", "always\r", "Y\r"])
+def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServer, project: Path, typed: str):
+    """Typed as a line (even all at once, as a paste), the answer ends at Enter: nothing of
+    it reaches the next prompt or the model."""
+    server.enqueue(calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("run it")
+    chat.expect(r"\[y\]es once")
+    chat.child.send(typed)
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "tool results: call_1 exit status 0" in out
+    chat.prompt()
+    time.sleep(1)  # anything left over would be submitted by now
+    chat.child.sendline("next")
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "echo: next" in out and "echo: es" not in out and "lways" not in out
+    assert (project / "ran.txt").read_text() == "ran\n"
+    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
+    assert prompts == ["run it", "next"]
+    chat.leave()
+
+
+def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: ProviderServer, project: Path):
+    server.enqueue(calls(("call_1", "run_command", {"command": "true"})), Scenario(),
+                   calls(("call_2", "run_command", {"command": "true"})))  # fmt: skip
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("first")
+    chat.expect(r"\[y\]es once")
+    chat.child.send("y")
+    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.prompt()
+    chat.child.sendline("second")
+    chat.expect(r"\[y\]es once")
+    chat.child.send("a")
+    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.prompt()
+    asked = [line for line in chat.screen() if line.startswith("Allow?")]
+    assert [line.rsplit("› ", 1)[1] for line in asked] == ["yes", "always"]
+    chat.leave()
+
+
 def test_deny_with_a_reason_the_model_reads(spawn, server: ProviderServer, project: Path):
     server.enqueue(calls(("call_1", "run_command", {"command": "touch ran"})))
     chat = spawn("chat", "-T", "shell")
