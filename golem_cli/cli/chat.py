@@ -354,9 +354,19 @@ def ask(
     from golem_cli.cli.notices import ending_notice
 
     _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")
+    from golem_cli.cli.errors import EXIT_INTERRUPTED, describe, stopped_at_question
+
+    stopped = view.stopped_line() if view is not None else ""
+    if outcome.interrupted and stopped:
+        _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} (conversation {outcome.conversation_id})")
+        return EXIT_INTERRUPTED
     if outcome.interrupted:
         _note(f"golem: interrupted; the partial reply is saved in conversation {outcome.conversation_id}")
-        return 130
+        return EXIT_INTERRUPTED
+    if stopped_at_question(outcome.error):  # Ctrl-C, as during a tool: the same exit code
+        assert outcome.error is not None
+        _note(f"golem: {describe(outcome.error)} (conversation {outcome.conversation_id})")
+        return EXIT_INTERRUPTED
     if outcome.error is not None:
         return report(outcome.error)
     return 0

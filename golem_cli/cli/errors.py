@@ -44,16 +44,36 @@ def describe(exc: BaseException) -> str:
     return f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
 
 
+def stopped_at_question(exc: BaseException | None) -> bool:
+    """Whether a run ended because the person pressed Ctrl-C at an approval question."""
+    from golem_cli.core.errors import RunCanceledError, RunError
+    from golem_cli.core.tools import STOPPED_AT_QUESTION
+
+    return (
+        isinstance(exc, RunError)
+        and isinstance(exc.cause, RunCanceledError)
+        and exc.cause.reason == STOPPED_AT_QUESTION
+    )
+
+
 def _run_error_text(exc: BaseException) -> str:
     """A failed run in words for people: the provider's message as it is for the model stage
     (``golem: model stage:`` is the Go-compatible spelling for programs, noise for people, and
-    so is Go's ``runner: model failed after <n> attempts:``), the stage named for the others."""
-    from golem_cli.core.errors import ModelError, RunError
+    so is Go's ``runner: model failed after <n> attempts:``), a tool's failure or stop as
+    what the tool did (Go's ``runner: tool "x" (call "c"):`` is for programs too), the stage
+    named for the others."""
+    from golem_cli.core.errors import ModelError, RunCanceledError, RunError, ToolCallError
 
     if not isinstance(exc, RunError):
         return ""
     if exc.stage == "model" and isinstance(exc.cause, ModelError) and exc.cause.attempts > 1:
         return f"{exc.cause.message} (after {exc.cause.attempts} attempts)"
+    if stopped_at_question(exc):
+        return "stopped at the approval question; the tool calls of that turn are closed, nothing else ran"
+    if isinstance(exc.cause, RunCanceledError):
+        return f"{exc.cause.tool_name} stopped the turn: {exc.cause.reason}"
+    if isinstance(exc.cause, ToolCallError):
+        return f"the {exc.cause.tool_name} call failed: {exc.cause.error}"
     cause = str(exc.cause)
     cause = cause[len("golem: ") :] if cause.startswith("golem: ") else cause
     return cause if exc.stage == "model" else f"{exc.stage} stage failed: {cause}"

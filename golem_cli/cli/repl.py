@@ -186,7 +186,7 @@ class Repl:
             if view is not None:
                 view.close()
             renderer.finish()
-        self.footer(outcome)
+        self.footer(outcome, view.stopped_line() if view is not None else "")
         self.tool_notices()
         return outcome
 
@@ -294,20 +294,23 @@ class Repl:
 
     # --- output ----------------------------------------------------------------------------
 
-    def footer(self, outcome: TurnOutcome) -> None:
+    def footer(self, outcome: TurnOutcome, stopped: str = "") -> None:
+        """The turn's last lines: how it ended when not normally (``stopped``: the tools
+        Ctrl-C stopped, in words), then its IDs and counts."""
         from rich.markup import escape
 
-        from golem_cli.cli.errors import describe
+        from golem_cli.cli.errors import describe, stopped_at_question
         from golem_cli.cli.notices import ending_notice
         from golem_cli.cli.terminal_text import visible
-        from golem_cli.core.errors import RunError
 
         notice = ending_notice(outcome)
         if notice:
             self.console.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
-        if outcome.interrupted:
+        if outcome.interrupted and stopped:
+            self.console.print(f"[yellow]{escape(stopped)}[/yellow]", highlight=False)
+        elif outcome.interrupted:
             self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
-        elif isinstance(outcome.error, RunError) and outcome.error.stage == "canceled":
+        elif stopped_at_question(outcome.error):
             self.console.print("[yellow]Stopped: the tool calls of that turn are closed; nothing else ran.[/yellow]")
         elif outcome.error is not None:
             self.console.print(f"[red]error:[/red] {escape(visible(describe(outcome.error)))}", highlight=False)

@@ -71,18 +71,21 @@ def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int
 
 
 class _Running:
-    """The live line under the output while tools run: their names and the time so far."""
+    """The live line under the output while tools run: the names of those still running and
+    the time since the first of them started. One spinner for the whole line, so it spins."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
-        self.clock = clock
-        self.names: list[str] = []
-        self.since = 0.0
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.spinner import Spinner
 
-        elapsed = self.clock() - self.since
-        yield Spinner("dots", text=f" running {', '.join(self.names)} · {elapsed:.1f}s", style="dim")
+        self.clock = clock
+        self.calls: dict[str, tuple[str, float]] = {}  # call ID -> (name, when it started)
+        self.spinner = Spinner("dots", style="dim")
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        since = min((started for _, started in self.calls.values()), default=self.clock())
+        names = ", ".join(name for name, _ in self.calls.values())
+        self.spinner.update(text=f" running {names} · {self.clock() - since:.1f}s")
+        yield self.spinner
 
 
 class ToolView:
@@ -103,6 +106,8 @@ class ToolView:
         self._running = _Running(clock)
         self._live: Live | None = None
         self._shown_calls: set[str] = set()
+        #: The calls that were still running when the view closed (Ctrl-C): name, seconds.
+        self.stopped: list[tuple[str, float]] = []
 
     # --- events --------------------------------------------------------------------------
 
@@ -123,24 +128,27 @@ class ToolView:
         self._stop_live()
         self.print_call(call)
         self._shown_calls.add(call.id)
-        if not self._running.names:
-            self._running.since = self.clock()
-        self._running.names.append(visible(call.name))
-        if self.live:
-            from rich.live import Live
-
-            self._live = Live(self._running, console=self.console, refresh_per_second=8, transient=True)
-            self._live.start()
+        self._running.calls[call.id] = (visible(call.name), self.clock())
+        self._start_live()
 
     def _finished(self, call: ToolCall, result: Message) -> None:
         self._pause_reply()
         self._stop_live()
-        self._running.names.clear()
+        self._running.calls.pop(call.id, None)
         if call.id not in self._shown_calls:  # never ran: denied, bad arguments, not enabled
             self.print_call(call)
         self.print_result(call, result)
-        if self.renderer is not None:
+        if self._running.calls:
+            self._start_live()  # the others of the batch still run
+        elif self.renderer is not None:
             self.renderer.waiting()  # the model answers the results next
+
+    def _start_live(self) -> None:
+        if self.live and self._live is None:
+            from rich.live import Live
+
+            self._live = Live(self._running, console=self.console, refresh_per_second=8, transient=True)
+            self._live.start()
 
     def _stop_live(self) -> None:
         if self._live is not None:
@@ -149,6 +157,18 @@ class ToolView:
 
     def close(self) -> None:
         self._stop_live()
+        now = self.clock()
+        self.stopped = [(name, now - started) for name, started in self._running.calls.values()]
+        self._running.calls.clear()
+
+    def stopped_line(self) -> str:
+        """What Ctrl-C stopped, when it stopped running tools ("" when none ran): they are
+        named with their time, and their calls stay for the next turn to close."""
+        if not self.stopped:
+            return ""
+        names = ", ".join(f"{name} after {seconds:.1f}s" for name, seconds in self.stopped)
+        one = len(self.stopped) == 1
+        return f"Stopped {names}; {'its call is' if one else 'their calls are'} kept and closed at the next turn."
 
     # --- printing --------------------------------------------------------------------------
 

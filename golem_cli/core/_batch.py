@@ -49,6 +49,7 @@ from golem_cli.core.events import ToolCallFinished, ToolCallStarted
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
 from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import (
+    STOPPED_AT_QUESTION,
     ApprovalRequest,
     ModelRetry,
     Tool,
@@ -144,7 +145,7 @@ async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall
             outcomes[i] = stop
             return False
         except (asyncio.CancelledError, KeyboardInterrupt):
-            outcomes[i] = ToolCanceled("the user stopped the run at the approval question")
+            outcomes[i] = ToolCanceled(STOPPED_AT_QUESTION)
             return False
         if not answer.approved:
             outcomes[i] = ToolFailed(denial_text(answer.reason))

@@ -122,6 +122,8 @@ class Approval:
 
 
 APPROVED = Approval(True)
+#: The reason of the stop when the person presses Ctrl-C at an approval question.
+STOPPED_AT_QUESTION = "the user stopped the run at the approval question"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,9 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
@@ -21,7 +23,7 @@ from golem_cli.core.messages import INTERRUPTED
 from golem_cli.core.repair import normalize_history
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.conftest import GOLEM, golem_env, plain
 from tests.tools.conftest import live_in_group
 
 pytestmark = pytest.mark.slow
@@ -209,7 +211,9 @@ def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_repaired(spawn,
     assert "running run_command" in chat.expect(r"running run_command · \d")
     pgid = int(wait_for(project / "pid"))
     chat.child.sendintr()
-    assert "Interrupted" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "Stopped run_command after " in out and "its call is kept and closed at the next turn" in out
+    assert "partial reply" not in out
     assert wait_gone(pgid) == []
     chat.prompt()
     history = stored(project.parent)
@@ -239,6 +243,67 @@ def test_ctrl_c_at_the_question_stops_with_the_batch_closed(spawn, server: Provi
     assert [(m.tool_call_id, m.content) for m in history if m.role == "tool"] == [("call_1", "hello\n"), ("call_2", INTERRUPTED)]
     assert not normalize_history(history)[1].changed  # resume needs no repair
     assert not (project / "ran").exists()
+
+
+def test_ctrl_c_in_ask_says_what_stopped_in_words_and_exits_130(spawn, server: ProviderServer, home: Path, project: Path):
+    server.enqueue(calls(("call_1", "run_command", {"command": "touch ran"})))
+    at_question = spawn("ask", "-T", "shell", "go")
+    at_question.expect(r"\[y\]es once")
+    at_question.child.sendcontrol("c")
+    out = at_question.expect(r"conversation \S+\)")
+    at_question.child.expect(pexpect.EOF)
+    at_question.child.close()
+    assert "golem: stopped at the approval question; the tool calls of that turn are closed, nothing else ran" in out
+    assert "stage" not in out and "runner" not in out and at_question.child.exitstatus == 130
+    assert not (project / "ran").exists()
+    server.enqueue(calls(("call_2", "run_command", {"command": "echo $$ > pid; sleep 60"})))
+    proc = subprocess.Popen([GOLEM, "ask", "-T", "shell", "-y", "go"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, env=golem_env(home), text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    pgid = int(wait_for(project / "pid"))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and wait_gone(pgid) == []
+    assert "golem: stopped run_command after " in err and "its call is kept and closed at the next turn" in err
+    assert "partial reply" not in err and "Traceback" not in err
+
+
+@pytest.fixture
+def slow_site() -> Iterator[str]:
+    """A web server that takes 3 seconds to answer."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Slow(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            time.sleep(3)
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
+            self.end_headers()
+            self.wfile.write(b"slow page")
+
+    site = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{site.server_address[1]}/"
+    site.shutdown()
+    site.server_close()
+
+
+def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server: ProviderServer, project: Path, slow_site: str):
+    server.enqueue(calls(("call_1", "fetch_url", {"url": slow_site}), ("call_2", "read_file", {"path": "notes.txt"})))
+    chat = spawn("chat", "-T", "all", "-y")
+    chat.prompt()
+    chat.child.sendline("go")
+    out = chat.expect_raw(r"running fetch_url · 1\.\d")  # read_file is done, fetch_url still runs
+    assert "← read_file ok" in plain(out) and "← fetch_url" not in plain(out)
+    assert "read_file" not in plain(out).split("← read_file ok")[1].split("\n", 3)[-1]
+    frames = {c for c in plain(out).split("← read_file ok")[1] if "\u2800" <= c <= "\u28ff"}
+    assert len(frames) > 1, frames
+    assert "← fetch_url ok" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.prompt()
+    chat.leave()
 
 
 def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: ProviderServer, home: Path, project: Path):
