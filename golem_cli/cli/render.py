@@ -110,7 +110,7 @@ def blocks(messages: Sequence[Message]) -> Iterator[Block]:
             content = content[: -len(INTERRUPTED_REPLY_MARK)].rstrip()
         if m.role == TOOL:
             if m.content == INTERRUPTED and not m.run_id:
-                b.items.append(Item(NO_RESULT, "interrupted before it ran; no result", m.tool_name, m.tool_call_id))
+                b.items.append(Item(NO_RESULT, "interrupted; no result was recorded", m.tool_name, m.tool_call_id))
             else:
                 kind = FAILED if m.failed else RESULT
                 b.items.append(Item(kind, content, m.tool_name, m.tool_call_id))

@@ -61,9 +61,10 @@ def test_list_show_export_round_trip(home, golem, tmp_path):
         "Let me **check**.", "→ call roll_dice [t1]", '"sides": 6', "← result roll_dice [t1]",
         "✗ failed archive [t2]", "mailbox is read-only",
         "→ call fetch [t3] (arguments are not one JSON object (cut off?))",
-        "⚠ no result fetch [t3]", "You rolled a 4 and", "⚠ reply interrupted",
+        "⚠ no result fetch [t3]", "interrupted; no result was recorded", "You rolled a 4 and", "⚠ reply interrupted",
     ):  # fmt: skip
         assert expected in out, expected
+    assert "before it ran" not in out  # golem cannot know: a call stopped by Ctrl-C may have run
     assert "[reply interrupted]" not in out and RUN not in out
     assert RUN in golem("show", cid, "--run-ids").out
 
