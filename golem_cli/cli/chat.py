@@ -52,7 +52,10 @@ def _window(session: ChatSession, choice: Choice, context_tokens: int | None, op
 def _tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
     from golem_cli.cli.tool_choice import ToolChoice
 
-    return ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
+    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
+    for line in choice.check():
+        _note(line)
+    return choice
 
 
 def chat(
@@ -393,8 +396,9 @@ TOOL = Option(
     help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` (repeatable).",
 )
 ALLOW = Option(
-    "allow", "--allow", type=list[str], metavar="NAME", help="Run this tool (or group) without asking (repeatable)."
-)
+    "allow", "--allow", type=list[str], metavar="NAME",
+    help="Run this tool (or group) without asking (repeatable); it must be enabled (-T).",
+)  # fmt: skip
 YES = Option("yes", "--yes", "-y", help="Approve every tool call of the chat without asking.")
 TOOL_OPTIONS = (TOOL, ALLOW, YES)
 

@@ -254,6 +254,10 @@ async def _tools(repl: Repl, arg: str) -> None:
                 allowed = box.approvals.allow(names)
                 waiting = ", ".join(box.approvals.waiting)
                 said = f"Run without asking: {', '.join(allowed) or 'nothing yet'}."
+                off = sorted({e.group for e in box.registry.entries()
+                              if e.name in allowed and not box.is_enabled(e.name)})  # fmt: skip
+                if off:
+                    said += f" Not enabled in this chat: /tools enable {' '.join(off)} lets the model use them."
                 said += f" (Waiting for their tool server: {waiting}.)" if waiting else ""
                 repl.console.print(said, highlight=False, markup=False)
         except GolemError as e:

@@ -34,16 +34,76 @@ class ToolChoice:
         return self.ensure()
 
     def ensure(self) -> Toolbox:
-        """The toolbox, built on first use (``ToolSelectionError`` for an unknown name)."""
+        """The toolbox, built on first use. An unknown name is a ``ToolSelectionError``
+        saying where it was written (the config file, ``-T``, ``--allow``); a ``tool_root``
+        that is not a directory is a ``ConfigError`` naming the file."""
         if self._box is None:
+            from golem_cli.tools.registry import ToolSelectionError
             from golem_cli.tools.toolbox import toolbox
 
             s = self.settings
-            self._box = toolbox(
-                enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=s.tool_root,
-                output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
-            )  # fmt: skip
+            root = self._root()
+            try:
+                self._box = toolbox(
+                    enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
+                    output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
+                )  # fmt: skip
+            except ToolSelectionError as e:
+                raise self._located(e) from None
         return self._box
+
+    def check(self) -> list[str]:
+        """Refuse ``--allow`` names that allow nothing here, before anything starts: an
+        unknown name, or a tool this chat does not enable (``--allow`` waives the question,
+        it does not enable: ``-T`` says what the model may use, so one flag never widens it
+        unseen, and ``allow = [...]`` in the config stays a standing policy that enables
+        nothing). Returns notes for flags that have no effect (``--yes`` without tools)."""
+        from golem_cli.core.errors import InputError
+
+        if not self.allow and not (self.yes and not self.names):
+            return []
+        box = self.ensure()
+        for name in self.allow:
+            if box.registry.waiting_for(name) is not None:
+                continue  # a tool server's: checked once it has started
+            chosen = [e for e in box.registry.entries() if e.name in box.registry.allowable([name])]
+            if chosen and not any(box.is_enabled(e.name) or e.name in box.waiting for e in chosen):
+                groups = " -T ".join(sorted({e.group for e in chosen}))
+                what = f"{chosen[0].name} is not" if len(chosen) == 1 else f"none of its {len(chosen)} tools is"
+                raise InputError(
+                    f"--allow {name}: {what} enabled in this chat (--allow skips the question, -T enables); "
+                    f"add -T {groups}"
+                )
+        if self.yes and not self.names:
+            return ["golem: --yes has no effect: no tool is enabled (add -T fs, shell, web or all)"]
+        return []
+
+    def _root(self) -> str | None:
+        from pathlib import Path
+
+        root = self.settings.tool_root
+        if root is not None and not Path(root).expanduser().is_dir():
+            from golem_cli.config.settings import ConfigError
+
+            where = self.settings.source or "config.toml"
+            missing = not Path(root).expanduser().exists()
+            raise ConfigError(f"{where}: tool_root {root!r} {'does not exist' if missing else 'is not a directory'}")
+        return root
+
+    def _located(self, error: Exception) -> Exception:
+        """``error`` naming the config file when the name was written there."""
+        from golem_cli.tools.registry import ToolSelectionError
+
+        name = getattr(error, "name", "")
+        s = self.settings
+        if not name or not isinstance(error, ToolSelectionError):
+            return error
+        if name in self.tool or name in self.allow or not (name in s.tools or name in s.allow):
+            return error  # typed on the command line: the name says it
+        where = f"{s.source or 'config.toml'}: {'tools' if name in s.tools else 'allow'}"
+        located = ToolSelectionError(f"{where}: {error}", hint=error.hint)
+        located.name = name
+        return located
 
     def stderr_view(self) -> ToolView:
         """For ``golem ask``: calls and results on stderr (stdout is the reply), questions on

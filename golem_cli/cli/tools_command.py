@@ -45,13 +45,11 @@ def list_tools(*, as_json: bool) -> int:
     import asyncio
 
     from golem_cli.cli.console import out, print_json
+    from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.cli.tool_servers import start
     from golem_cli.config.settings import load_settings
-    from golem_cli.tools.toolbox import toolbox
 
-    s = load_settings()
-    box = toolbox(enabled=s.tools, allow=s.allow, root=s.tool_root, output_limit=s.tool_output_limit,
-                  command_timeout=s.command_timeout, servers=s.mcp_servers)  # fmt: skip
+    box = ToolChoice(load_settings()).ensure()  # what every chat starts with, checked the same way
     problems: list[str] = []
 
     async def start_all() -> None:

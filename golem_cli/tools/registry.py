@@ -41,7 +41,16 @@ Preview = Callable[[dict[str, Any]], str]
 
 
 class ToolSelectionError(InputError):
-    """A tool name that does not exist, or a source whose names clash (exit 2, bad input)."""
+    """A tool name that does not exist, or a source whose names clash (exit 2, bad input).
+    ``name`` is the name that selects nothing (so the caller can say where it came from)."""
+
+    name: str = ""
+
+
+def _no_such(name: str, hint: str) -> ToolSelectionError:
+    error = ToolSelectionError(f"no tool or group named {name!r}", hint=hint)
+    error.name = name
+    return error
 
 
 @dataclass(frozen=True)
@@ -160,7 +169,7 @@ class Registry:
                 continue
             found = self._matching(name)
             if not found:
-                raise ToolSelectionError(f"no tool or group named {name!r}", hint=self.hint())
+                raise _no_such(name, self.hint())
             chosen.update(found)
         return [e for e in self._by_name.values() if e.name in chosen]
 
@@ -174,7 +183,7 @@ class Registry:
                 continue
             found = self._matching(name)
             if not found:
-                raise ToolSelectionError(f"no tool or group named {name!r}", hint=self.hint())
+                raise _no_such(name, self.hint())
             allowed.update(n for n in found if not self._by_name[n].destructive or self._by_name[n].named_by(name))
         return allowed
 

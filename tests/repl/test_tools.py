@@ -200,6 +200,43 @@ def test_an_unknown_tool_name_is_one_line(home: Path, project: Path):
     assert done.stderr.strip() == "golem: no tool or group named 'nope'; `golem tools` lists the tools; groups: fs, shell, web, all"
 
 
+def test_allow_and_yes_for_tools_not_enabled_say_so(server: ProviderServer, home: Path, project: Path):
+    done = ask(home, "--allow", "run_command", "go")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == ("golem: --allow run_command: run_command is not enabled in this chat "
+                                   "(--allow skips the question, -T enables); add -T shell")  # fmt: skip
+    unknown = ask(home, "--allow", "nosuch", "go")  # refused as -T nosuch is, even without -T
+    assert unknown.returncode == 2
+    assert unknown.stderr.strip() == "golem: no tool or group named 'nosuch'; `golem tools` lists the tools; groups: fs, shell, web, all"
+    assert ask(home, "-T", "fs", "--allow", "fs", "go").returncode == 0
+    yes = ask(home, "-y", "go")
+    assert yes.returncode == 0 and "echo: go" in yes.stdout
+    assert yes.stderr.strip() == "golem: --yes has no effect: no tool is enabled (add -T fs, shell, web or all)"
+
+
+def test_a_bad_tool_name_or_root_in_the_config_names_the_file(home: Path, project: Path):
+    config = home / "config.toml"
+    text = config.read_text()
+    config.write_text('tools = ["nosuch"]\n' + text)
+    for args in (["ask", "go"], ["tools"]):
+        done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=60)
+        assert done.returncode == 2 and done.stderr.startswith(f"golem: {config}: tools: no tool or group named 'nosuch'")
+        assert len(done.stderr.splitlines()) == 1
+    config.write_text(text.replace(f'tool_root = "{project}"', f'tool_root = "{project / "typo"}"'))
+    done = ask(home, "-T", "fs", "go")
+    assert done.returncode == 1
+    assert done.stderr == f"golem: {config}: tool_root '{project / 'typo'}' does not exist\n"
+    assert not (project / "typo").exists()
+
+
+def test_tools_allow_in_the_chat_says_when_the_tool_is_not_enabled(spawn, project: Path):
+    chat = spawn("chat", "-T", "fs")
+    chat.prompt()
+    out = chat.command("/tools allow run_command", "lets the model use them")
+    assert "Run without asking: run_command. Not enabled in this chat: /tools enable shell lets the model use them." in out
+    chat.leave()
+
+
 # --- interrupting ----------------------------------------------------------------------------
 
 
