@@ -302,6 +302,8 @@ def ask(
     _note(choice.note)
     stream = not (no_stream or as_json)
     view = tools.stderr_view() if session.toolbox is not None else None
+    if view is not None:
+        view.full_hint = f"golem show {session.conversation_id} --full"
     from golem_cli.cli.terminal_text import VisibleStream, for_terminal, is_terminal
 
     shown = VisibleStream() if is_terminal(sys.stdout) else None  # a pipe gets the reply exactly

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 RESULT_LINES = 4  # lines of a result shown under it
 SUMMARY_WIDTH = 90
-_KEYS = ("command", "path", "url", "pattern", "query", "file", "name")
+_KEYS = ("command", "pattern", "query", "path", "url", "file", "name")  # the most telling first
 
 
 def summarize_args(args: str) -> str:
@@ -53,14 +53,31 @@ def _clip(text: str, width: int = SUMMARY_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+_EXIT = re.compile(r"(?:exit status (\d+)|killed by signal (\d+)) \(\d+(?:\.\d+)?s\)(?:\n|$)")
+STYLES = {"ok": "green", "failed": "red", "denied": "yellow", "rejected": "yellow", "no result": "yellow"}
+
+
 def result_status(message: Message) -> str:
+    """One word for how a call went: ``ok``, ``failed``, ``denied`` (by the person),
+    ``rejected`` (bad arguments, sent back to the model), ``no result``, or for a command
+    that ran but did not succeed ``exit N`` / ``signal N``."""
     from golem_cli.core.messages import INTERRUPTED
 
-    if message.content == INTERRUPTED and not message.run_id:
+    content = message.content
+    if content == INTERRUPTED and not message.run_id:
         return "no result"
-    if message.content.startswith("Your tool call was denied"):
+    if content.startswith("Your tool call was denied"):
         return "denied"
-    return "failed" if message.failed else "ok"
+    if content.startswith("Your tool call was rejected"):
+        return "rejected"
+    if message.failed:
+        return "failed"
+    if message.tool_name == "run_command" and (exit := _EXIT.match(content)):
+        if exit.group(2):
+            return f"signal {exit.group(2)}"
+        if exit.group(1) != "0":
+            return f"exit {exit.group(1)}"
+    return "ok"
 
 
 def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int]:
@@ -98,8 +115,11 @@ class ToolView:
         *,
         live: bool = True,
         clock: Callable[[], float] = time.monotonic,
+        full_hint: str = "/history --full",
     ) -> None:
         self.console = console
+        #: What shows a result whole, where this view is (the REPL's command, or ``golem show``).
+        self.full_hint = full_hint
         self.renderer = renderer
         self.live = live and console.is_terminal
         self.clock = clock
@@ -186,12 +206,12 @@ class ToolView:
         from rich.text import Text
 
         status = result_status(result)
-        style = {"ok": "green", "failed": "red", "denied": "yellow", "no result": "yellow"}[status]
+        style = STYLES.get(status, "red")  # exit N, signal N: the command did not succeed
         shown, more = result_preview(result.content)
         head = Text("  ← ", style=style)
         head.append(f"{visible(call.name)} {status}", style=f"bold {style}")
         if more:
-            head.append(f" · {len(shown) + more} lines, /history --full shows all", style="dim")
+            head.append(f" · {len(shown) + more} lines, {self.full_hint} shows all", style="dim")
         self.console.print(head, soft_wrap=True)
         for line in shown:
             self.console.print(Text("    " + line, style="dim"), soft_wrap=True)

@@ -237,6 +237,25 @@ def test_tools_allow_in_the_chat_says_when_the_tool_is_not_enabled(spawn, projec
     chat.leave()
 
 
+def test_ask_shows_rejections_failing_commands_and_hints_that_work_outside_the_repl(server: ProviderServer, home: Path, project: Path):
+    server.enqueue(calls(("b1", "read_file", {"pathx": "notes.txt"}), ("s1", "search_files", {"pattern": "hel+o", "path": "."}),
+                         ("c1", "run_command", {"command": "echo oops >&2; exit 3"}),
+                         ("c2", "run_command", {"command": "seq 6"})))  # fmt: skip
+    done = ask(home, "-T", "all", "-y", "go")
+    assert done.returncode == 0, done.stderr
+    err = done.stderr
+    assert "← read_file rejected" in err and "← read_file ok" not in err
+    assert "→ search_files  hel+o  (+path)" in err
+    assert "← run_command exit 3" in err and "← run_command ok" in err  # seq 6 exits 0
+    cid = stored_id(home)
+    assert f"7 lines, golem show {cid} --full shows all" in err and "/history" not in err
+
+
+def stored_id(home: Path) -> str:
+    files = [p for p in home.rglob("conversations/*.json") if not p.name.endswith(".meta.json")]
+    return max(files, key=lambda p: p.stat().st_mtime_ns).stem
+
+
 # --- interrupting ----------------------------------------------------------------------------
 
 
