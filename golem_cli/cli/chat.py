@@ -308,9 +308,28 @@ def ask(
 
     shown = VisibleStream() if is_terminal(sys.stdout) else None  # a pipe gets the reply exactly
 
+    tail = ""  # the end of what the reply printed so far
+    new_round = False  # tools ran since: the next text is the model's next round
+
     def on_delta(delta: str) -> None:
+        nonlocal tail, new_round
+        if not delta:
+            return
+        if new_round and tail:  # rounds apart by a blank line, as --no-stream prints them
+            sys.stdout.write("\n" * (2 - len(tail) + len(tail.rstrip("\n"))))
+        new_round = False
         sys.stdout.write(delta if shown is None else shown.feed(delta))
         sys.stdout.flush()
+        tail = (tail + delta)[-2:]
+
+    def on_event(event: object) -> None:
+        nonlocal new_round
+        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+
+        if isinstance(event, ToolCallStarted | ToolCallFinished):
+            new_round = True
+        if view is not None:
+            view.on_event(event)
 
     def say(text: str, problem: bool) -> None:
         _note(f"golem: {text}" if problem else text)
@@ -323,7 +342,7 @@ def ask(
                 await tool_servers.start(session.toolbox, say, quiet=True)
             return await session.turn(
                 text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream,
-                on_event=view.on_event if view is not None else None,
+                on_event=on_event,
             )  # fmt: skip
         finally:
             if view is not None:

@@ -11,6 +11,7 @@ command that runs).
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING

@@ -251,6 +251,16 @@ def test_ask_shows_rejections_failing_commands_and_hints_that_work_outside_the_r
     assert f"7 lines, golem show {cid} --full shows all" in err and "/history" not in err
 
 
+def test_streaming_ask_separates_the_rounds_as_no_stream_does(server: ProviderServer, home: Path, project: Path):
+    outputs = []
+    for flags in ([], ["--no-stream"]):
+        server.enqueue(calls(("o1", "read_file", {"path": "notes.txt"}), text="Let me look."))
+        done = ask(home, "-T", "fs", *flags, "glue")
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] == "Let me look.\n\ntool results: o1 hello\n"
+
+
 def stored_id(home: Path) -> str:
     files = [p for p in home.rglob("conversations/*.json") if not p.name.endswith(".meta.json")]
     return max(files, key=lambda p: p.stat().st_mtime_ns).stem
