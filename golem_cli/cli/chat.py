@@ -289,10 +289,20 @@ def ask(
     tools = _tools(choice.settings, tool, allow, yes)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     text = with_files(text, files)
+    repaired: list[dict[str, object]] = []  # what resuming repaired, for --json
     if existing:
-        session, _, _ = ChatSession.resume(store, existing, choice.model, system=system,
-                                           max_messages=trim(max_messages, choice.settings),
-                                           tools=tools.toolbox())  # fmt: skip
+        from golem_cli.cli.findings import repair_findings
+        from golem_cli.cli.slash import report_lines
+
+        session, before, repair = ChatSession.resume(store, existing, choice.model, system=system,
+                                                     max_messages=trim(max_messages, choice.settings),
+                                                     tools=tools.toolbox())  # fmt: skip
+        if repair.changed:
+            repaired = [f.to_json() for f in repair_findings(before, session.history, repair)]
+        if session.took_over:
+            _note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
+        for line in report_lines(before, session.history, repair, when=" before continuing"):
+            _note(line)
     else:
         session = ChatSession.start(
             store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings),
@@ -367,6 +377,7 @@ def ask(
             "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": outcome.interrupted,
             "error": None if outcome.error is None else describe(outcome.error),
             "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
+            "repaired": repaired, "tookOverLock": session.took_over or None,
         })  # fmt: skip
     elif stream:
         if shown is not None:

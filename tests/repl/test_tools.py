@@ -261,6 +261,24 @@ def test_streaming_ask_separates_the_rounds_as_no_stream_does(server: ProviderSe
     assert outputs[0] == outputs[1] == "Let me look.\n\ntool results: o1 hello\n"
 
 
+def test_ask_continue_after_a_kill_reports_the_lock_and_the_repair(server: ProviderServer, home: Path, project: Path):
+    server.enqueue(calls(("k1", "run_command", {"command": "echo $$ > pid; sleep 60"})))
+    killed = subprocess.Popen([GOLEM, "ask", "-T", "shell", "-y", "go"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=golem_env(home))  # fmt: skip
+    pgid = int(wait_for(project / "pid"))
+    killed.kill()
+    killed.wait(timeout=10)
+    assert wait_gone(pgid) == []
+    done = ask(home, "-c", "--json", "after kill")
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.splitlines()
+    assert err[0].startswith(f"golem: took over the lock left by a golem process that is gone (pid {killed.pid} on ")
+    assert err[1] == "Repaired this conversation before continuing:" and "call k1 (run_command) had no result" in err[2]
+    doc = json.loads(done.stdout)
+    assert doc["tookOverLock"].startswith(f"pid {killed.pid}")
+    assert [(f["kind"], f["callId"], f["toolName"]) for f in doc["repaired"]] == [("synthesized", "k1", "run_command")]
+
+
 def stored_id(home: Path) -> str:
     files = [p for p in home.rglob("conversations/*.json") if not p.name.endswith(".meta.json")]
     return max(files, key=lambda p: p.stat().st_mtime_ns).stem
