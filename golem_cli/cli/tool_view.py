@@ -242,6 +242,10 @@ class ToolView:
             self.console.print("[dim]Answer y (run it), a (always for this tool) or n (deny, with a reason).[/dim]")
 
     def print_question(self, question: Question) -> None:
+        """The call as the person decides on it: the tool, then its diff, command or
+        arguments, each line at most ``QUESTION_ROWS_PER_LINE`` rows of the terminal and
+        at most ``QUESTION_LINES`` lines (each cut says how much). When that is taller than
+        the screen, the tool is named again just above the prompt."""
         from rich.padding import Padding
         from rich.syntax import Syntax
         from rich.text import Text
@@ -250,11 +254,32 @@ class ToolView:
         head.append(visible(question.tool), style="bold")
         head.append(f" ({visible(question.source)}) wants to run:", style="yellow")
         self.console.print(head, soft_wrap=True)
-        body = question.preview or question.arguments
+        width = max(self.console.width - 2, 20)
+        body = bound_lines(visible(question.preview or question.arguments), QUESTION_ROWS_PER_LINE * width)
         if question.preview.startswith(("--- ", "(no change")):
-            self.console.print(Padding(Syntax(visible(body), "diff", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2)))
+            self.console.print(Padding(Syntax(body, "diff", theme="ansi_dark", word_wrap=True), (0, 0, 0, 2)))
         else:
-            self.console.print(Padding(Text(visible(body)), (0, 0, 0, 2)))
+            self.console.print(Padding(Text(body), (0, 0, 0, 2)))
+        rows = sum(max(1, -(-len(line) // width)) for line in body.splitlines())
+        if rows + 2 > self.console.height:
+            again = Text("? ", style="bold yellow")
+            again.append(visible(question.tool), style="bold")
+            again.append(" wants to run the call above", style="yellow")
+            self.console.print(again, soft_wrap=True)
+
+
+QUESTION_LINES = 400
+QUESTION_ROWS_PER_LINE = 3
+
+
+def bound_lines(text: str, width: int, lines: int = QUESTION_LINES) -> str:
+    """At most ``lines`` lines of at most ``width`` characters, each cut saying how much."""
+    all_lines = text.splitlines()
+    out = [line if len(line) <= width else line[: width - 30] + f"… ({len(line) - width + 30:,} more characters)"
+           for line in all_lines[:lines]]  # fmt: skip
+    if len(all_lines) > lines:
+        out.append(f"… {len(all_lines) - lines:,} more lines")
+    return "\n".join(out)
 
 
 #: How long a lone ``y`` or ``a`` waits for more typing before it is the answer. A word typed

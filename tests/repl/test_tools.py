@@ -156,6 +156,20 @@ def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: Provid
     chat.leave()
 
 
+def test_a_huge_call_does_not_scroll_the_question_away(spawn, server: ProviderServer, project: Path):
+    server.enqueue(calls(("call_1", "run_command", {"command": "echo " + "y" * 20_000})))
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("run it")
+    out = chat.expect(r"\[y\]es once")
+    assert "more characters)" in out
+    screen = chat.screen()
+    assert any(line.startswith("? run_command (builtin) wants to run") for line in screen), screen
+    chat.child.sendline("n")
+    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.leave()
+
+
 def test_deny_with_a_reason_the_model_reads(spawn, server: ProviderServer, project: Path):
     server.enqueue(calls(("call_1", "run_command", {"command": "touch ran"})))
     chat = spawn("chat", "-T", "shell")
