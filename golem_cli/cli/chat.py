@@ -431,7 +431,7 @@ ALLOW = Option(
     "allow", "--allow", type=list[str], metavar="NAME",
     help="Run this tool (or group) without asking (repeatable); it must be enabled (-T).",
 )  # fmt: skip
-YES = Option("yes", "--yes", "-y", help="Approve every tool call of the chat without asking.")
+YES = Option("yes", "--yes", "-y", help="Approve every tool call without asking.")
 TOOL_OPTIONS = (TOOL, ALLOW, YES)
 
 COMMANDS = (

@@ -107,6 +107,14 @@ class Repl:
         unique = s.store.unique_prefixes([s.conversation_id])[s.conversation_id]
         help_line = f"/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits"
         banner.banner(__version__, s.model.name, s.conversation_id, unique, help_line, note)
+        box = s.toolbox
+        if box is not None and box.enabled:
+            from golem_cli.cli.terminal_text import visible
+
+            names = ", ".join(e.name for e in box.enabled)
+            where = getattr(box.registry.sources[0], "root", None)
+            place = f" in {where.path}" if where is not None else ""
+            banner.line(visible(f"tools: {names}{place} · /tools to change"), "dim")
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()

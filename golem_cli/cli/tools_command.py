@@ -22,14 +22,16 @@ def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
     return "asks" if entry.needs_approval else "runs"
 
 
-def tool_rows(box: Toolbox) -> list[str]:
-    """One line per tool: enabled mark, name, group, source, approval, summary; then one per
-    tool server that is not running."""
+def tool_rows(box: Toolbox, *, header: bool = False) -> list[str]:
+    """One line per tool: enabled mark, name, group, source, approval, summary (under a line
+    naming the columns, with ``header``); then one per tool server that is not running."""
     entries = box.registry.entries()
     idle = [s for s in box.servers() if not s.started]
     width = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
     group_width = max(len(e.group) for e in entries)
     rows = []
+    if header and entries:
+        rows.append(f"  {'NAME':<{width}}  {'GROUP':<{group_width}}  {'SOURCE':<12}  {'CALLS':<7}  WHAT IT DOES")
     for e in entries:
         mark = "*" if box.is_enabled(e.name) else " "
         source = e.source if len(e.source) <= 12 else e.source[:11] + "…"
@@ -69,9 +71,12 @@ def list_tools(*, as_json: bool) -> int:
             for e in box.registry.entries()
         ])  # fmt: skip
     else:
-        for row in tool_rows(box):
+        for row in tool_rows(box, header=True):
             out(row)
         out("")
+        root = getattr(box.registry.sources[0], "root", None)
+        if root is not None:
+            out(f"File tools and commands work in {root.path} (tool_root in config.toml, else the current directory).")
         out("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group:")
         servers = {s.group for s in box.servers()}
         groups = ", ".join(sorted(g for g in box.registry.groups() if g not in servers))

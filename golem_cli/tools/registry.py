@@ -198,7 +198,7 @@ class Registry:
         return next((s for s in self.lazy_sources() if not s.started and s.claims(name)), None)
 
     def _matching(self, name: str) -> set[str]:
-        if name == ALL:
+        if name in (ALL, BUILTIN):  # "builtin", the source `golem tools` shows, is all of them
             return {e.name for e in self._by_name.values() if e.source == BUILTIN}
         if any(c in name for c in "*?["):
             return {e.name for e in self._by_name.values() if fnmatch.filter(e.selectors(), name)}

@@ -298,6 +298,24 @@ def stored_id(home: Path) -> str:
     return max(files, key=lambda p: p.stat().st_mtime_ns).stem
 
 
+def test_golem_tools_names_its_columns_and_where_the_tools_work(server: ProviderServer, home: Path, project: Path):
+    done = subprocess.run([GOLEM, "tools"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split() == ["NAME", "GROUP", "SOURCE", "CALLS", "WHAT", "IT", "DOES"]
+    assert lines[1].split()[:4] == ["read_file", "fs", "builtin", "runs"]
+    assert f"File tools and commands work in {project} (tool_root in config.toml" in done.stdout
+    server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"})))
+    assert "tool results: call_1 hello" in ask(home, "-T", "builtin", "go").stdout  # the source selects its tools
+
+
+def test_the_chat_banner_names_the_tools_and_where_they_work(spawn, project: Path):
+    chat = spawn("chat", "-T", "fs")
+    out = chat.prompt()
+    assert f"tools: read_file, list_files, search_files, write_file, edit_file in {project} · /tools to change" in out
+    chat.leave()
+
+
 # --- interrupting ----------------------------------------------------------------------------
 
 
