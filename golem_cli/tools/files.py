@@ -65,7 +65,7 @@ class FileTools:
         room = max(self.output_limit // 2, self.output_limit - NOTE_ROOM)
         first = _skip_lines(f, start - 1)
         if first is None:
-            return f"[golem: the file has fewer than {start} lines]" if start > 1 else "[golem: the file is empty]"
+            return f"[golem: the file has fewer than {start} lines]" if start > 1 else ""  # empty: nothing to show
         shown: list[str] = []
         used = 0
         last = start - 1
