@@ -45,6 +45,7 @@ from golem_cli.store.errors import (
 )
 from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular
 from golem_cli.store.layout import INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
+from golem_cli.store.loadback import LoadBackCheck
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
@@ -106,6 +107,7 @@ class Store:
         self.trash_dir = self.root / "trash"
         self.index_path = self.root / INDEX_NAME
         self._index: Index | None = None
+        self._loads_back = LoadBackCheck()
 
     @property
     def index(self) -> Index:
@@ -181,9 +183,11 @@ class Store:
         except UnreadableFile as e:
             raise CorruptConversation(cid, path, str(e), salvageable=False) from None
         try:
-            return load_history(data)
+            messages = load_history(data)
         except HistoryFormatError as e:
             raise CorruptConversation(cid, path, str(e)) from None
+        self._loads_back.remember(data)  # the next save, a turn more, decodes only that turn
+        return messages
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""
@@ -318,14 +322,14 @@ class Store:
     def _write(
         self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
     ) -> ConversationMeta:
-        from golem_cli.core.codec import dump_history, load_history
+        from golem_cli.core.codec import dump_history
         from golem_cli.core.errors import HistoryFormatError
         from golem_cli.store.meta import encode_meta, refresh_meta
 
         messages = list(messages)
         data = dump_history(messages)
         try:  # the last line of defence: never replace a file with one golem cannot read back
-            load_history(data)
+            self._loads_back.check(data)  # decodes what is new since the bytes last known to load
         except HistoryFormatError as e:
             problem = f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
             raise StoreError(problem) from e

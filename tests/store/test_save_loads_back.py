@@ -4,9 +4,14 @@ refused, and the file on disk stays as it was."""
 from __future__ import annotations
 
 import pytest
+from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError
+from golem_cli.store.loadback import LoadBackCheck
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def test_a_history_that_would_not_load_back_is_not_saved(tmp_path) -> None:
@@ -18,3 +23,120 @@ def test_a_history_that_would_not_load_back_is_not_saved(tmp_path) -> None:
         store.save(cid, [Message(role="user", content="hi"), bad])
     assert "would not load back" in str(caught.value) and 'field "id" must be a string' in str(caught.value)
     assert store.messages_path(cid).read_bytes() == before and store.load(cid) == [Message(role="user", content="hi")]
+
+
+# --- the check in proportion to what changed: only what is new is decoded, never less ----------
+
+LONG = 3000  # messages: a conversation long enough that a whole decode is what the check avoids
+
+
+def _bad_call(call_id: object = 1234567890) -> Message:
+    return Message(role="assistant", tool_calls=[ToolCall(id=call_id, name="f", args='{"n":1}')])  # type: ignore[arg-type]
+
+
+def _long_conversation(store: Store) -> str:
+    history = []
+    for i in range(LONG // 3):
+        history += [
+            Message(role="user", content=f"question {i}"),
+            Message(role="assistant", tool_calls=[ToolCall(id=f"{i:08d}", name="f", args='{"n": 1}')]),
+            Message(role="tool", content=f"answer {i}", tool_call_id=f"{i:08d}", tool_name="f"),
+        ]
+    return store.create(history)
+
+
+def _refused(store: Store, cid: str, history: list[Message]) -> None:
+    before = store.messages_path(cid).read_bytes()
+    with pytest.raises(StoreError, match="would not load back"):
+        store.save(cid, history)
+    assert store.messages_path(cid).read_bytes() == before
+
+
+def test_a_bad_turn_appended_to_a_long_loaded_conversation_is_refused(tmp_path) -> None:
+    store = Store(tmp_path)
+    cid = _long_conversation(store)
+    history = store.load(cid)
+    store.save(cid, [*history, Message(role="user", content="fine")])  # a good turn is saved
+    history = store.load(cid)
+    _refused(store, cid, [*history, Message(role="user", content="next"), _bad_call()])
+    assert len(store.load(cid)) == LONG + 1
+
+
+def test_a_bad_turn_after_saves_is_refused_with_the_position_in_the_file(tmp_path) -> None:
+    store = Store(tmp_path)
+    cid = _long_conversation(store)
+    history = store.load(cid)
+    for i in range(3):  # saved turn after turn, as a chat session does
+        history = [*history, Message(role="user", content=f"turn {i}")]
+        store.save(cid, history)
+    with pytest.raises(StoreError) as caught:
+        store.save(cid, [*history, _bad_call({"x": 1})])
+    assert f"message {LONG + 3}, tool call 0" in str(caught.value)  # the file's own numbering
+
+
+def test_a_conversation_changed_in_place_is_checked_whole(tmp_path) -> None:
+    store = Store(tmp_path)
+    cid = _long_conversation(store)
+    history = store.load(cid)
+    changed = [*history[:10], _bad_call(), *history[11:], Message(role="user", content="new turn")]
+    assert len(dump_history(changed[:LONG])) == len(dump_history(history))  # the same length in bytes
+    _refused(store, cid, changed)  # an early message replaced, and a good turn appended
+
+
+def test_a_message_whose_list_is_changed_in_place_is_checked_again(tmp_path) -> None:
+    """Messages are frozen but their lists are not: the same objects can encode differently."""
+    store = Store(tmp_path)
+    cid = _long_conversation(store)
+    history = store.load(cid)
+    store.save(cid, history)
+    history[1].tool_calls[0] = ToolCall(id=1234567890, name="f", args='{"n":1}')  # type: ignore[arg-type]  # "00000000": as long
+    _refused(store, cid, [*history, Message(role="user", content="new turn")])
+
+
+def test_an_empty_tail_after_the_known_bytes_is_not_taken_for_a_turn() -> None:
+    """``[X,]`` is not ``[X]`` plus nothing: a stray comma must fail as the reader fails."""
+    check = LoadBackCheck()
+    known = b'[{"role":"user","content":"hi"}]'
+    check.remember(known)
+    for data in (known[:-1] + b",]", known[:-1] + b", ]", known[:-1] + b",,{}]", known[:-1] + b',{"role":1}]'):
+        with pytest.raises(HistoryFormatError):
+            check.check(data)
+        check.remember(known)
+
+
+_PIECE = st.sampled_from(
+    [b",", b"]", b"[", b" ", b"{}", b'{"role":"user"}', b'{"role":1234.5}', b'{"role":1}', b'"', b"null", b"}"]
+)  # two pieces of the same length, one that loads and one that does not
+
+
+@given(
+    st.lists(_PIECE, max_size=8), st.lists(_PIECE, max_size=8), st.integers(0, 9), _PIECE, st.booleans(), st.booleans()
+)
+@settings(max_examples=500, deadline=None)
+def test_the_check_refuses_exactly_what_the_reader_refuses(known_pieces, new_pieces, at, swap, extend, framed) -> None:
+    """Whatever was remembered, then changed in place or not, with whatever after it, ``check``
+    agrees with a whole load."""
+    pieces = [b"[", b'{"role":"user"}', *known_pieces, b"]"]
+    known = b"".join(pieces)
+    try:
+        load_history(known)
+    except HistoryFormatError:
+        pieces = [b"[", b'{"role":"user"}', b",", b'{"role":"user"}', b"]"]  # only what loads is remembered
+        known = b"".join(pieces)
+    changed = list(pieces)
+    changed[at % len(changed)] = swap
+    data = b"".join(changed)[:-1] if extend else b"".join(changed)
+    data += b"," + b"".join(new_pieces) + b"]" if framed else b"".join(new_pieces)  # framed: as golem writes
+    check = LoadBackCheck()
+    check.remember(known)
+    try:
+        load_history(data)
+        whole_loads = True
+    except HistoryFormatError:
+        whole_loads = False
+    try:
+        check.check(data)
+        checked = True
+    except HistoryFormatError:
+        checked = False
+    assert checked == whole_loads, data

@@ -1,0 +1,57 @@
+"""The store's last line of defence, in proportion to what changed: a save is refused unless
+its bytes load back (issue 8, item 1), without decoding a long conversation whole on every turn.
+
+A history file is a JSON array ``[e1,...,en]`` whose elements are read one by one (the array
+framing is golem's own). So when bytes ``[X]`` are known to load, with at least one element,
+new bytes ``[X,Y]`` load exactly when ``[Y]`` does and holds at least one element: a turn
+appended is checked by decoding the turn alone. Anything else (a message changed in place, a
+turn undone, other bytes) is decoded whole.
+
+The comparison is of bytes, not of ``Message`` objects: their lists can be changed in place,
+so neither their identity nor an equality test against the same objects proves an encoding
+unchanged. Comparing 54 MB of bytes takes milliseconds; decoding them took half a second. The
+decoding is ``load_history``, the reader ``Store.load`` uses, so a save accepted here is one
+golem reads. The price is holding the last validated bytes of one conversation in memory
+(see docs/adr/0013-load-back-check-by-prefix.md).
+"""
+
+from __future__ import annotations
+
+
+class LoadBackCheck:
+    """Remembers the last bytes known to load back (a chat session works on one conversation;
+    the bytes of another simply replace them: the check is about bytes, not conversations)."""
+
+    def __init__(self) -> None:
+        self._known = b""  # bytes known to load, b"[X]" with at least one element in X
+
+    def remember(self, data: bytes) -> None:
+        """Record that ``data`` loads back (it was just loaded or checked). Only an array that
+        runs from the first byte to the last, with an element, can be extended by its bytes."""
+        if data.startswith(b"[") and data.endswith(b"]") and data.strip(b"[] \t\r\n"):
+            self._known = data
+        else:
+            self._known = b""
+
+    def check(self, data: bytes) -> None:
+        """Raise ``HistoryFormatError`` unless ``data`` loads back, decoding only the elements
+        appended to the bytes last known to load (or all of ``data``); then remember it."""
+        from golem_cli.core.codec import load_history
+        from golem_cli.core.errors import HistoryFormatError
+
+        tail = self._appended(data)
+        try:
+            proven = tail is not None and bool(load_history(tail))  # an empty tail could hide a stray comma
+        except HistoryFormatError:
+            proven = False  # decode it whole after all: the error then names the file's own position
+        if not proven:
+            load_history(data)
+        self.remember(data)
+
+    def _appended(self, data: bytes) -> bytes | None:
+        """``[Y]`` when ``data`` is ``[X,Y]`` and ``[X]`` is known to load, else None."""
+        known = self._known
+        body = len(known) - 1  # the known array without its closing bracket
+        if known and data[body : body + 1] == b"," and data.startswith(known[:body]):
+            return b"[" + data[body + 1 :]
+        return None
