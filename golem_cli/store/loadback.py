@@ -12,10 +12,14 @@ so neither their identity nor an equality test against the same objects proves a
 unchanged. Comparing 54 MB of bytes takes milliseconds; decoding them took half a second. The
 decoding is ``load_history``, the reader ``Store.load`` uses, so a save accepted here is one
 golem reads. The price is holding the last validated bytes of one conversation in memory
-(see docs/adr/0013-load-back-check-by-prefix.md).
+(see docs/adr/0014-load-back-check-by-prefix.md).
 """
 
 from __future__ import annotations
+
+import re
+
+_EMPTY_ARRAY = re.compile(rb"\[[ \t\r\n]*\]\Z")  # stops at the first element: no scan of the rest
 
 
 class LoadBackCheck:
@@ -28,7 +32,7 @@ class LoadBackCheck:
     def remember(self, data: bytes) -> None:
         """Record that ``data`` loads back (it was just loaded or checked). Only an array that
         runs from the first byte to the last, with an element, can be extended by its bytes."""
-        if data.startswith(b"[") and data.endswith(b"]") and data.strip(b"[] \t\r\n"):
+        if data.startswith(b"[") and data.endswith(b"]") and not _EMPTY_ARRAY.match(data):
             self._known = data
         else:
             self._known = b""
@@ -52,6 +56,6 @@ class LoadBackCheck:
         """``[Y]`` when ``data`` is ``[X,Y]`` and ``[X]`` is known to load, else None."""
         known = self._known
         body = len(known) - 1  # the known array without its closing bracket
-        if known and data[body : body + 1] == b"," and data.startswith(known[:body]):
+        if known and data[body : body + 1] == b"," and data.startswith(memoryview(known)[:body]):  # no copy
             return b"[" + data[body + 1 :]
         return None
