@@ -66,12 +66,8 @@ class Approvals:
     def allow(self, names: Iterable[str]) -> list[str]:
         """Waive approval for what ``names`` select (a destructive tool only by its own name);
         names of a tool server not started yet wait for it. Returns the tools allowed now."""
-        now = []
-        for name in names:
-            if self.registry.waiting_for(name) is not None:
-                self.waiting.append(name)
-            else:
-                now.append(name)
+        now, waiting = self.registry.split_waiting(names)
+        self.waiting.extend(waiting)
         found = self.registry.allowable(now)
         self.allowed |= found
         return sorted(found)

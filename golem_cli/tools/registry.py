@@ -162,21 +162,30 @@ class Registry:
     def select(self, names: Iterable[str]) -> list[ToolEntry]:
         """The entries ``names`` select, in registry order; ``ToolSelectionError`` naming
         the first that selects nothing."""
-        chosen: set[str] = set()
-        for raw in names:
-            name = raw.strip()
-            if not name:
-                continue
-            found = self._matching(name)
-            if not found:
-                raise _no_such(name, self.hint())
-            chosen.update(found)
+        chosen = set().union(*self._resolve(names).values())
         return [e for e in self._by_name.values() if e.name in chosen]
 
     def allowable(self, names: Iterable[str]) -> set[str]:
         """The tool names ``names`` waive approval for (``--allow``): what they select, but
         a destructive tool only when named itself. Unknown names raise as in ``select``."""
         allowed: set[str] = set()
+        for name, found in self._resolve(names).items():
+            allowed.update(n for n in found if not self._by_name[n].destructive or self._by_name[n].named_by(name))
+        return allowed
+
+    def split_waiting(self, names: Iterable[str]) -> tuple[list[str], list[str]]:
+        """``names`` parted into those that select tools now and those that wait for a tool
+        server not started yet (``waiting_for``)."""
+        now: list[str] = []
+        waiting: list[str] = []
+        for name in names:
+            (waiting if self.waiting_for(name) is not None else now).append(name)
+        return now, waiting
+
+    def _resolve(self, names: Iterable[str]) -> dict[str, set[str]]:
+        """Each non-blank name (stripped) with the tool names it selects; ``ToolSelectionError``
+        naming the first that selects nothing."""
+        resolved: dict[str, set[str]] = {}
         for raw in names:
             name = raw.strip()
             if not name:
@@ -184,8 +193,8 @@ class Registry:
             found = self._matching(name)
             if not found:
                 raise _no_such(name, self.hint())
-            allowed.update(n for n in found if not self._by_name[n].destructive or self._by_name[n].named_by(name))
-        return allowed
+            resolved.setdefault(name, set()).update(found)
+        return resolved
 
     def lazy_sources(self) -> list[LazySource]:
         return [s for s in self.sources if isinstance(s, LazySource)]

@@ -48,12 +48,8 @@ class Toolbox:
     def enable(self, names: Iterable[str]) -> list[ToolEntry]:
         """Enable what ``names`` select; returns the entries that were not enabled yet. Names
         of a tool server not started yet wait for ``start``."""
-        now = []
-        for name in names:
-            if self.registry.waiting_for(name) is not None:
-                self.waiting.append(name)
-            else:
-                now.append(name)
+        now, waiting = self.registry.split_waiting(names)
+        self.waiting.extend(waiting)
         chosen = self.registry.select(now)
         new = [e for e in chosen if e.name not in self._enabled]
         self._enabled.update(e.name for e in chosen)
