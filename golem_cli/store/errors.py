@@ -59,13 +59,17 @@ class ConversationLocked(StoreError):
 class CorruptConversation(StoreError, HistoryFormatError):
     """A stored conversation file is not a readable golem history."""
 
-    def __init__(self, cid: str, path: Path, problem: str, *, salvageable: bool = True) -> None:
+    def __init__(self, cid: str, path: Path, problem: str, *, salvageable: bool = True, deleted: bool = False) -> None:
         where = "" if str(path) in problem else f" (file {path})"
-        if salvageable:  # damaged JSON: its complete messages can be recovered
-            fix = f"`golem normalize --salvage {cid} --in-place` recovers its complete messages and keeps a backup"
-        else:  # not a file golem can read at all (a FIFO, a device, too large): nothing to salvage
-            fix = f"move it out of the store, or `golem delete {cid}` moves it to the trash"
-        super().__init__(f"conversation {cid} cannot be read: {problem}{where}; {fix}")
+        if deleted:  # in the trash, where ``restore`` leaves it
+            fix = "it stays in the trash; remove it by hand"
+            super().__init__(f"deleted conversation {cid} cannot be restored: {problem}{where}; {fix}")
+        else:
+            if salvageable:  # damaged JSON: its complete messages can be recovered
+                fix = f"`golem normalize --salvage {cid} --in-place` recovers its complete messages and keeps a backup"
+            else:  # not a file golem can read at all (a FIFO, a device, too large): nothing to salvage
+                fix = f"move it out of the store, or `golem delete {cid}` moves it to the trash"
+            super().__init__(f"conversation {cid} cannot be read: {problem}{where}; {fix}")
         self.cid = cid
         self.path = path
         self.problem = problem

@@ -54,6 +54,17 @@ def _device(path: str) -> int | None:
 
 
 @functools.cache
+def refuse_special(path: Path | str, what: str = "a history file") -> None:
+    """Raise ``UnreadableFile`` unless ``path`` itself (a final symlink not followed) is a
+    regular file: for moving a file golem did not necessarily write (``restore``) without
+    opening it. ``FileNotFoundError`` when it is missing."""
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        raise UnreadableFile(f"{path} is a symlink, not {what}")
+    if not stat.S_ISREG(mode):
+        raise UnreadableFile(f"{path} is {_kind(mode)}, not {what}")
+
+
 def _made_up_devices() -> frozenset[int]:
     """The devices of the file systems whose files the kernel makes up (Linux): ``/proc`` and
     ``/sys`` when they are mounted (not merely directories of the root file system)."""

@@ -43,7 +43,7 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
-from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular
+from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular, refuse_special
 from golem_cli.store.layout import INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.loadback import LoadBackCheck
 from golem_cli.store.refs import (
@@ -433,14 +433,19 @@ class Store:
             cid = name[: -len(MESSAGES_SUFFIX)]
             if name.endswith(MESSAGES_SUFFIX) and is_conversation_id(cid):
                 try:
-                    found.append((cid, os.stat(self.trash_dir / name).st_ctime))  # a rename sets ctime
+                    found.append((cid, os.lstat(self.trash_dir / name).st_ctime))  # a rename sets ctime
                 except FileNotFoundError:
                     continue
         return sorted(found, key=lambda item: item[1], reverse=True)
 
     def restore(self, ref: str | None = None) -> str:
         """Bring a deleted conversation back: the one ``ref`` names among the trashed (an ID,
-        or the start or end of one), or the most recently deleted. Returns its ID."""
+        or the start or end of one), or the most recently deleted. Returns its ID.
+
+        Only a regular file comes back: a FIFO, a device, a directory or a symlink planted in
+        the trash is refused (``CorruptConversation``) and left where it is, as every reader
+        of the store refuses it; a sidecar that is not a regular file stays in the trash too
+        (the metadata is rebuilt from the messages)."""
         trashed = [cid for cid, _ in self.trashed()]
         if not trashed:
             raise ConversationNotFound("the trash is empty: no deleted conversation to restore")
@@ -450,7 +455,17 @@ class Store:
         with self.lock(cid), self.index.changing(cid):
             name = self.messages_path(cid).name
             meta_name = self.meta_path(cid).name
-            if os.path.exists(self.trash_dir / meta_name):
+            try:
+                refuse_special(self.trash_dir / name)
+            except FileNotFoundError:
+                raise ConversationNotFound(f"no deleted conversation {cid}") from None
+            except UnreadableFile as e:
+                raise CorruptConversation(cid, self.trash_dir / name, str(e), salvageable=False, deleted=True) from None
+            try:
+                refuse_special(self.trash_dir / meta_name, "a metadata file")
+            except (FileNotFoundError, UnreadableFile):
+                pass
+            else:
                 os.replace(self.trash_dir / meta_name, self.conversations_dir / meta_name)
             os.replace(self.trash_dir / name, self.conversations_dir / name)
             fsync_dir(self.conversations_dir)

@@ -93,7 +93,33 @@ def test_a_conversation_replaced_by_a_fifo_is_named_once_by_list(home, golem):
     path = store.messages_path(cid)
     path.unlink()
     os.mkfifo(path)
-    for command in (["list"], ["delete", cid, "--yes"], ["restore"], ["list"]):  # restore brings the FIFO back
+    listed = golem("list", timeout=TIMEOUT)
+    assert listed.code == 0 and sum(path.name in line for line in listed.err.splitlines()) == 1, listed.err
+    assert golem("delete", cid, "--yes", timeout=TIMEOUT).code == 0  # the FIFO goes to the trash, unopened
+    refused = golem("restore", timeout=TIMEOUT)  # and does not come back
+    assert refused.code == 2 and "FIFO" in refused.err and not os.path.lexists(path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "symlink"])
+def test_restore_refuses_a_special_file_planted_in_the_trash_and_leaves_it(home, golem, kind):
+    store = Store(home)
+    good = store.create([Message("user", "a good one")])
+    store.discard(good)
+    planted = store.trash_dir / f"{CID}.json"
+    if kind == "fifo":
+        os.mkfifo(planted)
+    elif kind == "directory":
+        planted.mkdir()
+    else:
+        os.symlink(store.trash_dir / f"{good}.json", planted)  # a link to a good one is still not a history file
+    (store.trash_dir / f"{CID}.meta.json").write_text("{}")
+    os.utime(planted, follow_symlinks=False)  # the most recently deleted: what a bare `restore` picks
+    for command in (["restore"], ["restore", CID], ["restore", CID[-6:], "--json"]):
         done = golem(*command, timeout=TIMEOUT)
-        assert done.code == 0, done.err
-    assert sum(path.name in line for line in done.err.splitlines()) == 1, done.err
+        assert done.code == 2 and done.out == "", done.out
+        assert "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1, done.err
+        assert done.err.count(str(planted)) == 1 and "stays in the trash" in done.err
+    assert os.path.lexists(planted) and not os.path.lexists(store.messages_path(CID))  # left where it was
+    assert not store.meta_path(CID).exists()
+    assert golem("list").out.count("a good one") == 0
+    assert golem("restore", good).out.strip() == f"restored {good}"  # the others still come back
