@@ -60,17 +60,18 @@ def locate(text: str, store: Store) -> Source:
     return Source(text, Path(text))
 
 
-def read_bytes(source: Source) -> bytes:
+def read_bytes(source: Source, *, missing: str = "no such file or conversation") -> bytes:
     """The file's bytes; a FIFO, device or directory is refused at once, and so is a file
-    over the history size limit (``/dev/zero`` is both)."""
+    over the history size limit (``/dev/zero`` is both). The refusal names the path once, as
+    it was typed (``UnreadableFile`` names it already); a stored conversation by its ID too."""
     from golem_cli.store.files import UnreadableFile, read_regular
 
     try:
-        return read_regular(source.path, history_limit(), follow=not source.cid)
+        return read_regular(source.path if source.cid else source.label, history_limit(), follow=not source.cid)
     except UnreadableFile as e:
-        raise InputError(f"{source.label}: {e}") from None
+        raise InputError(f"{source.label}: {e}" if source.cid else str(e)) from None
     except FileNotFoundError:
-        raise InputError(f"{source.label}: no such file or conversation") from None
+        raise InputError(f"{source.label}: {missing}") from None
     except OSError as e:
         raise InputError(f"{source.label}: cannot read: {e.strerror or e}") from None
 
@@ -90,13 +91,15 @@ def write_user_file(path: Path, data: bytes) -> None:
     """Write a file the user named: atomically, keeping the mode of a file it replaces
     (0600 for a new file: conversations are private)."""
     from golem_cli.store.atomic import PRIVATE_FILE, write_atomic
+    from golem_cli.store.files import UnreadableFile, refuse_special
 
     try:
+        refuse_special(path, "a file golem writes to", follow=True)  # a rename would replace a FIFO or /dev/null
         mode = os.stat(path).st_mode & 0o777
     except FileNotFoundError:
         mode = PRIVATE_FILE
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory")
+    except UnreadableFile as e:
+        raise InputError(str(e)) from None
     if not path.parent.is_dir():
         raise InputError(f"{path}: directory {path.parent} does not exist")
     write_atomic(path, data, mode=mode)

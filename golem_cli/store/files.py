@@ -54,11 +54,12 @@ def _device(path: str) -> int | None:
 
 
 @functools.cache
-def refuse_special(path: Path | str, what: str = "a history file") -> None:
-    """Raise ``UnreadableFile`` unless ``path`` itself (a final symlink not followed) is a
-    regular file: for moving a file golem did not necessarily write (``restore``) without
-    opening it. ``FileNotFoundError`` when it is missing."""
-    mode = os.lstat(path).st_mode
+def refuse_special(path: Path | str, what: str = "a history file", *, follow: bool = False) -> None:
+    """Raise ``UnreadableFile`` unless ``path`` (a final symlink followed only if ``follow``)
+    is a regular file, without opening it: before moving a file golem did not necessarily
+    write (``restore``), or replacing one the user named (``-o``: a rename would put a file
+    where a FIFO or a device was). ``FileNotFoundError`` when it is missing."""
+    mode = os.stat(path).st_mode if follow else os.lstat(path).st_mode
     if stat.S_ISLNK(mode):
         raise UnreadableFile(f"{path} is a symlink, not {what}")
     if not stat.S_ISREG(mode):

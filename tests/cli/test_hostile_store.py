@@ -5,6 +5,7 @@ never hangs, never reads gigabytes."""
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 from golem_cli.core.messages import Message
@@ -123,3 +124,30 @@ def test_restore_refuses_a_special_file_planted_in_the_trash_and_leaves_it(home,
     assert not store.meta_path(CID).exists()
     assert golem("list").out.count("a good one") == 0
     assert golem("restore", good).out.strip() == f"restored {good}"  # the others still come back
+
+
+def test_every_refused_file_argument_is_one_line_naming_it_once(home, golem, tmp_path):
+    """import, normalize (also --salvage) and the -o of export and normalize: one line that
+    names the path once, as it was typed, and a FIFO or device given to -o is left as it is
+    (an atomic rename would have put a regular file in its place)."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(2 << 20)
+    good = tmp_path / "good.json"
+    good.write_text('[{"role": "user", "content": "hi"}]')
+    cid = Store(home).create([Message("user", "hello")])
+    env = {"GOLEM_MAX_HISTORY_BYTES": str(1 << 20)}
+    refused = {}
+    for source in ("/dev/zero", str(fifo), str(tmp_path), "/proc/self/environ", str(big), str(tmp_path / "missing.json")):
+        for command in (["import", source], ["normalize", source], ["normalize", "--salvage", source]):
+            refused[" ".join(command)] = golem(*command, env=env, timeout=TIMEOUT), source
+    for target in (str(fifo), str(tmp_path)):
+        refused[f"export -o {target}"] = golem("export", cid, "-o", target, timeout=TIMEOUT), target
+        refused[f"normalize -o {target}"] = golem("normalize", str(good), "-o", target, timeout=TIMEOUT), target
+    for what, (done, path) in refused.items():
+        assert done.code == 2 and "Traceback" not in done.err and len(done.err.strip().splitlines()) == 1, (what, done.err)
+        assert done.err.count(os.path.basename(path)) == 1, (what, done.err)
+    assert "no such file or conversation" not in refused[f"import {tmp_path / 'missing.json'}"][0].err  # import takes files
+    assert os.path.exists(fifo) and stat.S_ISFIFO(os.stat(fifo).st_mode)
