@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
 from golem_cli.core.ids import new_id
-from golem_cli.core.messages import SYSTEM, USER, Message, Part, opens_request
+from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
@@ -50,6 +50,14 @@ class TurnOutcome:
     finish_reason: str = ""  # golem's word for how the last reply ended (stop, length, content_filter...)
     stop_reason: str = ""  # the provider's own word for it (max_tokens, length, refusal...)
     refusal: bool = False  # the model declined; ``reply`` holds what it said
+    cut: bool = False  # part of the last reply arrived before the turn ended: saved, marked (ADR 0005)
+    earlier_replies: bool = False  # replies of earlier tool rounds of this turn came (and are saved)
+
+    @property
+    def finished(self) -> bool:
+        """The model finished its reply (at a token limit too: ``cut_off`` says so); not
+        when Ctrl-C or a failure ended the turn first."""
+        return not self.interrupted and self.error is None
 
     @property
     def cut_off(self) -> bool:
@@ -257,9 +265,11 @@ class ChatSession:
             added = partial.new_messages if partial else []
             self.history = self.history + (added or [asked])
             self.save()
+            cut = bool(added) and is_interrupted_reply(added[-1])
             return TurnOutcome(
                 prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
-                len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e,
+                len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
+                earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
             )  # fmt: skip
         except GolemError as e:  # processor or validation errors: nothing was sent
             self.history = self.history + [asked]

@@ -374,7 +374,7 @@ def ask(
 
         print_json({
             "reply": outcome.reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
-            "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": outcome.interrupted,
+            "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
             "error": None if outcome.error is None else describe(outcome.error),
             "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
             "repaired": repaired, "tookOverLock": session.took_over or None,
@@ -386,24 +386,27 @@ def ask(
             sys.stdout.write("\n")
     else:
         sys.stdout.write(for_terminal(outcome.reply, sys.stdout) + "\n")
-    from golem_cli.cli.notices import ending_notice
+    from golem_cli.cli.notices import ending_notice, what_is_saved
 
     _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")
     from golem_cli.cli.errors import EXIT_INTERRUPTED, describe, stopped_at_question
 
     stopped = view.stopped_line() if view is not None else ""
+    where = f"conversation {outcome.conversation_id}"
+    saved = what_is_saved(outcome)
+    saved = f"{saved} in {where}" if outcome.cut else saved  # where to continue it (-c, --cid)
     if outcome.interrupted and stopped:
-        _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} (conversation {outcome.conversation_id})")
+        _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} ({where})")
         return EXIT_INTERRUPTED
     if outcome.interrupted:
-        _note(f"golem: interrupted; the partial reply is saved in conversation {outcome.conversation_id}")
+        _note(f"golem: interrupted; {saved}" + ("" if outcome.cut else f"; your prompt is saved in {where}"))
         return EXIT_INTERRUPTED
     if stopped_at_question(outcome.error):  # Ctrl-C, as during a tool: the same exit code
         assert outcome.error is not None
-        _note(f"golem: {describe(outcome.error)} (conversation {outcome.conversation_id})")
+        _note(f"golem: {describe(outcome.error)} ({where})")
         return EXIT_INTERRUPTED
     if outcome.error is not None:
-        return report(outcome.error)
+        return report(outcome.error, saved=saved)
     return 0
 
 

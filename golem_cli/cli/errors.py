@@ -30,13 +30,15 @@ def exit_code_for(exc: BaseException) -> int:
     return exc.exit_code if isinstance(exc, GolemError) else EXIT_FAILURE
 
 
-def describe(exc: BaseException) -> str:
-    """The one line for ``exc``, without the ``golem:`` prefix."""
+def describe(exc: BaseException, *, saved: str = "") -> str:
+    """The one line for ``exc``, without the ``golem:`` prefix; ``saved`` (what a failed turn
+    kept, ``notices.what_is_saved``) goes between what happened and what to do."""
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
     if isinstance(exc, GolemError):
         text = _run_error_text(exc) or str(exc)
         text = text[len("golem: ") :] if text.startswith("golem: ") else text
+        text = f"{text}; {saved}" if saved else text
         hint = exc.hint
         return f"{text}; {hint}" if hint and hint not in text else text
     if isinstance(exc, OSError):
@@ -90,16 +92,16 @@ def _describe_os_error(exc: OSError) -> str:
     return f"{what}{where}"
 
 
-def report(exc: BaseException, *, debug: bool = False) -> int:
+def report(exc: BaseException, *, debug: bool = False, saved: str = "") -> int:
     """Print ``exc`` as one line on stderr (plus the traceback in debug mode); return the
-    exit code."""
+    exit code. ``saved``: see ``describe``."""
     if debug:
         traceback.print_exception(exc)
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED  # the terminal already shows ^C, as typer's own handling does
     from golem_cli.cli.terminal_text import for_terminal
 
-    line = describe(exc).replace("\n", " ")  # a server's message, a file name: shown, not obeyed
+    line = describe(exc, saved=saved).replace("\n", " ")  # a server's message, a file name: shown, not obeyed
     try:
         sys.stderr.write(for_terminal(f"golem: {line}", sys.stderr) + "\n")
         sys.stderr.flush()

@@ -1,5 +1,6 @@
 """What golem tells the person about how a reply ended, when it did not end normally: cut off
-at the output limit or by a filter, or refused. The reply itself is always shown and saved."""
+at the output limit or by a filter, or refused, or ended by Ctrl-C or a failure before the
+model finished it. The reply itself, as much of it as arrived, is always shown and saved."""
 
 from __future__ import annotations
 
@@ -22,3 +23,17 @@ def ending_notice(outcome: TurnOutcome) -> str:
             "Raise it with -o max_tokens N (or /option max_tokens N) and ask again."
         )
     return f"The reply was cut off by the provider's content filter{word}."
+
+
+def what_is_saved(outcome: TurnOutcome) -> str:
+    """What a turn that Ctrl-C or the model's failure ended kept of the reply, in words, else
+    ``""`` (a finished turn; a tool's failure, said by its own line). Only the command can say
+    it: the provider's error tells what happened to the stream, not what golem saved."""
+    from golem_cli.core.errors import RunError
+
+    failed = isinstance(outcome.error, RunError) and outcome.error.stage == "model"
+    if not (outcome.interrupted or failed):
+        return ""
+    if outcome.cut:
+        return "the partial reply is saved"
+    return "nothing of the model's next reply arrived" if outcome.earlier_replies else "nothing of the reply arrived"

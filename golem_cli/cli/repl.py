@@ -308,21 +308,29 @@ class Repl:
         from rich.markup import escape
 
         from golem_cli.cli.errors import describe, stopped_at_question
-        from golem_cli.cli.notices import ending_notice
+        from golem_cli.cli.notices import ending_notice, what_is_saved
         from golem_cli.cli.terminal_text import visible
 
         notice = ending_notice(outcome)
         if notice:
             self.console.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
+        saved = what_is_saved(outcome)
         if outcome.interrupted and stopped:
             self.console.print(f"[yellow]{escape(stopped)}[/yellow]", highlight=False)
         elif outcome.interrupted:
-            self.console.print("[yellow]Interrupted: the partial reply is saved.[/yellow]")
+            saved = saved if outcome.cut else f"{saved}; your prompt is saved"
+            self.console.print(f"[yellow]Interrupted: {saved}.[/yellow]")
         elif stopped_at_question(outcome.error):
             self.console.print("[yellow]Stopped: the tool calls of that turn are closed; nothing else ran.[/yellow]")
         elif outcome.error is not None:
             self.console.print(f"[red]error:[/red] {escape(visible(describe(outcome.error)))}", highlight=False)
-            self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
+            if outcome.cut:
+                self.console.print("[dim]The partial reply is saved, marked interrupted. /retry asks again.[/dim]")
+            elif saved:
+                saved = f"{saved[0].upper()}{saved[1:]}"
+                self.console.print(f"[dim]{saved}; your prompt is saved. /retry sends it again.[/dim]")
+            else:
+                self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
         u = outcome.usage
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
         cid = outcome.conversation_id

@@ -103,7 +103,7 @@ class HttpClient:
         except httpx.TimeoutException as exc:
             raise transport_error(self.endpoint, exc, self.settings.timeout) from exc
         except httpx.HTTPError as exc:
-            raise stream_cut(self.endpoint, broken(exc), kept=False) from exc
+            raise stream_cut(self.endpoint, broken(exc)) from exc
         if len(body) > limit:
             raise ModelError(
                 f"the reply from {self.endpoint.where()} is larger than max_reply_bytes ({size_text(limit)})",

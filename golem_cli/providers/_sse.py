@@ -113,7 +113,7 @@ def decode_event(endpoint: Endpoint, data: str) -> Any:
 
 def decode_typed(endpoint: Endpoint, data: str, decoder: msgspec.json.Decoder[T]) -> T:
     """One SSE event's payload as the type ``decoder`` reads; a field of the wrong type (a call
-    ID that is a number) ends the reply like a dropped connection: what arrived is kept."""
+    ID that is a number) ends the reply like a dropped connection."""
     try:
         return decoder.decode(data)
     except msgspec.ValidationError as exc:
@@ -125,14 +125,17 @@ def decode_typed(endpoint: Endpoint, data: str, decoder: msgspec.json.Decoder[T]
 class Progress:
     """When a reply last brought content. Keep-alive comments and pings alone must not hold a
     run forever: the adapter calls ``made()`` for every event it yields, and ``read_events``
-    ends a reply that brought none for ``max_idle`` seconds."""
+    ends a reply that brought none for ``max_idle`` seconds. ``began`` says whether any
+    content came at all (an error event before it is not "mid-reply")."""
 
     def __init__(self, max_idle: float) -> None:
         self.max_idle = max_idle
         self.last = time.monotonic()
+        self.began = False
 
     def made(self) -> None:
         self.last = time.monotonic()
+        self.began = True
 
     def stalled(self) -> bool:
         return time.monotonic() - self.last > self.max_idle
@@ -144,7 +147,7 @@ async def read_events(
     """``sse_events`` of a reply body, within the settings' bounds: at most ``max_reply_bytes``
     read (after decompression, so a gzip bomb stops there too), no line or event longer than
     that, content at least every ``max_idle`` seconds. Past a bound, or when the connection
-    breaks or stalls, ``ModelError``: the reply is cut off and what arrived is kept."""
+    breaks or stalls, ``ModelError``: the reply is cut off (the run loop keeps what arrived)."""
     limit = settings.max_reply_bytes
     where = f"[providers.{endpoint.provider}]"
 
@@ -154,15 +157,11 @@ async def read_events(
             total += len(chunk)
             if total > limit:
                 error = stream_cut(endpoint, f"the reply passed max_reply_bytes ({size_text(limit)})")
-                error.hint = (
-                    f"the partial reply is kept; raise max_reply_bytes in {where} if replies this large are expected"
-                )
+                error.hint = f"raise max_reply_bytes in {where} if replies this large are expected"
                 raise error
             if progress is not None and progress.stalled():
                 error = stream_cut(endpoint, f"no content for {progress.max_idle:g} s, only keep-alive")
-                error.hint = (
-                    f"the partial reply is kept; raise max_idle in {where} for models that think longer in silence"
-                )
+                error.hint = f"raise max_idle in {where} for models that think longer in silence"
                 raise error
             yield chunk
             # Let the event loop run between chunks even when the socket always has more (a

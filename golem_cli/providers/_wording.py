@@ -75,8 +75,10 @@ def _hint(endpoint: Endpoint, status: int, message: str, code: str, retry_after:
     return "the provider rejected the request; its message says why"
 
 
-def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool = True) -> ModelError:
-    """The ``ModelError`` for an error the provider reported in a 200 reply (mostly mid-stream)."""
+def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool) -> ModelError:
+    """The ``ModelError`` for an error the provider reported in a 200 reply: ``mid_reply`` when
+    part of the reply had arrived before it. Whether anything is kept is not said here: the
+    run loop keeps what arrived, and the command says what it saved."""
     message, code = provider_message(msgspec.json.encode(payload))
     error = payload.get("error") if isinstance(payload, dict) else None
     status = 0
@@ -88,20 +90,14 @@ def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool = True) -> 
         if error.get("type") == "overloaded_error":
             status = 529
     text = f"{endpoint.where()} reported an error{' mid-reply' if mid_reply else ''}: {endpoint.scrub(message)}"
-    if mid_reply:
-        text += "; what arrived is kept"
     hint = _hint(endpoint, status, message, code, None) if status else "try again"
     return ModelError(text, status=status or None, hint=hint, retryable=status == 429 or status >= 500)
 
 
-def stream_cut(endpoint: Endpoint, cause: str, *, kept: bool = True) -> ModelError:
-    """The ``ModelError`` for a reply that stopped before it was complete."""
-    if not kept:
-        return ModelError(f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}", hint="try again")
-    return ModelError(
-        f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}; what arrived is kept",
-        hint="try again",
-    )
+def stream_cut(endpoint: Endpoint, cause: str) -> ModelError:
+    """The ``ModelError`` for a reply that stopped before it was complete (how much of it had
+    arrived, and so what is kept, the command says: it knows what it saved)."""
+    return ModelError(f"the reply from {endpoint.where()} was cut off: {endpoint.scrub(cause)}", hint="try again")
 
 
 def transport_error(endpoint: Endpoint, exc: httpx.HTTPError, timeout: float, *, retryable: bool = False) -> ModelError:

@@ -93,7 +93,7 @@ def test_openai_spot_values(server: ProviderServer) -> None:
 def test_openai_midstream_errors_keep_what_arrived(server: ProviderServer) -> None:
     server.enqueue(Scenario(replay="groq-stream-midstream-error-event"))
     out = stream(openai_model(server))
-    assert out.error is not None and "Tool call validation failed" in str(out.error) and "kept" in str(out.error)
+    assert out.error is not None and "Tool call validation failed" in str(out.error) and "mid-reply" in str(out.error)
     assert out.error.status == 400 and out.accumulator.thinking()[0].text.startswith("We need to call the tool")
     server.enqueue(Scenario(replay="openrouter-stream-comments-and-midstream-error"))
     out = stream(openai_model(server))

@@ -84,8 +84,8 @@ def test_dropped_stream_prints_one_line_and_keeps_everything(spawn, home, server
     chat = spawn("chat")
     cid = banner_cid(chat.prompt())
     out = chat.say("first question")
-    assert "error:" in out and "Nothing is lost" in out
-    assert "Traceback" not in out
+    assert "error:" in out and "The partial reply is saved, marked interrupted. /retry asks again." in out
+    assert "Traceback" not in out and "Nothing is lost" not in out
     assert "echo: second question" in chat.say("second question")
     chat.leave()
     history = Store(home).load(cid)
@@ -482,6 +482,27 @@ def test_option_and_trim_tokens_in_the_chat(spawn, server):
     chat.command("/trim 500 tokens", "tokens of history")
     assert "echo: fits again" in chat.say("fits again")
     chat.leave()
+
+
+def test_a_provider_error_says_whether_any_of_the_reply_arrived(spawn, home, server):
+    """Anthropic's overloaded_error as the stream's first event on every attempt: nothing
+    arrived, and the chat says so (not "what arrived is kept"); the same event after some text
+    keeps that text, and the chat says that."""
+    from tests.repl.test_odd_servers import ANTHROPIC_START, FIRST_EVENT_ERRORS, OVERLOADED, TEXT, events
+
+    chat = spawn("chat", "-m", "claude:claude-test")
+    cid = banner_cid(chat.prompt())
+    server.enqueue(*FIRST_EVENT_ERRORS["anthropic"])
+    out = " ".join(chat.say("first").split())  # the error line wraps
+    assert "reported an error: Overloaded (after 4 attempts)" in out
+    assert "Nothing of the reply arrived; your prompt is saved. /retry sends it again." in out
+    assert "kept" not in out and "mid-reply" not in out and "partial" not in out
+    server.enqueue(Scenario(sse=events(ANTHROPIC_START, *TEXT, OVERLOADED)))
+    out = " ".join(chat.say("second").split())
+    assert "The answer begins" in out and "reported an error mid-reply: Overloaded" in out
+    assert "The partial reply is saved, marked interrupted. /retry asks again." in out and "Nothing" not in out
+    chat.leave()
+    assert [m.content for m in Store(home).load(cid)] == ["first", "second", "The answer begins\n\n[reply interrupted]"]
 
 
 def test_attach_a_text_file_in_the_chat(spawn, server, tmp_path):

@@ -208,5 +208,5 @@ def test_a_dropped_stream_says_kept_once(spawn, home, server):
     chat.prompt()
     out = chat.say("first question")
     said = out.split("error:")[1].split("\nrun ")[0]  # the error and the line after it, not the footer
-    assert said.count("kept") == 1 and "Nothing is lost" in said, said
+    assert said.count("saved") == 1 and "The partial reply is saved" in said and "kept" not in said, said
     chat.leave()

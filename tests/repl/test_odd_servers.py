@@ -82,7 +82,7 @@ def test_a_stream_dropped_inside_tool_arguments_keeps_the_text_and_runs_nothing(
     done = ask(home, "-m", MODELS[kind], "-T", "fs", "read the notes")
     line = one_line(done)
     assert done.returncode == 1 and done.stdout == "Let me look.\n"
-    assert "closed the connection before the reply was complete" in line and "what arrived is kept" in line
+    assert "closed the connection before the reply was complete" in line and "the partial reply is saved in conversation" in line
     assert len(server.requests) == 1  # text had arrived: never retried
     history = stored(home)
     assert [m.role for m in history] == ["user", "assistant"]  # the half call was not run
@@ -111,7 +111,8 @@ def test_anthropic_overloaded_error_mid_stream(home: Path, server: ProviderServe
     done = ask(home, "-m", "claude:claude-test", "tell me")
     line = one_line(done)
     assert done.returncode == 1 and done.stdout == "The answer begins\n"
-    assert "reported an error mid-reply: Overloaded" in line and "the provider is overloaded: try again" in line
+    assert "reported an error mid-reply: Overloaded; the partial reply is saved in conversation" in line
+    assert "the provider is overloaded: try again" in line and "nothing" not in line
     assert len(server.requests) == 1
     assert [m.content for m in stored(home)] == ["tell me", "The answer begins\n\n" + INTERRUPTED]
     # Before any content the same event is worth another attempt, which answers.
@@ -119,6 +120,54 @@ def test_anthropic_overloaded_error_mid_stream(home: Path, server: ProviderServe
     again = ask(home, "-c", "-m", "claude:claude-test", "try again")
     assert (again.returncode, again.stderr) == (0, "") and again.stdout.startswith("echo: ")
     assert len(server.requests) == 3 and len(stored(home)) == 4
+
+
+OPENAI_ERROR = b'data: {"error": {"message": "Upstream overloaded", "type": "server_error", "code": 503}}\n\n'
+FIRST_EVENT_ERRORS = {  # the error is the stream's first event, on every attempt (3 for local, 4 for claude)
+    "openai": [Scenario(sse=OPENAI_ERROR)] * 3,
+    "anthropic": [Scenario(sse=events(ANTHROPIC_START, OVERLOADED))] * 4,
+}
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_an_error_event_before_any_content_says_nothing_arrived(home: Path, server: ProviderServer, kind: str) -> None:
+    server.enqueue(*FIRST_EVENT_ERRORS[kind])
+    done = ask(home, "-m", MODELS[kind], "tell me")
+    line = one_line(done)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "reported an error: " in line and "attempts); nothing of the reply arrived; the provider" in line
+    assert "mid-reply" not in line and "kept" not in line and "partial" not in line
+    assert [m.content for m in stored(home)] == ["tell me"]
+    server.enqueue(*FIRST_EVENT_ERRORS[kind])
+    as_json = ask(home, "-c", "-m", MODELS[kind], "--json", "again")
+    result = json.loads(as_json.stdout)
+    assert as_json.returncode == 1 and (result["reply"], result["interrupted"]) == ("", True)
+    assert "nothing of the reply arrived" in one_line(as_json)
+
+
+CUT = {  # how a reply is cut short: (provider, scenarios, whether part of the reply arrived first)
+    "dropped mid-reply": ("openai", [Scenario(reply=Reply(text="a reply that will be cut off"), cut_after_frames=3)], True),
+    "error event mid-reply": ("anthropic", [Scenario(sse=events(ANTHROPIC_START, *TEXT, OVERLOADED))], True),
+    "dropped after the first byte": ("openai", [Scenario(drop="after_first_byte")], False),
+    "dropped before the reply": ("openai", [Scenario(drop="before_reply")] * 3, False),
+    "error event first": ("openai", FIRST_EVENT_ERRORS["openai"], False),
+}
+
+
+@pytest.mark.parametrize("case", list(CUT))
+def test_ask_json_marks_a_reply_the_model_did_not_finish_as_interrupted(home: Path, server: ProviderServer, case: str) -> None:
+    """``interrupted`` is true whenever the model did not finish its reply (docs/json.md), so a
+    script tells a cut reply from a complete one without reading ``error``."""
+    kind, scenarios, partial = CUT[case]
+    server.enqueue(*scenarios)
+    done = ask(home, "-m", MODELS[kind], "--json", "tell me")
+    result = json.loads(done.stdout)
+    assert done.returncode == 1 and result["interrupted"] is True and result["error"]
+    assert result["reply"].endswith(INTERRUPTED) if partial else result["reply"] == ""
+    assert ("the partial reply is saved" if partial else "nothing of the reply arrived") in one_line(done)
+    assert [m.content for m in stored(home)] == (["tell me", result["reply"]] if partial else ["tell me"])
+    finished = json.loads(ask(home, "-c", "-m", MODELS[kind], "--json", "and now?").stdout)
+    assert (finished["interrupted"], finished["error"], finished["reply"]) == (False, None, "echo: and now?")
 
 
 # --- issue 8, items 4 and 7, as a user meets them ------------------------------------------

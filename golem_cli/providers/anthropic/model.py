@@ -68,10 +68,10 @@ class AnthropicModel(HttpModel):
                 return
             async for event, data in read_events(endpoint, response, self._http.settings, progress):
                 if event == "error":
-                    raise event_error(endpoint, decode_event(endpoint, data))
+                    raise event_error(endpoint, decode_event(endpoint, data), mid_reply=progress.began)
                 typed = decode_typed(endpoint, data, event_decoder)
                 if typed.type == "error":
-                    raise event_error(endpoint, {"type": "error", "error": typed.error})
+                    raise event_error(endpoint, {"type": "error", "error": typed.error}, mid_reply=progress.began)
                 for item in folder.feed(typed):
                     progress.made()
                     yield item

@@ -71,10 +71,10 @@ class OpenAIModel(HttpModel):
                     finished = True
                     break
                 if event == "error":
-                    raise event_error(endpoint, decode_event(endpoint, data))
+                    raise event_error(endpoint, decode_event(endpoint, data), mid_reply=progress.began)
                 chunk = decode_typed(endpoint, data, completion_decoder)
                 if chunk.error:
-                    raise event_error(endpoint, {"error": chunk.error})
+                    raise event_error(endpoint, {"error": chunk.error}, mid_reply=progress.began)
                 for item in folder.feed(chunk):
                     progress.made()
                     yield item
