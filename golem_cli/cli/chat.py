@@ -135,6 +135,7 @@ def resume(
     model: str | None,
     max_messages: int | None,
     no_markdown: bool,
+    options: list[str] | None = None,
     context_tokens: int | None = None,
     tool: list[str] | None = None,
     allow: list[str] | None = None,
@@ -142,7 +143,7 @@ def resume(
 ) -> int:
     from golem_cli.cli import short_ids
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
@@ -161,6 +162,7 @@ def resume(
     else:
         cid = store.resolve(ref)
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
+    settings = run_options(options, choice.model)  # refused before the conversation is opened
     tools = _tools(choice.settings, tool, allow, yes)
     lines: list[str] = []
     try:
@@ -181,7 +183,7 @@ def resume(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
         )
-    _window(session, choice, context_tokens, None)
+    _window(session, choice, context_tokens, settings)
     lines += report_lines(before, session.history, repair, when=" before continuing")
     if session.took_over:
         lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
@@ -196,6 +198,7 @@ def fork(
     model: str | None,
     max_messages: int | None,
     no_markdown: bool,
+    options: list[str] | None = None,
     context_tokens: int | None = None,
     tool: list[str] | None = None,
     allow: list[str] | None = None,
@@ -203,7 +206,7 @@ def fork(
 ) -> int:
     from golem_cli.cli import short_ids
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl import run_repl
     from golem_cli.cli.slash import report_lines
@@ -211,8 +214,13 @@ def fork(
 
     if at is not None and at < 1:
         raise InputError(f"--at {at} would copy no messages; for a new conversation, run `golem chat`")
+    if no_chat and options:
+        raise InputError("-o sets options for the chat; --no-chat starts none")
     store = _store()
     parent = store.resolve(ref)
+    if not no_chat:  # a refused option leaves no fork behind
+        choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
+        settings = run_options(options, choice.model)
     new = store.fork(parent, at)
     if no_chat:
         before = store.load(new)
@@ -225,12 +233,11 @@ def fork(
         return 0
     from golem_cli.session import ChatSession
 
-    choice = choose_model(model, stored=store.meta(new).model, lazy=True)
     tools = _tools(choice.settings, tool, allow, yes)
     session, before, repair = ChatSession.resume(
         store, new, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
     )
-    _window(session, choice, context_tokens, None)
+    _window(session, choice, context_tokens, settings)
     lines = [
         f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
         *report_lines(before, session.history, repair, when=" before continuing"),
@@ -452,6 +459,7 @@ COMMANDS = (
         MODEL,
         MAX_MESSAGES,
         NO_MARKDOWN,
+        OPTION,
         CONTEXT_TOKENS,
         *TOOL_OPTIONS,
     ]),
@@ -463,6 +471,7 @@ COMMANDS = (
         MODEL,
         MAX_MESSAGES,
         NO_MARKDOWN,
+        OPTION,
         CONTEXT_TOKENS,
         *TOOL_OPTIONS,
     ]),

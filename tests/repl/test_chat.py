@@ -505,6 +505,41 @@ def test_a_provider_error_says_whether_any_of_the_reply_arrived(spawn, home, ser
     assert [m.content for m in Store(home).load(cid)] == ["first", "second", "The answer begins\n\n[reply interrupted]"]
 
 
+def test_resume_and_fork_take_model_options_as_chat_does(spawn, home, server):
+    """-o on resume and fork: the same checks as chat and ask, before anything is opened or
+    copied, and the options are the chat's, as /option shows and changes them."""
+    import subprocess
+
+    from tests.repl.conftest import GOLEM, golem_env
+
+    store = Store(home)
+    cid = store.create([Message("user", "hi"), Message("assistant", "echo: hi")], model="local:echo")
+    chat = spawn("resume", cid[-6:], "-o", "temperature", "0.3", "--option", "stop", "END")
+    chat.prompt()
+    assert "temperature = 0.3" in chat.command("/option", "Usage: /option")
+    chat.say("again")
+    assert (server.requests[-1].json["temperature"], server.requests[-1].json["stop"]) == (0.3, ["END"])
+    chat.command("/option temperature", "Options for this chat")  # unset, as in a chat
+    chat.say("and again")
+    assert "temperature" not in server.requests[-1].json and server.requests[-1].json["stop"] == ["END"]
+    chat.leave()
+    forked = spawn("fork", cid, "--at", "1", "-o", "max_tokens=50", env={"GOLEM_NO_FASTPATH": "1"})  # typer's path
+    new = re.search(r"into ([0-9a-f-]{36})", forked.prompt()).group(1)
+    forked.say("in the copy")
+    assert server.requests[-1].json["max_tokens"] == 50
+    forked.leave()
+    assert [m.content for m in store.load(new)] == ["hi", "in the copy", "echo: in the copy"]
+    conversations = {row.id for row in store.list()}
+    for args in (["resume", cid, "-o", "temperature", "hot"], ["fork", cid, "-o", "seed", "1", "-m", "claude:claude-test"],
+                 ["resume", cid, "-o", "colour", "red"], ["fork", cid, "--no-chat", "-o", "temperature", "0.2"]):  # fmt: skip
+        done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=60)
+        lines = done.stderr.strip().splitlines()
+        assert done.returncode != 0 and len(lines) == 1 and lines[0].startswith("golem: "), (args, done.stderr)
+        assert "Traceback" not in done.stderr and done.stdout == ""
+    assert {row.id for row in store.list()} == conversations  # no fork left behind
+    assert store.load(cid)[-1].content == "echo: and again"
+
+
 def test_attach_a_text_file_in_the_chat(spawn, server, tmp_path):
     (tmp_path / "todo.md").write_text("- write tests\n")
     chat = spawn("chat", "--no-markdown")
