@@ -1,0 +1,17 @@
+"""The README's lists stay true to the tree: every benchmark script is listed with a line on
+what it measures, and nothing listed is missing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_every_benchmark_script_is_listed_with_what_it_measures() -> None:
+    readme = (ROOT / "README.md").read_text()
+    listed = dict(re.findall(r"^  - `(\w+\.py)`: (\S.*)$", readme, re.MULTILINE))
+    scripts = {path.name for path in (ROOT / "benchmarks").glob("*.py") if not path.name.startswith("_")}
+    assert set(listed) == scripts
+    assert all(len(what.split()) >= 5 for what in listed.values()), listed
