@@ -132,6 +132,28 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
     assert (first + out).startswith("w0 w1")
 
 
+def test_ctrl_c_before_any_of_the_reply_says_nothing_arrived(home, server):
+    """A server that only sends keep-alive comments: Ctrl-C ends the turn with nothing of the
+    reply, and the line says that rather than "the partial reply is saved"."""
+    import signal
+    import time
+
+    server.enqueue(Scenario(hostile="keepalive", delay=0.05))
+    proc = subprocess.Popen([GOLEM, "ask", "--json", "say something"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)  # the reply's head and a few comments have arrived
+    proc.send_signal(signal.SIGINT)
+    out, err = (b.decode() for b in proc.communicate(timeout=30))
+    (row,) = Store(home).list()
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert err == f"golem: interrupted; nothing of the reply arrived; your prompt is saved in conversation {row.id}\n"
+    assert json.loads(out)["interrupted"] is True and json.loads(out)["reply"] == ""
+    assert [m.content for m in Store(home).load(row.id)] == ["say something"]
+
+
 def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
     first = json.loads(ask(home, "--json", "hello").stdout)
     path = home / "conversations" / f"{first['conversationId']}.json"
