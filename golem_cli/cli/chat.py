@@ -400,7 +400,7 @@ def ask(
 
     stopped = view.stopped_line() if view is not None else ""
     where = f"conversation {outcome.conversation_id}"
-    saved = what_is_saved(outcome)
+    saved = what_is_saved(outcome, streamed=not no_stream)
     saved = f"{saved} in {where}" if outcome.cut else saved  # where to continue it (-c, --cid)
     if outcome.interrupted and stopped:
         _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} ({where})")

@@ -25,10 +25,11 @@ def ending_notice(outcome: TurnOutcome) -> str:
     return f"The reply was cut off by the provider's content filter{word}."
 
 
-def what_is_saved(outcome: TurnOutcome) -> str:
+def what_is_saved(outcome: TurnOutcome, *, streamed: bool = True) -> str:
     """What a turn that Ctrl-C or the model's failure ended kept of the reply, in words, else
     ``""`` (a finished turn; a tool's failure, said by its own line). Only the command can say
-    it: the provider's error tells what happened to the stream, not what golem saved."""
+    it: the provider's error tells what happened to the stream, not what golem saved. A reply
+    asked for whole (``streamed=False``) keeps nothing of a body cut short, though bytes came."""
     from golem_cli.core.errors import RunError
 
     failed = isinstance(outcome.error, RunError) and outcome.error.stage == "model"
@@ -36,4 +37,5 @@ def what_is_saved(outcome: TurnOutcome) -> str:
         return ""
     if outcome.cut:
         return "the partial reply is saved"
-    return "nothing of the model's next reply arrived" if outcome.earlier_replies else "nothing of the reply arrived"
+    reply = "the model's next reply" if outcome.earlier_replies else "the reply"
+    return f"nothing of {reply} arrived" if streamed else f"nothing of {reply} is saved"

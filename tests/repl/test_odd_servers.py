@@ -145,6 +145,14 @@ def test_an_error_event_before_any_content_says_nothing_arrived(home: Path, serv
     assert "nothing of the reply arrived" in one_line(as_json)
 
 
+def test_a_whole_reply_cut_mid_body_says_nothing_is_saved(home: Path, server: ProviderServer) -> None:
+    """--no-stream: part of the body came, but a whole reply cut short keeps nothing of it."""
+    server.enqueue(Scenario(reply=Reply(text="a long enough reply to be cut in the middle"), drop="after_first_byte"))
+    line = one_line(done := ask(home, "--no-stream", "tell me"))
+    assert done.returncode == 1 and "cut off" in line and "nothing of the reply is saved" in line and "arrived" not in line
+    assert [m.content for m in stored(home)] == ["tell me"]
+
+
 CUT = {  # how a reply is cut short: (provider, scenarios, whether part of the reply arrived first)
     "dropped mid-reply": ("openai", [Scenario(reply=Reply(text="a reply that will be cut off"), cut_after_frames=3)], True),
     "error event mid-reply": ("anthropic", [Scenario(sse=events(ANTHROPIC_START, *TEXT, OVERLOADED))], True),
