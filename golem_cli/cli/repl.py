@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from golem_cli.cli import slash
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     from prompt_toolkit import PromptSession
     from prompt_toolkit.key_binding import KeyPressEvent
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from golem_cli.cli.attach import Attachment
     from golem_cli.cli.tool_choice import ToolChoice
+    from golem_cli.cli.typeahead import AnswerTail
     from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
 
@@ -43,12 +44,15 @@ class Repl:
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._printing: set[asyncio.Future[None]] = set()  # their lines, printed above the prompt
+        self._tail: AnswerTail | None = None  # keys typed after a one-key answer to a tool question
 
     # --- input -----------------------------------------------------------------------------
 
     def _prompt_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
+        from prompt_toolkit.application import get_app
         from prompt_toolkit.completion import WordCompleter
+        from prompt_toolkit.filters import Condition
         from prompt_toolkit.history import FileHistory
         from prompt_toolkit.key_binding import KeyBindings
 
@@ -65,6 +69,17 @@ class Repl:
         def _newline(event: KeyPressEvent) -> None:
             event.current_buffer.insert_text("\n")
 
+        def answer_rest() -> bool:
+            return self._tail is not None and self._tail.finishes(get_app().current_buffer.text)
+
+        @keys.add("enter", filter=Condition(answer_rest))
+        def _answer_rest(event: KeyPressEvent) -> None:
+            # "y", a pause that made it the answer to a tool's question, then "es⏎": the
+            # rest of that word is not a prompt.
+            assert self._tail is not None
+            self._tail.finished()
+            event.current_buffer.reset()
+
         completer = WordCompleter(slash.NAMES, sentence=True, match_middle=False)
         return PromptSession(
             history=FileHistory(str(path)),
@@ -75,16 +90,20 @@ class Repl:
         )
 
     async def _read(self, prompt_session: PromptSession[str] | None) -> str | None:
-        """The next prompt; None at end of input (Ctrl-D). Ctrl-C clears the line."""
+        """The next prompt; None at end of input (Ctrl-D). Ctrl-C clears the line. What was
+        typed on after a one-key answer to a tool's question, other than the rest of its word,
+        starts the line."""
         if prompt_session is None:
             line = await asyncio.to_thread(sys.stdin.readline)
             return None if line == "" else line.rstrip("\n")
         from prompt_toolkit.formatted_text import HTML
 
+        kept = self._tail.take() if self._tail is not None else ""
         while True:
             try:
-                return await prompt_session.prompt_async(HTML("<b>you&gt;</b> "), multiline=False)
+                return await prompt_session.prompt_async(HTML("<b>you&gt;</b> "), multiline=False, default=kept)
             except KeyboardInterrupt:
+                kept = ""
                 continue
             except EOFError:
                 return None
@@ -157,8 +176,10 @@ class Repl:
         view = None
         if self.session.toolbox is not None:
             from golem_cli.cli.tool_view import ToolView
+            from golem_cli.cli.typeahead import AnswerTail
 
-            view = ToolView(self.console, renderer)
+            self._tail = self._tail or AnswerTail()
+            view = ToolView(self.console, renderer, tail=self._tail)
             self.session.toolbox.approvals.ask = None if self.plain_input else view.ask
         renderer.waiting()
         from golem_cli.core.model import ThinkingDelta
@@ -170,7 +191,6 @@ class Repl:
                 view.on_event(event)
 
         task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed, on_event=on_event))
-        loop = asyncio.get_running_loop()
         stopping = False
 
         def stop() -> None:
@@ -182,15 +202,9 @@ class Repl:
                 task.cancel()
 
         try:
-            loop.add_signal_handler(signal.SIGINT, stop)
-            installed = True
-        except (NotImplementedError, RuntimeError):
-            installed = False
-        try:
-            outcome = await task
+            with on_ctrl_c(stop):
+                outcome = await task
         finally:
-            if installed:
-                loop.remove_signal_handler(signal.SIGINT)
             if view is not None:
                 view.close()
             renderer.finish()
@@ -238,7 +252,6 @@ class Repl:
         if task is None:
             return True
         if not task.done():
-            loop = asyncio.get_running_loop()
             waiter = asyncio.ensure_future(asyncio.wait({task}))  # cancelling it leaves the task be
             stopped = False
 
@@ -247,25 +260,18 @@ class Repl:
                 stopped = True
                 waiter.cancel()
 
-            try:
-                loop.add_signal_handler(signal.SIGINT, stop)
-                installed = True
-            except (NotImplementedError, RuntimeError):
-                installed = False
             box = self.session.toolbox
             names = ", ".join(s.group for s in box.to_start()) if box is not None else ""
             waiting = self.console.status(f"Waiting for tool servers: {names} (Ctrl-C stops waiting)", spinner="dots")
-            try:
-                with waiting if self.console.is_terminal else contextlib.nullcontext():
-                    await waiter
-            except asyncio.CancelledError:
-                if not stopped:
-                    raise
-                self.console.print("[yellow]Stopped waiting for the tool servers; nothing was sent.[/yellow]")
-                return False
-            finally:
-                if installed:
-                    loop.remove_signal_handler(signal.SIGINT)
+            with on_ctrl_c(stop):
+                try:
+                    with waiting if self.console.is_terminal else contextlib.nullcontext():
+                        await waiter
+                except asyncio.CancelledError:
+                    if not stopped:
+                        raise
+                    self.console.print("[yellow]Stopped waiting for the tool servers; nothing was sent.[/yellow]")
+                    return False
         self._servers = None
         task.result()
         if self._printing:
@@ -388,6 +394,23 @@ def run_repl(
         return 130
     finally:
         session.close()
+
+
+@contextlib.contextmanager
+def on_ctrl_c(callback: Callable[[], None]) -> Iterator[None]:
+    """Ctrl-C calls ``callback`` (instead of raising ``KeyboardInterrupt`` somewhere in the
+    loop) while the block runs, where the running loop can take a signal handler."""
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, callback)
+        installed = True
+    except (NotImplementedError, RuntimeError):
+        installed = False
+    try:
+        yield
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGINT)
 
 
 WARM_UP_DELAY = 0.05  # seconds after the first prompt is requested

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from golem_cli.cli.streaming import ReplyRenderer
+    from golem_cli.cli.typeahead import AnswerTail
     from golem_cli.core.messages import Message, ToolCall
     from golem_cli.tools.approval import Answer, Question
 
@@ -117,8 +118,13 @@ class ToolView:
         live: bool = True,
         clock: Callable[[], float] = time.monotonic,
         full_hint: str = "/history --full",
+        tail: AnswerTail | None = None,
     ) -> None:
+        from golem_cli.cli.typeahead import AnswerTail
+
         self.console = console
+        #: Reads the keys typed just after a one-key answer (shared with the REPL's prompt).
+        self.tail = tail if tail is not None else AnswerTail()
         #: What shows a result whole, where this view is (the REPL's command, or ``golem show``).
         self.full_hint = full_hint
         self.renderer = renderer
@@ -225,7 +231,8 @@ class ToolView:
         """Ask on the terminal; a lone ``y``/``a`` answers at a keypress, a typed word
         (``yes``, ``always``, ``n`` with an optional reason) with Enter. An empty Enter is
         ignored. Ctrl-C raises ``KeyboardInterrupt`` (the run stops with the batch closed);
-        Ctrl-D denies."""
+        Ctrl-D denies. After a one-key answer the rest of its word is not left for the next
+        prompt (``typeahead``)."""
         from golem_cli.tools.approval import Answer
 
         self._pause_reply()
@@ -233,11 +240,13 @@ class ToolView:
         self.print_question(question)
         while True:
             try:
-                line = await _read_answer()
+                line, by_key = await _read_answer(self.tail)
             except EOFError:
                 return Answer("no", "the user gave no answer")
             answer = parse_answer(line)
             if answer is not None:
+                if by_key:
+                    self.tail.start(line)
                 return answer
             self.console.print("[dim]Answer y (run it), a (always for this tool) or n (deny, with a reason).[/dim]")
 
@@ -289,10 +298,12 @@ KEY_PAUSE = 0.5
 _KEY_WORDS = {"y": "yes", "a": "always"}
 
 
-async def _read_answer() -> str:
-    """One answer from the keyboard: a lone ``y`` or ``a`` (nothing typed after it within
-    ``KEY_PAUSE``) ends it; anything longer is a line that Enter ends. The question line then
-    shows the answer as a word."""
+async def _read_answer(tail: AnswerTail) -> tuple[str, bool]:
+    """One answer from the keyboard, and whether it was a single key: a lone ``y`` or ``a``
+    (nothing typed after it within ``KEY_PAUSE``) ends it; anything longer is a line that
+    Enter ends. The question line then shows the answer as a word. What ``tail`` kept of the
+    keys typed after the previous answer is typed here; the rest of that answer's word, typed
+    within its window and ended by Enter, is ignored as a stray Enter is."""
     import asyncio
 
     from prompt_toolkit import PromptSession
@@ -300,17 +311,22 @@ async def _read_answer() -> str:
     from prompt_toolkit.formatted_text import HTML
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
+    kept = tail.take()
     keys = KeyBindings()
 
     @keys.add("enter")
     def _enter(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
-        if buffer.text.strip():  # an empty Enter is not an answer
-            typed = buffer.text
+        typed = buffer.text
+        if tail.finishes(typed):  # the end of the previous answer's word ("y", a pause, "es⏎")
+            tail.finished()
+            buffer.reset()
+            return
+        if typed.strip():  # an empty Enter is not an answer
             buffer.text = _KEY_WORDS.get(typed.strip().lower(), typed)
-            event.app.exit(result=typed)
+            event.app.exit(result=(typed, False))
 
-    session: PromptSession[str] = PromptSession(key_bindings=keys)
+    session: PromptSession[tuple[str, bool]] = PromptSession(key_bindings=keys)
     edits = 0
 
     def changed(buffer: Buffer) -> None:
@@ -323,13 +339,14 @@ async def _read_answer() -> str:
         def settle() -> None:
             if seen == edits and session.app.is_running and not session.app.is_done:
                 buffer.text = _KEY_WORDS[key]  # shown on the question line as the answer
-                session.app.exit(result=key)
+                session.app.exit(result=(key, True))
 
         asyncio.get_running_loop().call_later(KEY_PAUSE, settle)
 
     session.default_buffer.on_text_changed += changed
     prompt = HTML("<b>Allow?</b> <style fg='ansigray'>[y]es once · [a]lways this tool · [n]o + reason</style> › ")
-    return await session.prompt_async(prompt, handle_sigint=False)  # the REPL keeps its own SIGINT handler
+    # handle_sigint: the REPL keeps its own SIGINT handler
+    return await session.prompt_async(prompt, default=kept, handle_sigint=False)
 
 
 def parse_answer(line: str) -> Answer | None:

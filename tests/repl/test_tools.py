@@ -136,6 +136,68 @@ def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServe
     chat.leave()
 
 
+@pytest.mark.parametrize(("key", "rest"), [("y", "es\r"), ("a", "lways\r"), ("y", "\r")])
+def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: ProviderServer, project: Path, key: str, rest: str):
+    """``y``, a pause past the half second that makes it the answer, then ``es⏎``: the rest
+    of the word and its Enter are dropped, not sent to the model as a turn."""
+    server.enqueue(calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("run it")
+    chat.expect(r"\[y\]es once")
+    chat.child.send(key)
+    time.sleep(0.9)  # answered by now
+    chat.child.send(rest)
+    assert "tool results: call_1 exit status 0" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.prompt()
+    time.sleep(1)  # anything left over would be submitted by now
+    chat.child.sendline("next")
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "echo: next" in out and "echo: es" not in out and "lways" not in out
+    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
+    assert prompts == ["run it", "next"]
+    chat.leave()
+
+
+def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, server: ProviderServer, project: Path):
+    """Only the rest of the answer's word is dropped: a prompt typed ahead after the answer
+    (while the tool runs) is the next turn, whole."""
+    server.enqueue(calls(("call_1", "run_command", {"command": "sleep 1"})))
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("run it")
+    chat.expect(r"\[y\]es once")
+    chat.child.send("y")
+    time.sleep(0.9)
+    chat.child.send("ext steps\r")  # "e" continues "yes", "x" does not: the person typed on
+    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "echo: ext steps" in out
+    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
+    assert prompts == ["run it", "ext steps"]
+    chat.leave()
+
+
+def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(spawn, server: ProviderServer, project: Path):
+    """Two calls to approve: ``y``, a pause (the second question is up), then ``es⏎`` finishes
+    the first answer's word; it neither answers nor is refused at the second question."""
+    server.enqueue(calls(("call_1", "run_command", {"command": "echo 1 >> ran.txt"}),
+                         ("call_2", "run_command", {"command": "echo 2 >> ran.txt"})))  # fmt: skip
+    chat = spawn("chat", "-T", "shell")
+    chat.prompt()
+    chat.child.sendline("run both")
+    chat.expect(r"\[y\]es once")
+    chat.child.send("y")
+    chat.expect(r"echo 2 >> ran.txt[\s\S]*\[y\]es once")
+    chat.child.send("es\r")
+    time.sleep(0.5)
+    chat.child.send("n\r")
+    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "Answer y (run it)" not in out
+    assert (project / "ran.txt").read_text() == "1\n"
+    chat.leave()
+
+
 def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: ProviderServer, project: Path):
     server.enqueue(calls(("call_1", "run_command", {"command": "true"})), Scenario(),
                    calls(("call_2", "run_command", {"command": "true"})))  # fmt: skip
