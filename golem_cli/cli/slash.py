@@ -269,8 +269,8 @@ async def _tools(repl: Repl, arg: str) -> None:
         return
     from golem_cli.cli.tools_command import tool_rows
 
-    for row in tool_rows(box):
-        repl.console.print(row, highlight=False, markup=False)
+    for row in tool_rows(box, width=repl.console.width):
+        repl.console.print(row, highlight=False, markup=False, soft_wrap=True)
     repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
 
 

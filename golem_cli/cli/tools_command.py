@@ -22,29 +22,45 @@ def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
     return "asks" if entry.needs_approval else "runs"
 
 
-def tool_rows(box: Toolbox, *, header: bool = False) -> list[str]:
+def tool_rows(box: Toolbox, *, header: bool = False, width: int | None = None) -> list[str]:
     """One line per tool: enabled mark, name, group, source, approval, summary (under a line
-    naming the columns, with ``header``); then one per tool server that is not running."""
+    naming the columns, with ``header``); then one per tool server that is not running. With
+    ``width`` (a terminal's), each row is shown as a terminal shows it (``visible``) and cut
+    to fit with an ellipsis: a wrapped row would break the table's columns."""
     entries = box.registry.entries()
     idle = [s for s in box.servers() if not s.started]
-    width = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
+    names = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
     group_width = max(len(e.group) for e in entries)
     rows = []
     if header and entries:
-        rows.append(f"  {'NAME':<{width}}  {'GROUP':<{group_width}}  {'SOURCE':<12}  {'CALLS':<7}  WHAT IT DOES")
+        rows.append(f"  {'NAME':<{names}}  {'GROUP':<{group_width}}  {'SOURCE':<12}  {'CALLS':<7}  WHAT IT DOES")
     for e in entries:
         mark = "*" if box.is_enabled(e.name) else " "
         source = e.source if len(e.source) <= 12 else e.source[:11] + "…"
-        rows.append(f"{mark} {e.name:<{width}}  {e.group:<{group_width}}  {source:<12}  "
+        rows.append(f"{mark} {e.name:<{names}}  {e.group:<{group_width}}  {source:<12}  "
                     f"{_approval(e, box):<7}  {e.summary[:120]}")  # fmt: skip
     for s in idle:
         state = f"did not start: {s.problem}" if s.problem else f"not started (/tools enable {s.group})"
-        rows.append(f"  {s.group:<{width}}  tool server, {state}")
-    return rows
+        rows.append(f"  {s.group:<{names}}  tool server, {state}")
+    return rows if width is None else [fit(row, width) for row in rows]
+
+
+def fit(row: str, width: int) -> str:
+    """``row`` as the terminal shows it, at most ``width`` cells (cut with an ellipsis)."""
+    from rich.cells import cell_len, set_cell_size
+
+    from golem_cli.cli.terminal_text import visible
+
+    row = visible(row).rstrip()
+    if cell_len(row) <= width:
+        return row
+    return set_cell_size(row, max(width - 1, 0)) + "…"
 
 
 def list_tools(*, as_json: bool) -> int:
     import asyncio
+    import shutil
+    import sys
 
     from golem_cli.cli.console import out, print_json
     from golem_cli.cli.tool_choice import ToolChoice
@@ -71,7 +87,8 @@ def list_tools(*, as_json: bool) -> int:
             for e in box.registry.entries()
         ])  # fmt: skip
     else:
-        for row in tool_rows(box, header=True):
+        columns = shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+        for row in tool_rows(box, header=True, width=columns):  # a pipe gets whole rows
             out(row)
         out("")
         root = getattr(box.registry.sources[0], "root", None)

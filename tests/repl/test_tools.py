@@ -313,6 +313,29 @@ def test_tools_allow_in_the_chat_says_when_the_tool_is_not_enabled(spawn, projec
     chat.leave()
 
 
+def test_tools_rows_are_cut_to_a_narrow_terminal(home: Path, project: Path):
+    """At 50 columns each row of /tools is one screen line ending in an ellipsis, so the
+    columns stay a table instead of wrapping into the next row."""
+    from tests.repl.conftest import Chat
+
+    child = pexpect.spawn(GOLEM, ["chat", "-T", "fs"], env=golem_env(home) | {"COLUMNS": "50"}, encoding="utf-8",
+                          dimensions=(40, 50), timeout=15)  # fmt: skip
+    try:
+        chat = Chat(child)
+        chat.prompt()
+        chat.command("/tools", r"/tools enable NAME")
+        screen = chat.screen()
+        start = max(i for i, line in enumerate(screen) if line.startswith("you> /tools"))
+        end = max(i for i, line in enumerate(screen) if line.startswith("/tools enable"))
+        rows = screen[start + 1 : end]
+        names = ["read_file", "list_files", "search_files", "write_file", "edit_file", "run_command", "fetch_url"]
+        assert [row.split()[1] if row.startswith("*") else row.split()[0] for row in rows] == names, rows
+        assert all(len(row) == 50 and row.endswith("…") for row in rows), rows
+        assert rows[0] == "* read_file     fs     builtin       runs     Rea…"
+    finally:
+        child.terminate(force=True)
+
+
 def test_ask_shows_rejections_failing_commands_and_hints_that_work_outside_the_repl(server: ProviderServer, home: Path, project: Path):
     server.enqueue(calls(("b1", "read_file", {"pathx": "notes.txt"}), ("s1", "search_files", {"pattern": "hel+o", "path": "."}),
                          ("c1", "run_command", {"command": "echo oops >&2; exit 3"}),
