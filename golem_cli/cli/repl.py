@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from golem_cli.cli import slash
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from prompt_toolkit import PromptSession
+    from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyPressEvent
     from rich.console import Console
 
@@ -43,7 +44,6 @@ class Repl:
         self.attachments: list[Attachment] = []  # for the next prompt (/attach)
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
-        self._printing: set[asyncio.Future[None]] = set()  # their lines, printed above the prompt
         self._tail: AnswerTail | None = None  # keys typed after a one-key answer to a tool question
 
     # --- input -----------------------------------------------------------------------------
@@ -235,13 +235,11 @@ class Repl:
         self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
 
     def _line_above_prompt(self, text: str, problem: bool) -> None:
-        from prompt_toolkit.application import get_app_or_none, run_in_terminal
+        from prompt_toolkit.application import get_app_or_none
 
         app = get_app_or_none()
         if app is not None and app.is_running:
-            printing = asyncio.ensure_future(run_in_terminal(lambda: self.tool_line(text, problem)))
-            self._printing.add(printing)
-            printing.add_done_callback(self._printing.discard)
+            above_prompt(app, lambda: self.tool_line(text, problem))
         else:
             self.tool_line(text, problem)
 
@@ -274,8 +272,6 @@ class Repl:
                     return False
         self._servers = None
         task.result()
-        if self._printing:
-            await asyncio.gather(*self._printing, return_exceptions=True)
         return True
 
     async def stop_tool_servers(self) -> None:
@@ -411,6 +407,23 @@ def on_ctrl_c(callback: Callable[[], None]) -> Iterator[None]:
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+
+
+def above_prompt(app: Application[Any], write: Callable[[], None]) -> None:
+    """Print with ``write`` above the running prompt: erase the prompt, write, draw it again
+    below. prompt_toolkit's ``run_in_terminal`` does this too, but puts the terminal in
+    cooked mode meanwhile, so a key typed at that instant meets the line discipline instead
+    of the prompt: Ctrl-D is taken as end of file (and arrives as a NUL), Backspace, Ctrl-U and
+    Ctrl-W edit an empty line, Ctrl-C, Ctrl-Z and Ctrl-\\ become signals, and letters are
+    echoed where the cursor happens to be. Here the terminal stays raw: writing is all that
+    happens, at once, and every key waits, untouched, for the prompt."""
+    app.renderer.erase()
+    try:
+        write()
+    finally:
+        app.renderer.reset()
+        app.renderer.request_absolute_cursor_position()
+        app.invalidate()
 
 
 WARM_UP_DELAY = 0.05  # seconds after the first prompt is requested

@@ -12,9 +12,11 @@ import json
 import os
 import signal
 import subprocess
+import termios
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 from golem_cli.core.messages import INTERRUPTED
 from golem_cli.core.repair import normalize_history
@@ -266,6 +268,33 @@ def test_ctrl_c_while_the_first_turn_waits_for_a_server_sends_nothing(spawn, ser
     assert "echo: and now" in chat.say("and now")
     assert len(server.requests) == 1
     chat.leave()
+
+
+def writing_to_the_terminal(pid: int) -> bool:
+    """Whether process ``pid`` is in a write(2) to its stdout or stderr (blocked: nobody reads)."""
+    fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    return len(fields) > 1 and fields[0] == "1" and int(fields[1], 16) in (1, 2)
+
+
+def test_a_key_typed_while_a_servers_line_is_printed_reaches_the_prompt(spawn, demo: Path):
+    """A line printed above the prompt leaves the terminal as the prompt has it (raw): a key
+    typed meanwhile waits for the prompt. In cooked mode the line discipline would take
+    Ctrl-D as end of file (the prompt gets a NUL instead) and echo letters into the line.
+    The line here is long, and nothing reads the terminal until the key is typed, so golem is
+    caught writing it."""
+    chat = spawn("chat", "-T", "demo", "-T", "demo." + "x" * 60_000)
+    chat.prompt()
+    pid = chat.child.pid
+    deadline = time.monotonic() + 30
+    while not writing_to_the_terminal(pid):  # the line about the name that selects nothing
+        assert time.monotonic() < deadline, "golem never wrote the server's line"
+        time.sleep(0.05)
+    lflag = termios.tcgetattr(chat.child.child_fd)[3]  # the terminal's mode (the pty's other side)
+    chat.child.send("\x04")  # Ctrl-D at an empty prompt: leave
+    left = chat.child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=20) == 0
+    assert not lflag & termios.ICANON and not lflag & termios.ECHO, "cooked mode while the line was printed"
+    assert left, "Ctrl-D typed while the line was printed never reached the prompt"
+    assert "has no tool 'demo.xxx" in plain(chat.log.getvalue()) and "Nothing said, nothing saved." in plain(chat.child.before)
 
 
 def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, demo: Path, marks: Path):
