@@ -112,7 +112,7 @@ def main() -> None:
         if args.provider:
             add("golem chat -m local:x -> you>", time_to([GOLEM, "chat", "-m", "local:x"], "you>", env))
         if args.mcp:
-            prompt, ready = times_to([GOLEM, "chat", "-T", "demo"], ["you>", "Tool servers ready"], env)
+            prompt, ready = times_to([GOLEM, "chat", "-T", "demo"], ["you>", "Tool server ready"], env)
             add("golem chat -T demo -> you>", prompt)
             add("golem chat -T demo -> server ready", ready)
             add(

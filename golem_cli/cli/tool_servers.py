@@ -21,18 +21,25 @@ async def start(
     box: Toolbox, say: Callable[[str, bool], None], sources: list[LazySource] | None = None, *, quiet: bool = False
 ) -> None:
     """Start the servers the chat's tool names need (or ``sources``), saying what failed and,
-    unless ``quiet``, what started."""
+    unless ``quiet``, what started: each server's line as soon as it is ready or has failed,
+    not once the slowest is."""
     todo = box.to_start() if sources is None else sources
     if not todo and not box.waiting and not box.approvals.waiting:
         return
     began = time.monotonic()
-    problems = await box.start(todo)
-    for line in problems:
-        say(line, True)
-    started = [s for s in todo if s.started]
-    if started and not quiet:
-        counts = ", ".join(f"{s.group} ({_tools(box, s.group)})" for s in started)
-        say(f"Tool servers ready in {time.monotonic() - began:.1f} s: {counts}", False)
+    said: set[str] = set()
+
+    def each(source: LazySource, problem: str) -> None:
+        if problem:
+            said.add(problem)
+            say(problem, True)
+        elif not quiet:
+            say(f"Tool server ready in {time.monotonic() - began:.1f} s: {source.group} ({_tools(box, source.group)})",
+                False)  # fmt: skip
+
+    for line in await box.start(todo, each=each):
+        if line not in said:  # a name that selects nothing on a server that started
+            say(line, True)
     show_notices(box, say)
 
 

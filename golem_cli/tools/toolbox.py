@@ -16,7 +16,7 @@ they name, all at once, each within its own timeout. A server that fails is one 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -76,20 +76,36 @@ class Toolbox:
                 found.append(source)
         return found
 
-    async def start(self, sources: Iterable[LazySource] | None = None) -> list[str]:
+    async def start(
+        self, sources: Iterable[LazySource] | None = None, *, each: Callable[[LazySource, str], None] | None = None
+    ) -> list[str]:
         """Start the servers the waiting names need (or ``sources``), in parallel, and
         enable what the names select. Returns one line per server that failed and per name
-        that selects nothing; the chat goes on without them."""
+        that selects nothing; the chat goes on without them. ``each`` hears every server as
+        it is ready or has failed (with its line, else ""), before the others are."""
         todo = list(self.to_start() if sources is None else sources)
+
+        async def start_one(source: LazySource) -> str:
+            try:
+                await source.start()
+            except Exception as e:
+                source.problem = source.problem or str(e)
+                line = f"tool server {source.group!r} did not start: {source.problem}"
+            else:
+                line = ""
+                self.registry.refresh()  # its tools, for whoever hears of it now
+            if each is not None:
+                each(source, line)
+            return line
+
         problems: list[str] = []
         if todo:
-            outcomes = await asyncio.gather(*(s.start() for s in todo), return_exceptions=True)
-            for source, outcome in zip(todo, outcomes, strict=True):
+            outcomes = await asyncio.gather(*(start_one(s) for s in todo), return_exceptions=True)
+            for outcome in outcomes:
                 if isinstance(outcome, BaseException):
-                    if not isinstance(outcome, Exception):
-                        raise outcome  # Ctrl-C, cancellation: not the server's fault
-                    source.problem = source.problem or str(outcome)
-                    problems.append(f"tool server {source.group!r} did not start: {source.problem}")
+                    raise outcome  # Ctrl-C, cancellation: not the server's fault
+                if outcome:
+                    problems.append(outcome)
             self.registry.refresh()
         still: list[str] = []
         for name in self.waiting:

@@ -28,7 +28,7 @@ from tests.repl.test_tools import ask, calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
-READY = r"Tool servers ready in [^\n]*"
+READY = r"Tool server ready in [^\n]*"
 LATE = 5  # seconds the `late` server sleeps before it answers
 
 
@@ -167,6 +167,20 @@ def test_a_server_that_exits_at_start_is_one_line_above_the_prompt_and_the_chat_
     ]
     assert "echo: still here" in chat.say("still here")
     chat.leave()
+
+
+def test_each_servers_line_comes_when_that_server_is_done(spawn, demo: Path):
+    """A server that fails at once is said at once, not once a slow one has started."""
+    demo.write_text(demo.read_text() + demo_toml("sluggish", "--name", "sluggish", "--start-delay", "120"))
+    chat = spawn("chat", "-T", "sluggish", "-T", "bad")
+    chat.prompt()
+    chat.expect("did not start[^\n]*", timeout=30)
+    chat.prompt()  # drawn again below the line
+    shown = chat.screen()
+    assert shown[2:] == ["Starting tool servers: sluggish, bad…",
+                         "tool server 'bad' did not start: exited at start (exit status 3; it said: demo: refusing to start "
+                         "(told to))", "you>"]  # fmt: skip
+    chat.leave()  # stops sluggish, still starting
 
 
 def test_a_server_killed_mid_call_fails_the_call_and_starts_again(spawn, server: ProviderServer, demo: Path, marks: Path):
