@@ -25,7 +25,8 @@ part) is that call's ``failed`` result, and the results of the other calls stand
 
 Before a group starts, each of its calls is decoded (bad arguments are a ``ModelRetry``
 outcome and are never asked about) and put to the caller's approval hook, one at a time in
-call order. A denial is a ``failed`` result with Go's denial text; ``ToolCanceled`` from the
+call order. A denial is a ``failed`` result with Go's denial text; ``ToolFailed`` from the hook
+(a call the caller knows will fail) is that call's ``failed`` result, never run; ``ToolCanceled`` from the
 hook, or Ctrl-C / cancellation while it waits for an answer, stops the run like a tool's
 ``ToolCanceled`` (nothing of that group ran, so the batch is simply closed).
 
@@ -143,6 +144,9 @@ async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall
             answer = await hooks.approval(ApprovalRequest(call, tool, arguments[i]))
         except ToolCanceled as stop:
             outcomes[i] = stop
+            return False
+        except ToolFailed as failed:  # known to fail before it runs: its failed result, no question
+            outcomes[i] = failed
             return False
         except (asyncio.CancelledError, KeyboardInterrupt):
             outcomes[i] = ToolCanceled(STOPPED_AT_QUESTION)

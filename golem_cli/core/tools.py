@@ -26,12 +26,14 @@ interrupted mid-call (Python cannot stop a thread), but the run stops waiting fo
 
 ``SchemaTool`` is the other way to make a tool: a JSON schema given as data (a tool server's
 declaration) and a function that receives the decoded argument object. The server, not golem,
-judges those arguments.
+judges those arguments, unless the tool is given a ``check`` that knows some of them fail.
 
 Before a call runs, the run may ask the caller for approval (``RunHooks.approve``, given an
 ``ApprovalRequest``): ``Approval(True)`` runs it, ``Approval(False, reason)`` records a
-``failed`` result with Go's denial text, and raising ``ToolCanceled`` (or an interruption
-while the question is open) stops the run with the batch closed.
+``failed`` result with Go's denial text, raising ``ToolFailed(reason)`` records the call as
+failed without running it (the caller knows it would fail: nothing to approve), and raising
+``ToolCanceled`` (or an interruption while the question is open) stops the run with the batch
+closed.
 """
 
 from __future__ import annotations
@@ -247,6 +249,8 @@ class SchemaTool(Tool):
 
     golem checks only that the arguments are one JSON object (else ``ModelRetry``); the
     schema is the tool's own business (an MCP server validates and answers ``isError``).
+    ``check(arguments)``, when given, says why arguments certainly fail the schema ("" when
+    they may not): a ``ModelRetry`` too, so a call bound to fail is never asked about.
     """
 
     def __init__(
@@ -259,6 +263,7 @@ class SchemaTool(Tool):
         sequential: bool = False,
         max_retries: int | None = None,
         timeout: float | None = None,
+        check: Callable[[dict[str, Any]], str] | None = None,
     ) -> None:
         if not name:
             raise ValueError("golem: tool name is required")
@@ -278,6 +283,7 @@ class SchemaTool(Tool):
         self._is_async = inspect.iscoroutinefunction(func)
         self._context_param = ""
         self._fields = ()
+        self.check = check
 
     def __repr__(self) -> str:
         return f"SchemaTool(name={self.name!r})"
@@ -290,6 +296,8 @@ class SchemaTool(Tool):
             raise ModelRetry(f"arguments are not a valid JSON object: {exc}") from exc
         if not isinstance(value, dict):
             raise ModelRetry(f"invalid arguments: Expected `object`, got `{_json_kind(value)}`")
+        if self.check is not None and (problem := self.check(value)):
+            raise ModelRetry(f"invalid arguments: {problem}")
         return value
 
     async def call(self, kwargs: dict[str, Any], context: ToolContext) -> ToolResult:

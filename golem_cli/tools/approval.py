@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest
+from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, ToolFailed
 from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError
 
 Choice = Literal["yes", "always", "no"]
@@ -97,13 +97,17 @@ class Approvals:
         return not (self.yes or entry.name in self.allowed)
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
+        """The call's approval; ``ToolFailed`` when it would fail anyway (its preview says
+        why: an edit whose text is not in the file, a path outside the root), so nobody is
+        asked about a call that cannot do what it asks."""
         entry = self.registry.entry(request.call.name)
         if not self.needs_question(entry):
             return APPROVED
         assert entry is not None
+        asked = question(entry, request)
         if self.ask is None:
             return Approval(False, NO_TERMINAL.format(name=entry.name))
-        answer = await self.ask(question(entry, request))
+        answer = await self.ask(asked)
         if answer.choice == "always":
             self.allowed.add(entry.name)
         if answer.choice in ("yes", "always"):
@@ -112,11 +116,14 @@ class Approvals:
 
 
 def question(entry: ToolEntry, request: ApprovalRequest) -> Question:
+    """What the person is asked; ``ToolFailed`` from the preview (the call will fail) passes."""
     preview = ""
     if entry.preview is not None:
         try:
             preview = entry.preview(request.args)
-        except Exception as e:  # a preview must never decide the call
+        except ToolFailed:
+            raise
+        except Exception as e:  # a broken preview must not decide the call
             preview = f"(no preview: {e})"
     return Question(entry.name, entry.source, format_arguments(request.args), preview)
 

@@ -183,27 +183,24 @@ class FileTools:
         return f"edited {self.root.show(target)}: {count} replacement{'s' if count != 1 else ''}"
 
     def preview_write(self, path: str, content: str) -> str:
-        """The diff the approval question shows (the refusal, if the path is refused)."""
+        """The diff the approval question shows; ``ToolFailed`` when the write would fail (a
+        path refused, a binary file): such a call is not asked about, it fails at once."""
         try:
             target = self._file(path)
             old = self._current(target, path)
-        except ToolFailed as e:
-            return f"(refused: {e.reason})"
         except OSError as e:
-            return f"(refused: {os_reason(e)})"
+            raise ToolFailed(os_reason(e)) from None
         return diff(old or "", content, self.root.show(target), created=old is None)
 
     def preview_edit(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-        """The diff of the edit, or why it will fail and what the model asked for (a call
-        that fails changes nothing, but the person should see what was meant)."""
+        """The diff of the edit; ``ToolFailed`` when the edit would fail (its text is not in
+        the file, or more than once): it would change nothing, so nobody is asked."""
         try:
             target = self._file(path)
             new, _ = self._edited(target, path, old_text, new_text, replace_all)
             old = self._current(target, path) or ""
-        except (ToolFailed, OSError) as e:
-            reason = e.reason if isinstance(e, ToolFailed) else os_reason(e)
-            shown = [f"(will fail: {reason})", "old_text:", *_indented(old_text), "new_text:", *_indented(new_text)]
-            return _clip_lines("\n".join(shown))
+        except OSError as e:
+            raise ToolFailed(os_reason(e)) from None
         return diff(old, new, self.root.show(target))
 
     def _file(self, given: str) -> Path:
@@ -388,10 +385,6 @@ def _lines(f: BinaryIO, first: bytes, longest: int) -> Iterator[tuple[str, bool]
                 yield buffer, False
             return
         buffer += more()
-
-
-def _indented(text: str) -> list[str]:
-    return ["  " + line for line in (text.splitlines() or [""])]
 
 
 def _clip_lines(text: str) -> str:

@@ -150,6 +150,23 @@ def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(spawn, 
     assert [(m.tool_call_id, m.content) for m in failed] == [("call_1", "Error executing tool fail: disk full")]
 
 
+def test_arguments_that_fail_the_servers_schema_are_not_asked_about(spawn, server: ProviderServer, demo: Path,
+                                                                      marks: Path):  # fmt: skip
+    """A required property missing, a property of the wrong type: rejected at once for the
+    model to correct, without a question and without a call to the server."""
+    server.enqueue(calls(("c1", "demo__echo", {"txt": "hi"}), ("c2", "demo__echo", {"text": 3})))
+    chat = spawn("chat", "-T", "demo")
+    chat.prompt()
+    chat.expect(READY)
+    out = chat.say("echo it")
+    assert "wants to run" not in out and "Allow?" not in out
+    assert out.count("← demo__echo rejected") == 2
+    assert "tool results: c1 Your tool call was rejected: invalid arguments: missing required property 'text'" in out
+    said = json.dumps(server.requests[-1].json)
+    assert "property 'text' must be string, not an integer" in said
+    chat.leave()
+
+
 # --- faults --------------------------------------------------------------------------------
 
 

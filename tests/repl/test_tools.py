@@ -218,6 +218,22 @@ def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: Provid
     chat.leave()
 
 
+def test_a_call_known_to_fail_is_not_asked_about(spawn, server: ProviderServer, project: Path):
+    """An edit whose text is not in the file and a write outside the root would change
+    nothing: each fails at once with the reason (the model reads it), and nobody is asked."""
+    server.enqueue(calls(("e1", "edit_file", {"path": "notes.txt", "old_text": "absent", "new_text": "x"}),
+                         ("w1", "write_file", {"path": "../escape.txt", "content": "x"})))  # fmt: skip
+    chat = spawn("chat", "-T", "fs")
+    chat.prompt()
+    out = chat.say("edit it")
+    assert "wants to run" not in out and "Allow?" not in out
+    assert "← edit_file failed" in out and "old_text was not found in 'notes.txt'" in out
+    assert "← write_file failed" in out and "'../escape.txt' is outside the directory" in out
+    assert "tool results: e1 [failed] old_text was not found in 'notes.txt'" in out  # what the model read
+    assert (project / "notes.txt").read_text() == "hello\n" and not (project.parent / "escape.txt").exists()
+    chat.leave()
+
+
 def test_a_huge_call_does_not_scroll_the_question_away(spawn, server: ProviderServer, project: Path):
     server.enqueue(calls(("call_1", "run_command", {"command": "echo " + "y" * 20_000})))
     chat = spawn("chat", "-T", "shell")

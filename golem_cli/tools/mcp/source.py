@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from golem_cli.core.tools import SchemaTool, ToolContext, ToolFailed, ToolResult
+from golem_cli.tools.mcp.arguments import schema_problem
 from golem_cli.tools.mcp.config import ServerConfig, server_configs
 from golem_cli.tools.mcp.naming import model_name
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
@@ -158,7 +159,8 @@ class McpSource:
             return f"{shown}\n(the server says this tool is {claim})" if claim else shown
 
         return ToolEntry(
-            SchemaTool(name, description, schema, call), self.name, self.group, needs_approval=not waived,
+            SchemaTool(name, description, schema, call, check=lambda arguments: schema_problem(schema, arguments)),
+            self.name, self.group, needs_approval=not waived,
             preview=preview, own_name=own, destructive=destructive,
         )  # fmt: skip
 

@@ -1,0 +1,81 @@
+"""Arguments that certainly fail a tool server's input schema, found before anyone is asked.
+
+A server judges its own arguments (``isError``), but a call it is bound to refuse should not
+cost the person an approval question first. So golem checks what is certain and cheap: the
+arguments' required properties, the JSON type of each property whose schema names plain
+types, and properties a schema closed with ``additionalProperties: false``. Everything else
+(``$ref``, ``anyOf``, patterns, formats, ranges) is left to the server: a schema comes from a
+program golem does not control, and nothing here can be made slow by it (no regular
+expressions, no references followed, one pass over the top-level properties).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_KINDS: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "number": (int, float),
+    "integer": (int, float),  # 1.0 is an integer to JSON Schema; checked below
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+
+def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
+    """Why ``arguments`` fail ``schema`` for certain, in a few words; "" when they may not."""
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
+    required = schema.get("required")
+    if isinstance(required, list):
+        missing = [name for name in required if isinstance(name, str) and name not in arguments]
+        if missing:
+            return f"missing required {_names(missing)}"
+    if schema.get("additionalProperties") is False and not schema.get("patternProperties"):
+        unknown = [name for name in arguments if name not in properties]
+        if unknown:
+            names = sorted(map(str, properties))
+            known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") or "none"
+            return f"unknown {_names(unknown)} (the tool takes: {known})"
+    for name, value in arguments.items():
+        expected = _types(properties.get(name))
+        if expected and not any(_is(value, kind) for kind in expected):
+            return f"property {name!r} must be {' or '.join(expected)}, not {_kind(value)}"
+    return ""
+
+
+def _types(schema: object) -> list[str]:
+    """The plain JSON types a property's schema allows; [] when it says more than that."""
+    if not isinstance(schema, dict) or any(k in schema for k in ("$ref", "anyOf", "oneOf", "allOf", "not", "if")):
+        return []
+    kinds = schema.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else kinds
+    if not isinstance(kinds, list) or not kinds or not all(isinstance(k, str) and k in _KINDS for k in kinds):
+        return []
+    return kinds
+
+
+def _is(value: object, kind: str) -> bool:
+    if isinstance(value, bool) and kind != "boolean":
+        return False
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, _KINDS[kind])
+
+
+def _kind(value: object) -> str:
+    for kind in ("boolean", "string", "integer", "number", "array", "object", "null"):
+        if _is(value, kind):
+            return "a number" if kind == "number" else "an integer" if kind == "integer" else _article(kind)
+    return type(value).__name__
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}" if kind != "null" else "null"
+
+
+def _names(names: list[Any]) -> str:
+    shown = ", ".join(repr(str(n))[:80] for n in names[:5]) + (", ..." if len(names) > 5 else "")
+    return f"propert{'y' if len(names) == 1 else 'ies'} {shown}"
