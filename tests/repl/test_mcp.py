@@ -246,7 +246,8 @@ def test_two_servers_with_the_same_tool_names(spawn, server: ProviderServer, dem
     server.enqueue(calls(("c1", "alpha__echo", {"text": "x"}), ("c2", "beta__echo", {"text": "y"})))
     chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
     chat.prompt()
-    assert "alpha (12 tools), beta (12 tools)" in chat.expect(READY)
+    ready = {chat.expect(READY).split(": ")[-1] for _ in range(2)}  # one line each, as each is ready
+    assert ready == {"alpha (12 tools)", "beta (12 tools)"}
     out = chat.say("both")
     assert "tool results: c1 alpha says: x; c2 beta says: y" in out
     sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
