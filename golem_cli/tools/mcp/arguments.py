@@ -3,7 +3,8 @@
 A server judges its own arguments (``isError``), but a call it is bound to refuse should not
 cost the person an approval question first. So golem checks what is certain and cheap: the
 arguments' required properties, the JSON type of each property whose schema names plain
-types, and properties a schema closed with ``additionalProperties: false``. Everything else
+types (as leniently as servers read them: ``"3"`` may be an integer), and properties a schema
+closed with ``additionalProperties: false``. Everything else
 (``$ref``, ``anyOf``, patterns, formats, ranges) is left to the server: a schema comes from a
 program golem does not control, and nothing here can be made slow by it (no regular
 expressions, no references followed, one pass over the top-level properties).
@@ -13,15 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-_KINDS: dict[str, tuple[type, ...]] = {
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int, float),  # 1.0 is an integer to JSON Schema; checked below
-    "boolean": (bool,),
-    "array": (list,),
-    "object": (dict,),
-    "null": (type(None),),
-}
+_KINDS = ("string", "number", "integer", "boolean", "array", "object", "null")
 
 
 def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
@@ -41,7 +34,7 @@ def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
             return f"unknown {_names(unknown)} (the tool takes: {known})"
     for name, value in arguments.items():
         expected = _types(properties.get(name))
-        if expected and not any(_is(value, kind) for kind in expected):
+        if expected and not any(_may_be(value, kind) for kind in expected):
             return f"property {name!r} must be {' or '.join(expected)}, not {_kind(value)}"
     return ""
 
@@ -57,23 +50,32 @@ def _types(schema: object) -> list[str]:
     return kinds
 
 
-def _is(value: object, kind: str) -> bool:
-    if isinstance(value, bool) and kind != "boolean":
-        return False
-    if kind == "integer" and isinstance(value, float):
-        return value.is_integer()
-    return isinstance(value, _KINDS[kind])
+def _may_be(value: object, kind: str) -> bool:
+    """Whether a server could take ``value`` as ``kind``. Lenient validators (pydantic's lax
+    mode, which the MCP SDK's servers use) turn ``"3"`` into 3, 1 into True and a string of
+    JSON into a list, so only what none of them takes fails here."""
+    if value is None or kind == "null":
+        return value is None and kind == "null"
+    if kind == "string":
+        return isinstance(value, str)
+    if isinstance(value, str):
+        return True
+    if kind == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind in ("number", "boolean"):
+        return isinstance(value, int | float)  # a bool is an int
+    return isinstance(value, list if kind == "array" else dict)
 
 
 def _kind(value: object) -> str:
-    for kind in ("boolean", "string", "integer", "number", "array", "object", "null"):
-        if _is(value, kind):
-            return "a number" if kind == "number" else "an integer" if kind == "integer" else _article(kind)
-    return type(value).__name__
-
-
-def _article(kind: str) -> str:
-    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}" if kind != "null" else "null"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    names = {float: "a number", str: "a string", list: "an array", dict: "an object"}
+    return names.get(type(value), type(value).__name__)
 
 
 def _names(names: list[Any]) -> str:
