@@ -136,6 +136,15 @@ def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServe
     chat.leave()
 
 
+def answered(chat, word: str, seconds: float = 15) -> None:
+    """Wait until the question's line shows ``word`` as its answer: a one-key answer settled."""
+    deadline = time.monotonic() + seconds
+    while not any(line.startswith("Allow?") and line.endswith(f"› {word}") for line in chat.screen()):
+        assert time.monotonic() < deadline, chat.screen()
+        with contextlib.suppress(pexpect.TIMEOUT):
+            chat.child.expect("\x00never printed", timeout=0.05)  # reads what golem printed meanwhile
+
+
 @pytest.mark.parametrize(("key", "rest"), [("y", "es\r"), ("a", "lways\r"), ("y", "\r")])
 def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: ProviderServer, project: Path, key: str, rest: str):
     """``y``, a pause past the half second that makes it the answer, then ``es⏎``: the rest
@@ -146,7 +155,7 @@ def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: P
     chat.child.sendline("run it")
     chat.expect(r"\[y\]es once")
     chat.child.send(key)
-    time.sleep(0.9)  # answered by now
+    answered(chat, {"y": "yes", "a": "always"}[key])  # the pause made the key the answer
     chat.child.send(rest)
     assert "tool results: call_1 exit status 0" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
     chat.prompt()
@@ -168,7 +177,7 @@ def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, 
     chat.child.sendline("run it")
     chat.expect(r"\[y\]es once")
     chat.child.send("y")
-    time.sleep(0.9)
+    answered(chat, "yes")
     chat.child.send("ext steps\r")  # "e" continues "yes", "x" does not: the person typed on
     chat.expect(r"\d+ stored, \d+ sent[^\n]*")
     out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
