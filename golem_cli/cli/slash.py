@@ -267,10 +267,11 @@ async def _tools(repl: Repl, arg: str) -> None:
         repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, groups fs, shell, web, all, "
                            "or a tool server's name)")  # fmt: skip
         return
+    from golem_cli.cli.terminal_text import visible
     from golem_cli.cli.tools_command import tool_rows
 
-    for row in tool_rows(box, width=repl.console.width):
-        repl.console.print(row, highlight=False, markup=False, soft_wrap=True)
+    for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
+        repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
     repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
 
 

@@ -25,8 +25,9 @@ def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
 def tool_rows(box: Toolbox, *, header: bool = False, width: int | None = None) -> list[str]:
     """One line per tool: enabled mark, name, group, source, approval, summary (under a line
     naming the columns, with ``header``); then one per tool server that is not running. With
-    ``width`` (a terminal's), each row is shown as a terminal shows it (``visible``) and cut
-    to fit with an ellipsis: a wrapped row would break the table's columns."""
+    ``width`` (a terminal's), each tool's row is shown as a terminal shows it (``visible``) and
+    cut to fit with an ellipsis: a wrapped row would break the table's columns. A server's row
+    says why it did not start, so it is left whole (the terminal shows it safely anyway)."""
     entries = box.registry.entries()
     idle = [s for s in box.servers() if not s.started]
     names = max([len(e.name) for e in entries] + [len(s.group) for s in idle])
@@ -39,10 +40,12 @@ def tool_rows(box: Toolbox, *, header: bool = False, width: int | None = None) -
         source = e.source if len(e.source) <= 12 else e.source[:11] + "…"
         rows.append(f"{mark} {e.name:<{names}}  {e.group:<{group_width}}  {source:<12}  "
                     f"{_approval(e, box):<7}  {e.summary[:120]}")  # fmt: skip
-    for s in idle:
+    if width is not None:
+        rows = [fit(row, width) for row in rows]
+    for s in idle:  # whole, after the table: why a server did not start is worth its lines
         state = f"did not start: {s.problem}" if s.problem else f"not started (/tools enable {s.group})"
         rows.append(f"  {s.group:<{names}}  tool server, {state}")
-    return rows if width is None else [fit(row, width) for row in rows]
+    return rows
 
 
 def fit(row: str, width: int) -> str:

@@ -264,6 +264,9 @@ def test_tool_server_lines(spawn, home: Path):
     raw = chat.expect_raw("did not start")  # printed above the prompt once the server failed
     raw += chat.expect_raw("you>")
     assert_shown(raw)
+    chat.child.sendline("/tools")  # its row says why it did not start
+    raw = chat.expect_raw("/tools enable NAME, ")
+    assert_shown(raw)
     chat.leave()
     for args in (("mcp", "list"), ("tools",)):
         raw, _ = on_tty(home, *args)
