@@ -30,7 +30,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cli_speed import conversation, uuid7_at, write_conversation
-from golem_cli.core.codec import dump_history
 from golem_cli.store import Store
 from history_roundtrip import generate as generate_history
 
@@ -251,47 +250,86 @@ def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
 
 # --- history round trip ------------------------------------------------------------------------
 
-ROUNDTRIP = """
-import os, resource, sys, time
-kind, path = sys.argv[1], sys.argv[2]
-data = open(path, 'rb').read()
-if kind == 'orjson':
-    import orjson
-    fn = lambda d: orjson.dumps(orjson.loads(d))
-else:
-    from golem_cli.core import dump_history, load_history, normalize_history
-    fn = lambda d: dump_history(normalize_history(load_history(d))[0])
-import gc; gc.collect()
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-with open('/proc/self/statm') as f:
-    rss = int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE') // 1024
-t = time.perf_counter()
-out = fn(data)
-elapsed = time.perf_counter() - t
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-assert kind == 'orjson' or out == data, 'a clean golem file must round-trip byte for byte'
-print(elapsed, (peak - max(rss, 0)) / 1024)
+# The yardstick does what `golem normalize FILE -o OUT` does with orjson: read the file, decode,
+# encode, write OUT as golem writes it (a temporary file, fsync, rename).
+ORJSON_ROUNDTRIP = """
+import os, sys, orjson
+src, out = sys.argv[1], sys.argv[2]
+with open(src, 'rb') as f:
+    data = f.read()
+encoded = orjson.dumps(orjson.loads(data))
+tmp = out + '.tmp'
+fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+view = memoryview(encoded)
+while view:
+    view = view[os.write(fd, view):]
+os.fsync(fd)
+os.close(fd)
+os.replace(tmp, out)
 """
 
 
-def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int) -> None:
+def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + sys of the child) and peak RSS (MiB) of one run."""
+    start = time.perf_counter()
+    # Run from elsewhere: `python -m` puts the working directory first on sys.path.
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode()[:500]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int, before: Path | None = None) -> None:
+    """What a user runs, `golem normalize FILE -o OUT` (the real entry point: read, load,
+    normalize, report, write atomically), against the same work done with orjson. Peak memory
+    is the child's maximum RSS less that of the same command on a one-message file (the
+    interpreter and its imports), as a multiple of the file; the file's own bytes, read by
+    both, are in it. ``before``: a checkout whose golem is timed too, interleaved."""
     n = int(megabytes * 1e6 / 540)  # history_roundtrip's messages average about 540 bytes
-    path = root / "roundtrip.json"
-    path.write_bytes(dump_history(generate_history(n)))
+    path, small = root / "roundtrip.json", root / "roundtrip-small.json"
+    # Generated in a child: the maximum RSS a child reports counts what it was forked from.
+    generate = "import sys\nfrom history_roundtrip import generate\nfrom golem_cli.core import dump_history\n"
+    generate += "open(sys.argv[1], 'wb').write(dump_history(generate(int(sys.argv[2]))))"
+    for target, count in ((path, n), (small, 1)):
+        bench = str(Path(__file__).resolve().parent)
+        subprocess.run([PY, "-c", generate, str(target), str(count)], env=env | {"PYTHONPATH": bench}, check=True)
     size = path.stat().st_size
     label = f"load + normalize + dump, {size / 1e6:.0f} MB ({n:,} messages)"
     print(f"\n{label}")
-    samples: dict[str, list[tuple[float, float]]] = {"orjson": [], "golem": []}
+    out = root / "roundtrip-out.json"
+    sources = {"golem": Path(__file__).resolve().parent.parent} | ({"before": before} if before else {})
+
+    def commands(src: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
+        cmds = {"orjson": ([PY, "-c", ORJSON_ROUNDTRIP, str(src), str(out)], env)}
+        for name, tree in sources.items():
+            cmds[name] = ([PY, "-m", "golem_cli", "normalize", str(src), "-o", str(out)], env | {"PYTHONPATH": str(tree)})
+        return cmds
+
+    floor = {name: min(measure(cmd, e)[2] for _ in range(2)) for name, (cmd, e) in commands(small).items()}
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in floor}
     for _ in range(reps):
-        for kind in samples:
-            out = subprocess.run([PY, "-c", ROUNDTRIP, kind, str(path)], env=env, capture_output=True, text=True, check=True)
-            elapsed, grown = (float(x) for x in out.stdout.split())
-            samples[kind].append((elapsed, grown))
-    m = {k: (statistics.median(s[0] for s in v) * 1000, max(s[1] for s in v)) for k, v in samples.items()}
+        for name, (cmd, e) in commands(path).items():
+            samples[name].append(measure(cmd, e))
+            if name != "orjson":
+                assert out.read_bytes() == path.read_bytes(), "a clean golem file must round-trip byte for byte"
     file_mib = size / 2**20
-    row(label, "orjson.loads + orjson.dumps", *m["orjson"], f"peak {m['orjson'][1] / file_mib:.1f}x the file")
-    row(label, "golem load + normalize + dump", *m["golem"],
-        f"{ratio(m['golem'][0], m['orjson'][0])} orjson; peak {m['golem'][1] / file_mib:.1f}x the file")  # fmt: skip
+    wall = {k: statistics.median(s[0] for s in v) * 1000 for k, v in samples.items()}
+    cpu = {k: statistics.median(s[1] for s in v) * 1000 for k, v in samples.items()}
+    peak = {k: max(s[2] for s in v) - floor[k] for k, v in samples.items()}
+    for name, what in (("orjson", "orjson read, loads, dumps, write OUT"),
+                       ("before", f"golem normalize FILE -o OUT ({before})"),
+                       ("golem", "golem normalize FILE -o OUT")):  # fmt: skip
+        if name not in samples:
+            continue
+        against = "" if name == "orjson" else f"{ratio(wall[name], wall['orjson'])} orjson wall, "
+        against += "" if name == "orjson" else f"{ratio(cpu[name], cpu['orjson'])} CPU; "
+        against += f"CPU {cpu[name]:.0f} ms; peak {peak[name] / file_mib:.1f}x the file with its bytes"
+        against += f", {peak[name] / file_mib - 1:.1f}x beyond them"
+        row(label, what, wall[name], peak[name], against)
 
 
 def main() -> None:
@@ -302,6 +340,7 @@ def main() -> None:
     parser.add_argument("--roundtrip-mb", type=float, default=81)
     parser.add_argument("--skip", default="", help="comma-separated: stores,resume,chat,roundtrip")
     parser.add_argument("--keep", type=Path, help="generate into DIR and keep it (reused when it exists)")
+    parser.add_argument("--before", type=Path, help="a checkout whose `golem normalize` is timed too (roundtrip)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
     root = args.keep or Path(tempfile.mkdtemp(prefix="golem-scale-"))
@@ -322,7 +361,7 @@ def main() -> None:
         if "chat" not in skip:
             chat_rows(root, env, args.reps)
         if "roundtrip" not in skip:
-            roundtrip_rows(root, args.roundtrip_mb, env, max(3, args.reps // 2))
+            roundtrip_rows(root, args.roundtrip_mb, env, max(3, args.reps // 2), args.before)
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

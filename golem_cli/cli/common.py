@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from golem_cli.cli.errors import InputError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
@@ -87,9 +89,10 @@ def parse_history(data: bytes, label: str) -> list[Message]:
         raise HistoryFormatError(f"{label}: {e}") from None
 
 
-def write_user_file(path: Path, data: bytes) -> None:
+def write_user_file(path: Path, data: bytes | Iterable[bytes]) -> None:
     """Write a file the user named: atomically, keeping the mode of a file it replaces
-    (0600 for a new file: conversations are private)."""
+    (0600 for a new file: conversations are private). ``data`` may come in pieces, written
+    as they are made (``codec.history_chunks``)."""
     from golem_cli.store.atomic import PRIVATE_FILE, write_atomic
     from golem_cli.store.files import UnreadableFile, refuse_special
 

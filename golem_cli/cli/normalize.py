@@ -84,6 +84,7 @@ def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Resu
         except HistoryFormatError as e:
             ref = src.cid or src.label
             raise HistoryFormatError(f"{e}; `golem normalize --salvage {ref}` recovers its complete messages") from None
+    del data  # read: a long history is not held as bytes beside its messages through the repair and the write
     if sanitize:
         from golem_cli.core.sanitize import sanitize_history
 
@@ -107,10 +108,10 @@ def _write(
     src: Source, store: Store, result: _Result, output: Path | None, in_place: bool
 ) -> tuple[str | None, str | None]:
     from golem_cli.cli import common
-    from golem_cli.core.codec import dump_history
+    from golem_cli.core.codec import history_chunks
 
-    if output is not None:
-        common.write_user_file(output, dump_history(result.out))
+    if output is not None:  # streamed: the file's bytes are never held whole beside the messages
+        common.write_user_file(output, history_chunks(result.out))
         return str(output), None
     if not in_place or not result.changed:
         return None, None
@@ -119,7 +120,7 @@ def _write(
         store.save(src.cid, result.out)
         return str(src.path), str(backup)
     backup = common.backup_file(src.path)
-    common.write_user_file(src.path, dump_history(result.out))
+    common.write_user_file(src.path, history_chunks(result.out))
     return str(src.path), str(backup)
 
 

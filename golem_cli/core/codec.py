@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import msgspec
@@ -119,6 +119,13 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
     ``HistoryFormatError`` naming the position and the problem for anything else, and never
     raises any other exception on bad input.
     """
+    return read_history(data)[0]
+
+
+def read_history(data: bytes | bytearray | memoryview | str) -> tuple[list[Message], bool]:
+    """``load_history``, and whether the strict fast path read the bytes: spelled as golem and
+    Go write histories, so that messages appended to them keep the file on the fast path (the
+    store reuses such bytes, store/known.py)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     elif not isinstance(data, bytes):
@@ -129,16 +136,18 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
         try:
             decoded = _decoder.decode(data)
         except (msgspec.DecodeError, RecursionError):
-            return _load_slow(data)
+            return _load_slow(data), False
         if not decoded:
-            return []
-        for m in decoded:
+            return [], True
+        # Same field order as Message (both come from its declaration): positional
+        # construction from a tuple is the fastest way to build 150,000 messages. Each is
+        # built in the decoded one's place, which is freed at once: no second list of them.
+        new, fields = Message, astuple
+        for i, m in enumerate(decoded):
             if m.tool_calls:
                 m.tool_calls = _tool_calls(m.tool_calls)
-        # Same field order as Message (both come from its declaration): positional
-        # construction from a tuple is the fastest way to build 150,000 messages.
-        new, fields = Message, astuple
-        return [new(*fields(m)) for m in decoded]
+            decoded[i] = new(*fields(m))
+        return decoded, True
 
 
 # --- slow path: Go semantics -------------------------------------------------------------------
@@ -270,22 +279,41 @@ def _to_enc(m: Message) -> Message:
 
 
 #: Messages encoded at a time. The HTML-safe escaping then works on pieces that stay in the
-#: CPU's cache (three passes over 81 MB in memory took as long as the encoding itself).
+#: CPU's cache (three passes over 81 MB in memory took as long as the encoding itself), and a
+#: writer holds one piece of the file at a time, not the whole (``history_chunks``).
 _BATCH = 256
 
 
 def dump_history(messages: Iterable[Message]) -> bytes:
     """The exact bytes Go's ``json.Marshal([]model.Message)`` writes for ``messages``
     (keys in struct order, omitempty, HTML-safe escapes, base64, compacted raw args)."""
+    return b"".join(history_chunks(messages))
+
+
+def history_chunks(messages: Iterable[Message]) -> Iterator[bytes]:
+    """``dump_history(messages)`` in pieces of a few hundred messages, in order: what a
+    writer streams to a file, so a long history is never held twice (as messages and as one
+    block of bytes) nor copied whole."""
     history = messages if isinstance(messages, list) else list(messages)
-    pieces = [b"["]
-    with paused_gc():
+    yield b"["
+    with paused_gc():  # 150,000 messages: structs and lists that make no cycles (gcpause.py)
         for start in range(0, len(history), _BATCH):
             if start:
-                pieces.append(b",")
-            pieces.append(_encode_items(history[start : start + _BATCH]))
-    pieces.append(b"]")
-    return b"".join(pieces)
+                yield b","
+            yield _encode_items(history[start : start + _BATCH])
+    yield b"]"
+
+
+def dump_appended(dumped: bytes, more: Sequence[Message]) -> bytes:
+    """``dump_history(old + more)`` from ``dumped``, the bytes ``dump_history(old)`` wrote for
+    a non-empty ``old``: only ``more`` is encoded, ``dumped`` is copied (the messages of an
+    array are encoded independently, so the bytes of a longer history start with those of a
+    shorter one, up to its closing bracket)."""
+    if not more:
+        return dumped
+    chunks = history_chunks(more)
+    next(chunks)  # the opening bracket: a comma continues the array instead
+    return b"".join([memoryview(dumped)[:-1], b",", *chunks])
 
 
 def _encode_items(batch: list[Message]) -> bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 PRIVATE_DIR = 0o700
@@ -36,22 +37,30 @@ def temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}")
 
 
-def write_atomic(target: Path, data: bytes, *, mode: int = PRIVATE_FILE, durable: bool = True) -> None:
+def write_atomic(
+    target: Path, data: bytes | Iterable[bytes], *, mode: int = PRIVATE_FILE, durable: bool = True
+) -> None:
     """Replace ``target`` with ``data`` atomically.
+
+    ``data`` may come in pieces (``codec.history_chunks``): each is written as it is made, so
+    a long history is never held as one block of bytes. If making a piece fails, the
+    temporary file is removed and ``target`` is as it was.
 
     ``durable=False`` skips the fsyncs, for caches that can be rebuilt (the listing index):
     the rename is still atomic, only a power cut may lose the newest version.
     """
+    chunks = (data,) if isinstance(data, bytes | bytearray | memoryview) else data
     tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, mode)
     try:
         try:
             if os.fstat(fd).st_mode & 0o777 != mode:
                 os.fchmod(fd, mode)  # O_CREAT's mode is filtered by the umask
-            view = memoryview(data)
-            while view:
-                written = os.write(fd, view)
-                view = view[written:]
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    written = os.write(fd, view)
+                    view = view[written:]
             if durable:
                 os.fsync(fd)
         finally:

@@ -2,7 +2,8 @@
 
 Layout under the data directory (``GOLEM_HOME`` or the platform's user data directory)::
 
-    conversations/<id>.json        the messages: exactly dump_history(messages), Go-readable
+    conversations/<id>.json        the messages: dump_history(messages), Go-readable (a save that
+                                   appends to bytes it loaded keeps them: known.py)
     conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
     locks/<id>.lock                present while a process holds the conversation open
     backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
@@ -58,6 +59,7 @@ from golem_cli.store.refs import (
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store.index import Index
+    from golem_cli.store.known import KnownMessages
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ConversationMeta
 
@@ -108,6 +110,7 @@ class Store:
         self.index_path = self.root / INDEX_NAME
         self._index: Index | None = None
         self._loads_back = LoadBackCheck()
+        self._known_messages: KnownMessages | None = None
 
     @property
     def index(self) -> Index:
@@ -118,6 +121,16 @@ class Store:
 
             self._index = Index(self.conversations_dir, self.index_path, limit=self.max_history_bytes)
         return self._index
+
+    @property
+    def _known(self) -> KnownMessages:
+        """The bytes last loaded or saved and their messages (known.py), for a save that
+        appends to them; made on first use (it imports the message types)."""
+        if self._known_messages is None:
+            from golem_cli.store.known import KnownMessages
+
+            self._known_messages = KnownMessages()
+        return self._known_messages
 
     # --- names -----------------------------------------------------------------------------
 
@@ -172,7 +185,7 @@ class Store:
 
     def load(self, cid: str) -> list[Message]:
         """The conversation's messages. ``CorruptConversation`` if the file is not a history."""
-        from golem_cli.core.codec import load_history
+        from golem_cli.core.codec import read_history
         from golem_cli.core.errors import HistoryFormatError
 
         path = self.messages_path(cid)
@@ -183,10 +196,14 @@ class Store:
         except UnreadableFile as e:
             raise CorruptConversation(cid, path, str(e), salvageable=False) from None
         try:
-            messages = load_history(data)
+            messages, fast = read_history(data)
         except HistoryFormatError as e:
             raise CorruptConversation(cid, path, str(e)) from None
         self._loads_back.remember(data)  # the next save, a turn more, decodes only that turn
+        if fast:  # ... and encodes only that turn
+            self._known.remember(data, messages)
+        else:  # foreign spellings: the next save rewrites the file as golem writes it
+            self._known.forget()
         return messages
 
     def info(self, cid: str) -> ConversationInfo:
@@ -322,24 +339,24 @@ class Store:
     def _write(
         self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
     ) -> ConversationMeta:
-        from golem_cli.core.codec import dump_history
         from golem_cli.core.errors import HistoryFormatError
         from golem_cli.store.meta import encode_meta, refresh_meta
 
-        messages = list(messages)
-        data = dump_history(messages)
+        encoding = self._known.encode(messages)  # dump_history, encoding only what follows the known messages
+        data, saved = encoding.data, encoding.messages
         try:  # the last line of defence: never replace a file with one golem cannot read back
             self._loads_back.check(data)  # decodes what is new since the bytes last known to load
         except HistoryFormatError as e:
             problem = f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
             raise StoreError(problem) from e
+        self._known.adopt(encoding)
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
         with self.index.changing(cid) as written:
             write_atomic(self.messages_path(cid), data, durable=durable)
-            meta = refresh_meta(old, cid, messages, size=len(data), now=time.time())
+            meta = refresh_meta(old, cid, saved, size=len(data), now=time.time())
             write_atomic(self.meta_path(cid), encode_meta(meta), durable=durable)
-            written(messages, data)
+            written(saved, data)
         return meta
 
     def _sidecar(self, cid: str) -> ConversationMeta | None:

@@ -10,7 +10,7 @@ import pytest
 from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, codec, dump_history, load_history
 from golem_cli.core.repair import normalize_history
 from golem_cli.core.toolargs import wire_args
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT, messages
@@ -259,6 +259,26 @@ def test_dump_of_a_history_spanning_batches_matches_the_oracle(history, extra):
     long = (history * (2 * codec._BATCH // len(history) + 2))[: 2 * codec._BATCH + extra]
     assert dump_history(long) == go_marshal_oracle(long)
     assert dump_history(iter(long)) == dump_history(tuple(long)) == dump_history(long)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.too_slow])  # messages() draws much; the machine is shared
+@given(st.lists(messages(), min_size=1, max_size=6), st.lists(messages(), max_size=6), st.integers(0, 2 * codec._BATCH))
+def test_a_dump_appended_to_is_the_dump_of_the_whole(old, more, length):
+    """``dump_appended`` encodes only the new messages: the bytes are Go's for all of them,
+    whichever batch the old ones ended in."""
+    old = (old * (length // len(old) + 1))[: max(1, length)]
+    appended = codec.dump_appended(dump_history(old), more)
+    assert appended == dump_history(old + more) == go_marshal_oracle(old + more)
+
+
+def test_a_long_history_is_written_in_pieces_of_a_batch():
+    """A writer holds a few hundred messages' bytes at a time, never the whole file."""
+    history = [Message("user", f"message {i} <&>") for i in range(1000)]
+    chunks = list(codec.history_chunks(history))
+    assert b"".join(chunks) == dump_history(history) == go_marshal_oracle(history)
+    pieces = chunks[1:-1:2]  # between the brackets, separated by commas
+    assert chunks[0] == b"[" and chunks[-1] == b"]" and set(chunks[2:-1:2]) == {b","}
+    assert [len(load_history(b"[" + piece + b"]")) for piece in pieces] == [256, 256, 256, 232]
 
 
 KEY_SPELLINGS = st.sampled_from([str.lower, str.upper, lambda s: s, lambda s: s[:1].upper() + s[1:]])

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from golem_cli.core.messages import Message
 from golem_cli.store.atomic import is_temp_file
 
@@ -22,9 +23,14 @@ store = Store(Path(sys.argv[1])); cid = sys.argv[2]; n = int(sys.argv[3])
 pad = "x" * 2000
 def history(k):
     return [Message("user" if i % 2 == 0 else "assistant", f"{i} {pad}") for i in range(k)]
+h = store.load(cid) if sys.argv[4] == "append" else []
 while True:
     n += 1
-    store.save(cid, history(n))
+    if sys.argv[4] == "append":  # the session's way: the known bytes reused, the new message appended
+        h = [*h, *history(n)[len(h):]]
+    else:
+        h = history(n)  # new objects every time: every message encoded
+    store.save(cid, h)
     print(n, flush=True)
 """
 
@@ -33,14 +39,15 @@ def history(k: int) -> list[Message]:
     return [Message("user" if i % 2 == 0 else "assistant", f"{i} {PAD}") for i in range(k)]
 
 
-def test_killed_writer_never_loses_or_tears_a_save(store):
+@pytest.mark.parametrize("writer", ["rewrite", "append"])
+def test_killed_writer_never_loses_or_tears_a_save(store, writer):
     rng = random.Random(4)
     cid = store.create(history(1))
     acked = 1
     rounds = 30
     for _ in range(rounds):
         proc = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(store.root), cid, str(acked)],
+            [sys.executable, "-c", WRITER, str(store.root), cid, str(acked), writer],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         first = proc.stdout.readline()

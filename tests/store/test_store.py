@@ -148,3 +148,21 @@ def test_setting_the_model_it_already_has_writes_nothing(store):
     assert store.set_model(cid, "m:one").model == "m:one"
     assert os.stat(store.meta_path(cid)).st_mtime_ns == before
     assert store.set_model(cid, "m:two").model == "m:two" and store.meta(cid).model == "m:two"
+
+
+def test_a_write_in_pieces_that_fails_leaves_the_file_as_it_was(tmp_path):
+    """write_atomic writes pieces as they are made (codec.history_chunks); if making one fails,
+    the file is as it was and no temporary file is left."""
+    from golem_cli.store.atomic import write_atomic
+
+    target = tmp_path / "h.json"
+    write_atomic(target, [b"[", b'{"role":"user"}', b"]"])
+    assert target.read_bytes() == b'[{"role":"user"}]'
+
+    def failing():
+        yield b"["
+        raise RuntimeError("encoding failed")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, failing())
+    assert target.read_bytes() == b'[{"role":"user"}]' and [p.name for p in tmp_path.iterdir()] == ["h.json"]
