@@ -304,6 +304,19 @@ def history_chunks(messages: Iterable[Message]) -> Iterator[bytes]:
     yield b"]"
 
 
+def dump_with_batches(messages: Iterable[Message]) -> tuple[bytes, list[tuple[int, int]]]:
+    """``dump_history(messages)`` and where its batches of whole messages lie in it, as
+    (start, end) offsets: the array is ``[`` batch ``,`` batch ... ``]``, and a reader can check
+    the batches one at a time instead of decoding every message at once (store/loadback.py)."""
+    chunks = list(history_chunks(messages))  # "[", batch, ",", batch, ..., "]"
+    batches, at = [], 0
+    for i, chunk in enumerate(chunks):
+        if i % 2 and i < len(chunks) - 1:
+            batches.append((at, at + len(chunk)))
+        at += len(chunk)
+    return b"".join(chunks), batches
+
+
 def dump_appended(dumped: bytes, more: Sequence[Message]) -> bytes:
     """``dump_history(old + more)`` from ``dumped``, the bytes ``dump_history(old)`` wrote for
     a non-empty ``old``: only ``more`` is encoded, ``dumped`` is copied (the messages of an

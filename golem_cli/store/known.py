@@ -49,6 +49,7 @@ class Encoding(NamedTuple):
     messages: list[Message]
     contents: list[tuple[Any, ...]]
     encoded: int  # how many messages at the end were encoded now (all, unless known bytes were reused)
+    batches: list[tuple[int, int]]  # where a whole encoding's batches lie in ``data``, for the load-back check
 
 
 class KnownMessages:
@@ -63,7 +64,7 @@ class KnownMessages:
     def remember(self, data: bytes, messages: Sequence[Message]) -> None:
         """Record that ``data`` is a JSON array holding exactly ``messages`` (golem's bytes for
         them, or bytes the fast path read them from)."""
-        self.adopt(Encoding(data, list(messages), _contents(messages), len(messages)))
+        self.adopt(Encoding(data, list(messages), _contents(messages), len(messages), []))
 
     def adopt(self, encoding: Encoding) -> None:
         """Know ``encoding`` (made by ``encode``, then saved) for the next save. Only an array
@@ -80,14 +81,16 @@ class KnownMessages:
     def encode(self, messages: Sequence[Message]) -> Encoding:
         """``dump_history(messages)``, encoding only the messages after the known ones when
         ``messages`` starts with them, unchanged."""
-        from golem_cli.core.codec import dump_appended, dump_history
+        from golem_cli.core.codec import dump_appended, dump_with_batches
 
         messages = list(messages)
         n = len(self._messages)
         if self.extended_by(messages):
             more = messages[n:]  # the known ones were just found unchanged: only these are new
-            return Encoding(dump_appended(self._data, more), messages, self._contents + _contents(more), len(more))
-        return Encoding(dump_history(messages), messages, _contents(messages), len(messages))
+            data = dump_appended(self._data, more)
+            return Encoding(data, messages, self._contents + _contents(more), len(more), [])
+        data, batches = dump_with_batches(messages)
+        return Encoding(data, messages, _contents(messages), len(messages), batches)
 
     def extended_by(self, messages: Sequence[Message]) -> bool:
         """Whether ``messages`` starts with the known messages, the same objects holding what

@@ -18,6 +18,7 @@ golem reads. The price is holding the last validated bytes of one conversation i
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 _EMPTY_ARRAY = re.compile(rb"\[[ \t\r\n]*\]\Z")  # stops at the first element: no scan of the rest
 
@@ -37,15 +38,25 @@ class LoadBackCheck:
         else:
             self._known = b""
 
-    def check(self, data: bytes) -> None:
+    def check(self, data: bytes, batches: Sequence[tuple[int, int]] = ()) -> None:
         """Raise ``HistoryFormatError`` unless ``data`` loads back, decoding only the elements
-        appended to the bytes last known to load (or all of ``data``); then remember it."""
+        appended to the bytes last known to load, else each of ``batches`` alone, else all of
+        ``data``; then remember it.
+
+        ``batches`` (from ``codec.dump_with_batches``) are where ``data``, ``[`` batch ``,``
+        batch ... ``]``, holds its elements: by the argument above, each loading alone with an
+        element proves the whole, and only a batch of messages is decoded at a time (a whole
+        decode held a second copy of every message). Offsets that do not tile ``data`` so are
+        not used."""
         from golem_cli.core.codec import load_history
         from golem_cli.core.errors import HistoryFormatError
 
         tail = self._appended(data)
         try:
-            proven = tail is not None and bool(load_history(tail))  # an empty tail could hide a stray comma
+            if tail is not None:
+                proven = bool(load_history(tail))  # an empty tail could hide a stray comma
+            else:
+                proven = _tiles(data, batches) and all(load_history(b"[" + data[s:e] + b"]") for s, e in batches)
         except HistoryFormatError:
             proven = False  # decode it whole after all: the error then names the file's own position
         if not proven:
@@ -59,3 +70,13 @@ class LoadBackCheck:
         if known and data[body : body + 1] == b"," and data.startswith(memoryview(known)[:body]):  # no copy
             return b"[" + data[body + 1 :]
         return None
+
+
+def _tiles(data: bytes, batches: Sequence[tuple[int, int]]) -> bool:
+    """Whether ``batches`` cut ``data`` into ``[`` batch ``,`` batch ... ``]`` exactly."""
+    if not batches or data[:1] != b"[" or data[-1:] != b"]" or batches[0][0] != 1 or batches[-1][1] != len(data) - 1:
+        return False
+    ends = (end for _, end in batches)
+    return all(s < e for s, e in batches) and all(
+        start == end + 1 and data[end : end + 1] == b"," for (start, _), end in zip(batches[1:], ends, strict=False)
+    )

@@ -345,7 +345,7 @@ class Store:
         encoding = self._known.encode(messages)  # dump_history, encoding only what follows the known messages
         data, saved = encoding.data, encoding.messages
         try:  # the last line of defence: never replace a file with one golem cannot read back
-            self._loads_back.check(data)  # decodes what is new since the bytes last known to load
+            self._loads_back.check(data, encoding.batches)  # decodes what is new, or a batch at a time
         except HistoryFormatError as e:
             problem = f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
             raise StoreError(problem) from e

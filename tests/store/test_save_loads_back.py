@@ -140,3 +140,64 @@ def test_the_check_refuses_exactly_what_the_reader_refuses(known_pieces, new_pie
     except HistoryFormatError:
         checked = False
     assert checked == whole_loads, data
+
+
+# --- a whole save is checked a batch at a time: never a second copy of every message ---------
+
+
+def test_a_long_first_save_is_checked_a_batch_at_a_time(tmp_path, monkeypatch) -> None:
+    from golem_cli.core import codec
+
+    history = [Message(role="user", content=f"message {i} " * 20) for i in range(3 * codec._BATCH)]
+    decoded: list[int] = []
+    load = codec.load_history
+
+    def recording(data: bytes) -> list[Message]:
+        decoded.append(len(data))
+        return load(data)
+
+    monkeypatch.setattr(codec, "load_history", recording)
+    store = Store(tmp_path)
+    cid = store.create(history)
+    data = store.messages_path(cid).read_bytes()
+    assert data == dump_history(history)
+    assert len(decoded) == 3 and max(decoded) < len(data) / 2  # three batches, never the whole
+
+
+def test_a_bad_message_deep_in_a_first_save_is_refused_with_its_position(tmp_path) -> None:
+    history = [Message(role="user", content=f"message {i}") for i in range(700)]
+    history[600] = _bad_call()
+    with pytest.raises(StoreError) as caught:
+        Store(tmp_path).create(history)
+    assert "message 600, tool call 0" in str(caught.value)
+
+
+@given(
+    st.integers(1, 900),
+    st.integers(-1, 900),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(-40, 40)), max_size=3),
+    st.integers(-1, 3),
+)
+@settings(max_examples=300, deadline=None)
+def test_batches_that_do_not_tile_the_bytes_prove_nothing(n, bad_at, shifts, dropped) -> None:
+    """Whatever offsets are passed (moved, or a batch left out), ``check`` agrees with a whole load."""
+    from golem_cli.core import codec
+
+    history = [_bad_call() if i == bad_at else Message(role="user", content=f"m{i}") for i in range(n)]
+    data, batches = codec.dump_with_batches(history)
+    cuts = [list(b) for b in batches]
+    for index, side, by in shifts:
+        cuts[index % len(cuts)][side] += by
+    if dropped >= 0 and len(cuts) > 1:
+        del cuts[dropped % len(cuts)]
+    try:
+        load_history(data)
+        whole_loads = True
+    except HistoryFormatError:
+        whole_loads = False
+    try:
+        LoadBackCheck().check(data, [(s, e) for s, e in cuts])
+        checked = True
+    except HistoryFormatError:
+        checked = False
+    assert checked == whole_loads
