@@ -38,21 +38,22 @@ database's write lock (``BEGIN IMMEDIATE``) and wait up to ``BUSY_SECONDS`` for 
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from golem_cli.store.atomic import PRIVATE_FILE, is_temp_file, remove_files, remove_stale_temp_files
+from golem_cli.store.atomic import PRIVATE_FILE, remove_files, remove_stale_temp_files
 from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_text, signature
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.locks import exclusive
-from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta
+from golem_cli.store.meta import ConversationMeta, decode_meta
+from golem_cli.store.rebuild import Row, Stopped, entry_row, rows, scan
 from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
 
 if TYPE_CHECKING:
@@ -81,57 +82,19 @@ CREATE TABLE IF NOT EXISTS conversations (
     tbytes INTEGER NOT NULL DEFAULT 0,
     tcrc INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS conversations_newest ON conversations (updated DESC, id);
-CREATE INDEX IF NOT EXISTS conversations_unreadable ON conversations (id) WHERE problem != '';
-CREATE INDEX IF NOT EXISTS conversations_text_stale ON conversations (rid) WHERE tsig IS NOT msig AND problem = '';
 CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, original UNINDEXED, role UNINDEXED, tokenize = 'trigram');
 """
-
-
-class _Stopped(Exception):
-    """Internal: a refresh was asked to stop (it rolls back)."""
+#: The conversations table's secondary indexes (a rebuild creates them after filling the table).
+_INDEXES = {
+    "conversations_newest": "ON conversations (updated DESC, id)",
+    "conversations_unreadable": "ON conversations (id) WHERE problem != ''",
+    "conversations_text_stale": "ON conversations (rid) WHERE tsig IS NOT msig AND problem = ''",
+}
 
 
 class _Outdated(Exception):
     """Internal: the index is missing or was made by another version of golem."""
-
-
-# One match per directory entry: a conversation's messages file or its sidecar.
-_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z")
-
-
-def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
-    """Stat every messages file of the conversations directory; sidecars are only noted.
-    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names).
-    This loop is what a listing pays after a change, so it does one regex match per name."""
-    messages: dict[str, Signature] = {}
-    sidecars: set[str] = set()
-    foreign: list[str] = []
-    temps: list[str] = []
-    match = _NAME.match
-    try:
-        it = os.scandir(directory)
-    except FileNotFoundError:
-        return messages, sidecars, foreign, temps
-    with it:
-        for item in it:
-            name = item.name
-            m = match(name)
-            if m is None:
-                (temps if is_temp_file(name) else foreign).append(name)
-            elif m.group(2):
-                sidecars.add(m.group(1))
-            else:
-                try:
-                    if item.is_file(follow_symlinks=False):
-                        st = item.stat(follow_symlinks=False)
-                        messages[m.group(1)] = (st.st_mtime_ns, st.st_size, st.st_ino)
-                    else:
-                        foreign.append(name)
-                except OSError:
-                    continue  # removed while we looked
-    return messages, sidecars, foreign, temps
 
 
 # --- the text of messages ----------------------------------------------------------------------
@@ -197,6 +160,7 @@ class Index:
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             db.execute(statement)
+                    _create_indexes(db)
                     db.execute(f"PRAGMA user_version = {INDEX_VERSION}")
                 db.execute("COMMIT")
             db.execute("SELECT count(*) FROM state").fetchone()
@@ -263,7 +227,7 @@ class Index:
         False is returned."""
         try:
             self._guarded(lambda db: self._refresh(db, stop))
-        except _Stopped:
+        except Stopped:
             return False
         return True
 
@@ -292,21 +256,29 @@ class Index:
         gone = [cid for cid in known if cid not in messages]
         for cid in gone:
             self._forget(db, cid)
-        new: list[tuple[object, ...]] = []
-        for n, (cid, msig) in enumerate(messages.items()):
-            if stop is not None and n % 256 == 255 and stop():
-                raise _Stopped
+        new: list[tuple[str, Signature]] = []
+        changed: list[tuple[str, Signature]] = []
+        for cid, msig in messages.items():
             prev = known.get(cid)
-            if prev is not None and prev[0] == sig_text(msig) and (prev[1] is not None) == (cid in sidecars):
-                continue
-            entry = build_entry(self.directory, cid, msig, limit=self.limit)
             if prev is None:
-                new.append((cid, *_row_values(entry)))
-            else:
-                self._put(db, entry)
+                new.append((cid, msig))
+            elif prev[0] != sig_text(msig) or (prev[1] is not None) != (cid in sidecars):
+                changed.append((cid, msig))
+        # An empty table filled at once builds its indexes afterwards, in one sort each.
+        bulk = not known and len(new) >= BULK_ROWS
+        del known
+        for row in rows(self.directory, changed, sidecars, limit=self.limit, stop=stop):
+            self._put(db, row)
+        new.sort(key=itemgetter(0))  # in ID order: the ID index grows at its end
+        if bulk:
+            for name in _INDEXES:
+                db.execute(f"DROP INDEX IF EXISTS {name}")
         db.executemany(
-            "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)", new
+            "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)",
+            rows(self.directory, new, sidecars, limit=self.limit, stop=stop),
         )
+        if bulk:
+            _create_indexes(db)
         db.execute("DELETE FROM foreign_names")
         db.executemany("INSERT OR IGNORE INTO foreign_names (name) VALUES (?)", [(n,) for n in foreign])
         orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
@@ -318,21 +290,18 @@ class Index:
         self._set_state(db, dir_mtime_ns, checked_at - dir_mtime_ns < window * 1e9)
 
     @staticmethod
-    def _put(db: sqlite3.Connection, entry: Entry) -> int:
+    def _put(db: sqlite3.Connection, row: Row) -> int:
         """Insert or update a conversation's row (its text, if indexed, stays until a search
         or a save finds its signature changed); returns its rowid."""
-        m = entry.meta
-        values = _row_values(entry)
-        row = db.execute("SELECT rid FROM conversations WHERE id = ?", (m.id,)).fetchone()
-        if row is None:
+        found = db.execute("SELECT rid FROM conversations WHERE id = ?", (row[0],)).fetchone()
+        if found is None:
             cursor = db.execute(
-                "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)",
-                (m.id, *values),
+                "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)", row
             )
             return int(cursor.lastrowid or 0)
         db.execute("UPDATE conversations SET updated = ?, meta = ?, msig = ?, ssig = ?, problem = ? WHERE rid = ?",
-                   (*values, row[0]))  # fmt: skip
-        return int(row[0])
+                   (*row[1:], found[0]))  # fmt: skip
+        return int(found[0])
 
     @staticmethod
     def _forget(db: sqlite3.Connection, cid: str) -> None:
@@ -416,7 +385,7 @@ class Index:
                 self._forget(db, cid)
             else:
                 entry = build_entry(self.directory, cid, msig, limit=self.limit)
-                rid = self._put(db, entry)
+                rid = self._put(db, entry_row(entry))
                 if written is not None and written[1] and len(written[1]) == msig[1]:
                     _index_text(db, rid, msig, written[0], written[1])
             after = os.stat(self.directory).st_mtime_ns
@@ -574,6 +543,8 @@ _TEXT_BEHIND = "tsig IS NOT msig AND problem = ''"
 #: files); more are searched in their files and indexed in the background.
 INLINE_TEXTS = 64
 INLINE_TEXT_BYTES = 4 << 20
+#: A refresh that fills an empty table with this many rows builds its indexes afterwards.
+BULK_ROWS = 1000
 #: How long one write transaction of text indexing lasts at most (saves wait for it).
 TEXT_TRANSACTION_SECONDS = 0.2
 #: A query matching more messages than this is answered conversation by conversation, newest
@@ -607,9 +578,9 @@ def _neighbours(db: sqlite3.Connection, cids: list[str]) -> list[str]:
     return sorted(near)
 
 
-def _row_values(entry: Entry) -> tuple[float, bytes, str | None, str | None, str]:
-    m = entry.meta
-    return (m.updated, encode_meta(m), sig_text(entry.messages_sig), sig_text(entry.sidecar_sig), entry.problem)
+def _create_indexes(db: sqlite3.Connection) -> None:
+    for name, definition in _INDEXES.items():
+        db.execute(f"CREATE INDEX IF NOT EXISTS {name} {definition}")
 
 
 def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:

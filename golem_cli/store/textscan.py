@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from golem_cli.store.layout import MESSAGES_NAME, MESSAGES_NAME_LENGTH
 
@@ -53,8 +53,6 @@ SPECIALS: dict[str, bytes] = {
 _ESCAPE = re.compile(rb"\\u")
 _FOREIGN_ESCAPE = re.compile(rb"\\u(?!00[01][0-9a-f]|003c|003e|0026|202[89]|fffd)")
 
-_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-_FLAGS |= getattr(os, "O_BINARY", 0)
 #: First read of a file: larger than nearly every conversation, below malloc's mmap threshold.
 _FIRST_READ = 1 << 16
 #: Fork a second scanner from this many files on (a fork costs about a millisecond).
@@ -197,20 +195,12 @@ def read_carefully(directory: str, name: str, limit: int) -> bytes | None:
     return read_regular(path, limit, follow=False)
 
 
-def _opener(directory: str) -> tuple[Callable[[str], int], Callable[[], None]]:
-    """A function opening a name in ``directory`` (relative to one directory descriptor where
-    the platform has them: no path to build and resolve per file), and its cleanup."""
-    if os.open in os.supports_dir_fd:
-        dfd = os.open(directory, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        return (lambda name: os.open(name, _FLAGS, dir_fd=dfd)), (lambda: os.close(dfd))
-    prefix = directory + os.sep
-    return (lambda name: os.open(prefix + name, _FLAGS)), (lambda: None)
-
-
 def _scan_part(directory: str, names: Sequence[str], prefilter: Prefilter, limit: int) -> Scan:
     # The loop every file goes through: one open, one read, one close and the prefilter.
     # Anything unusual (a large file, a symlink, a directory, an error) is read carefully.
-    opener, done = _opener(directory)
+    from golem_cli.store.files import opener
+
+    open_name, done = opener(directory)
     out = Scan([], {})
     admits = prefilter.admits
     read, close, first = os.read, os.close, min(_FIRST_READ, limit + 1)
@@ -218,7 +208,7 @@ def _scan_part(directory: str, names: Sequence[str], prefilter: Prefilter, limit
         for name in names:
             data: bytes | None
             try:
-                fd = opener(name)
+                fd = open_name(name)
             except FileNotFoundError:
                 continue  # removed since the directory was listed
             except OSError:

@@ -168,3 +168,52 @@ def test_racy_index_is_rechecked(store, monkeypatch):
     b = store.create(msgs(2))
     os.utime(store.conversations_dir, ns=(mtime, mtime))
     assert set(ids(store)) == {a, b}
+
+
+def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
+    """A rebuild reads sidecars the quick way (rebuild.py) and fills an empty table before
+    indexing it; every odd sidecar must still give the row ``build_entry`` gives."""
+    from golem_cli.store import rebuild
+    from golem_cli.store.entry import build_entry, signature
+    from golem_cli.store.meta import encode_meta
+
+    monkeypatch.setattr(index_mod, "BULK_ROWS", 2)
+    d = store.conversations_dir
+    made = [store.create(msgs(n % 4 + 1), title=f"t{n}") for n in range(13)]
+    plain, missing, stale, _, symlinked, fifo, directory, padded, empty, extra, garbage, broken, other_id = made
+    store.meta_path(missing).unlink()
+    store.messages_path(stale).write_bytes(dump_history(msgs(7)))
+    store.meta_path(other_id).write_bytes(store.meta_path(plain).read_bytes())  # describes a file of its size
+    aside = store.root / "aside.meta.json"
+    aside.write_bytes(store.meta_path(symlinked).read_bytes())
+    store.meta_path(symlinked).unlink()
+    store.meta_path(symlinked).symlink_to(aside)
+    store.meta_path(fifo).unlink()
+    os.mkfifo(store.meta_path(fifo))
+    store.meta_path(directory).unlink()
+    store.meta_path(directory).mkdir()
+    padded_meta = store.meta_path(padded).read_bytes()
+    store.meta_path(padded).write_bytes(padded_meta[:-1] + b" " * rebuild.QUICK_SIDECAR_BYTES + b"}")
+    store.meta_path(empty).write_bytes(b"")
+    store.meta_path(extra).write_bytes(store.meta_path(extra).read_bytes()[:-1] + b',"future":[1,2]}')
+    store.meta_path(garbage).write_bytes(b"{not json")
+    store.messages_path(broken).write_bytes(b"[{")
+    store.index.close()
+    store.index_path.unlink()
+
+    fresh = Store(store.root)
+    entries, total, _, _ = fresh.index.listing(None)
+    assert total == len(made)
+    for entry in entries:
+        cid = entry.meta.id
+        expected = build_entry(d, cid, signature(os.stat(store.messages_path(cid))))
+        assert entry == expected, cid
+        assert encode_meta(entry.meta) == encode_meta(expected.meta)
+    titles = {e.meta.id: e.meta.title for e in entries}
+    assert titles[plain] == "t0" and titles[padded] == "t7" and titles[extra] == "t9" and titles[symlinked] == "t4"
+    assert titles[missing] == "" and titles[stale] == "t2" and titles[other_id] == ""
+    assert [e.problem != "" for e in entries].count(True) == 1
+    db = fresh.index._connect()
+    names = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert set(index_mod._INDEXES) <= names  # built after the rows
+    assert [c.id for c in fresh.list(limit=3)] == [e.meta.id for e in entries[:3]]
