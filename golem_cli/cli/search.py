@@ -53,7 +53,7 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
         if as_json:
             console.print_json([
                 {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
-                 "messageIndex": hit.message_index, "role": hit.role, "snippet": hit.snippet}
+                 "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet}
                 for hit in hits
             ])  # fmt: skip
             return 0
@@ -63,7 +63,9 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
         for hit in hits:
             title = hit.meta.display_title[:40]
             console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
-            console.out(f"    #{hit.message_index} {hit.role}: {hit.snippet}")
+            # numbered as `golem show` numbers messages, so that `fork --at` takes the number
+            where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
+            console.out(f"    {where}: {hit.snippet}")
         if not hits:
             console.note(f"no conversation mentions {query!r}")
             return 1

@@ -492,6 +492,17 @@ class Index:
                 raise
         return True
 
+    def system_messages_before(self, cid: str, index: int) -> int:
+        """How many of the first ``index`` messages of conversation ``cid`` (as its text is
+        indexed) are system messages: a hit's number as ``golem show`` counts it."""
+        db = self._connect()
+        row = db.execute("SELECT rid FROM conversations WHERE id = ?", (cid,)).fetchone()
+        if row is None or index <= 0:
+            return 0
+        base = row[0] << MESSAGE_BITS
+        sql = "SELECT count(*) FROM texts WHERE rowid BETWEEN ? AND ? AND role = 'system'"
+        return int(db.execute(sql, (base, base + index - 1)).fetchone()[0])
+
     def candidates(
         self, match: str | None, *, role: str, since: float
     ) -> Iterator[tuple[ConversationMeta, int, str, str]]:

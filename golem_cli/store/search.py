@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 SNIPPET = 70
 TRIGRAM = 3
+SYSTEM = "system"  # core.messages.SYSTEM, without importing the messages module here
 
 
 # Plain classes, not dataclasses: creating a dataclass costs about a millisecond at import,
@@ -44,15 +45,18 @@ TRIGRAM = 3
 
 
 class Hit:
-    """The first matching message of one conversation."""
+    """The first matching message of one conversation: ``message_index`` counts from 0 in the
+    file's array (what a program indexes), ``number`` as ``golem show`` and ``fork --at``
+    number messages (from 1, system prompts aside; None for a system prompt)."""
 
-    __slots__ = ("message_index", "meta", "role", "snippet")
+    __slots__ = ("message_index", "meta", "number", "role", "snippet")
 
-    def __init__(self, meta: ConversationMeta, message_index: int, role: str, snippet: str) -> None:
+    def __init__(self, meta: ConversationMeta, message_index: int, role: str, snippet: str, number: int | None) -> None:
         self.meta = meta
         self.message_index = message_index
         self.role = role
         self.snippet = snippet
+        self.number = number
 
     def __repr__(self) -> str:
         return f"Hit({self.meta.id!r}, {self.message_index}, {self.role!r}, {self.snippet!r})"
@@ -232,7 +236,8 @@ def _from_index(store: Store, parsed: Query, role: str, since: float) -> Iterato
         snippet = _match(parsed, body)
         if snippet is not None:
             seen.add(meta.id)
-            yield Hit(meta, index, role_, snippet)
+            number = None if role_ == SYSTEM else index + 1 - store.index.system_messages_before(meta.id, index)
+            yield Hit(meta, index, role_, snippet, number)
 
 
 def _from_files(store: Store, parsed: Query, prefilter: Prefilter, limit: int | None, role: str, since: float) -> Found:
@@ -305,11 +310,15 @@ def _check_files(
         except (OSError, HistoryFormatError) as e:
             unreadable[meta.id] = problem_text(e)
             continue
+        systems = 0  # system messages before this one: they have no number
         for index, message in enumerate(messages[: 1 << MESSAGE_BITS]):
             if role and message.role != role:
+                systems += message.role == SYSTEM
                 continue
             snippet = _match(parsed, message_text(message))
             if snippet is not None:
-                hits.append(Hit(meta, index, message.role, snippet))
+                number = None if message.role == SYSTEM else index + 1 - systems
+                hits.append(Hit(meta, index, message.role, snippet, number))
                 break
+            systems += message.role == SYSTEM
     return hits

@@ -25,7 +25,7 @@ def test_finds_by_content_case_insensitively_with_a_snippet(tmp_path):
     store.create([Message("user", "nothing relevant")])
     done = run(tmp_path, "ENCODING/json")
     assert done.returncode == 0
-    assert a[:8] in done.stdout and "#1 assistant: Use encoding/json." in done.stdout
+    assert a[:8] in done.stdout and "#2 assistant: Use encoding/json." in done.stdout
     # Characters Go escapes in the file, and non-ASCII case folding.
     assert b[:8] in run(tmp_path, "<HTML> &").stdout
     assert b[:8] in run(tmp_path, "été").stdout
@@ -52,10 +52,36 @@ def test_no_match_and_corrupt_files(tmp_path):
 def test_role_and_since_options(tmp_path):
     store = Store(tmp_path)
     cid = store.create([Message("user", "quokka please"), Message("assistant", "a quokka")])
-    assert "#1 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
+    assert "#2 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
     assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[:8])
     assert run(tmp_path, "quokka", "--since", "2999-01-01").returncode == 1
     bad = run(tmp_path, "quokka", "--since", "yesterday-ish")
     assert bad.returncode != 0 and "--since" in bad.stderr and "Traceback" not in bad.stderr
     assert run(tmp_path, "quokka", "--role", "robot").returncode != 0
-    assert "#0 user" in run(tmp_path, '"quokka please"').stdout and run(tmp_path, "quok*").returncode == 0
+    assert "#1 user" in run(tmp_path, '"quokka please"').stdout and run(tmp_path, "quok*").returncode == 0
+
+
+def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
+    """`#N` in a hit is `golem show`'s number (from 1, the system prompt aside), so `golem fork
+    ID --at N` keeps the conversation up to the hit; --json keeps the file's index beside it."""
+    store = Store(tmp_path)
+    cid = store.create([Message("user", "hello"), Message("assistant", "the walrus"), Message("user", "bye")])
+    store.create([Message("system", "be a brief seal"), Message("user", "hi"), Message("assistant", "the seal")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(tmp_path)}
+    for answered_by in ("index", "files"):
+        assert "#2 assistant: the walrus" in run(tmp_path, "walrus").stdout, answered_by
+        assert "#2 assistant: the seal" in run(tmp_path, "the seal").stdout, answered_by
+        assert "system prompt: be a brief seal" in run(tmp_path, "brief").stdout, answered_by
+        found = json.loads(run(tmp_path, "--json", "walrus").stdout)
+        assert [(h["messageIndex"], h["number"]) for h in found] == [(1, 2)], answered_by
+        assert [(h["messageIndex"], h["number"]) for h in json.loads(run(tmp_path, "--json", "brief").stdout)] == [
+            (0, None)
+        ]
+        store.index.close()
+        for suffix in ("", "-wal", "-shm"):
+            (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    show = subprocess.run([GOLEM, "show", cid], capture_output=True, text=True, timeout=30, env=env)
+    assert "[2] assistant" in show.stdout
+    fork = subprocess.run([GOLEM, "fork", cid, "--at", "2", "--no-chat"], capture_output=True, text=True, timeout=30, env=env)
+    assert fork.returncode == 0, fork.stderr
+    assert [m.content for m in Store(tmp_path).load(fork.stdout.strip())] == ["hello", "the walrus"]

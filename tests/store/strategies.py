@@ -23,7 +23,7 @@ def histories(draw: st.DrawFn) -> list[Message]:
         thinking = [ThinkingBlock(draw(texts))] if draw(st.booleans()) else []
         calls = [ToolCall("c1", draw(texts) or "t", json.dumps({"q": draw(texts)}))] if draw(st.booleans()) else []
         out.append(
-            Message(draw(st.sampled_from(["user", "assistant"])), draw(texts), thinking=thinking, tool_calls=calls)
+            Message(draw(st.sampled_from(["system", "user", "assistant"])), draw(texts), thinking=thinking, tool_calls=calls)
         )
     return out
 

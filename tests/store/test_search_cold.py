@@ -32,8 +32,8 @@ def drop_index(store: Store) -> None:
             pass
 
 
-def hits(found) -> list[tuple[str, int, str, str]]:
-    return [(h.meta.id, h.message_index, h.role, h.snippet) for h in found.hits]
+def hits(found) -> list[tuple[str, int, int | None, str, str]]:
+    return [(h.meta.id, h.message_index, h.number, h.role, h.snippet) for h in found.hits]
 
 
 @settings(max_examples=60, deadline=None)
@@ -53,6 +53,10 @@ def test_without_the_index_and_with_its_text_behind_a_search_finds_what_the_inde
         }
         warm = find(store, query, **options)
         assert not warm.behind
+        for hit in warm.hits:  # numbered as `golem show` numbers them: from 1, system prompts aside
+            roles = [m.role for m in store.load(hit.meta.id)]
+            people = sum(role != "system" for role in roles[: hit.message_index + 1])
+            assert hit.number == (None if roles[hit.message_index] == "system" else people)
         drop_index(store)
         cold = find(Store(tmp), query, **options)
         assert cold.behind and not os.path.exists(store.index_path)  # answered without building it
