@@ -82,6 +82,8 @@ def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
             (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
     show = subprocess.run([GOLEM, "show", cid], capture_output=True, text=True, timeout=30, env=env)
     assert "[2] assistant" in show.stdout
-    fork = subprocess.run([GOLEM, "fork", cid, "--at", "2", "--no-chat"], capture_output=True, text=True, timeout=30, env=env)
+    fork = subprocess.run(
+        [GOLEM, "fork", cid, "--at", "2", "--no-chat"], capture_output=True, text=True, timeout=30, env=env
+    )
     assert fork.returncode == 0, fork.stderr
     assert [m.content for m in Store(tmp_path).load(fork.stdout.strip())] == ["hello", "the walrus"]
