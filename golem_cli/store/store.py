@@ -344,6 +344,8 @@ class Store:
 
         encoding = self._known.encode(messages)  # dump_history, encoding only what follows the known messages
         data, saved = encoding.data, encoding.messages
+        if len(data) > self.max_history_bytes:  # golem would refuse to read it: keep the file as it is
+            raise StoreError(_over_limit(cid, len(data), self.max_history_bytes))
         try:  # the last line of defence: never replace a file with one golem cannot read back
             self._loads_back.check(data, encoding.batches)  # decodes what is new, or a batch at a time
         except HistoryFormatError as e:
@@ -519,3 +521,16 @@ def _locked_message(cid: str, holder: LockHolder | None) -> str:
         f"conversation {cid} is open in another golem process ({who}); "
         f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
     )
+
+
+def _over_limit(cid: str, size: int, limit: int) -> str:
+    """Why a save is refused for its size, and what to do. Reading applies the same limit
+    (``files.read_regular``): a file written over it would be one golem refuses to read."""
+    return (
+        f"not saving conversation {cid}: it would be {_bytes(size)}, over the {_bytes(limit)} limit on "
+        f"history files; set GOLEM_MAX_HISTORY_BYTES to at least {size} to keep it (the file is as it was)"
+    )
+
+
+def _bytes(n: int) -> str:
+    return f"{n / 2**20:,.1f} MiB" if n >= 1 << 20 else f"{n:,} bytes"

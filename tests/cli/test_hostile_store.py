@@ -151,3 +151,24 @@ def test_every_refused_file_argument_is_one_line_naming_it_once(home, golem, tmp
         assert done.err.count(os.path.basename(path)) == 1, (what, done.err)
     assert "no such file or conversation" not in refused[f"import {tmp_path / 'missing.json'}"][0].err  # import takes files
     assert os.path.exists(fifo) and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_a_turn_that_would_grow_the_file_over_the_limit_is_not_saved(home, golem):
+    """A save over GOLEM_MAX_HISTORY_BYTES would write a file golem then refuses to read:
+    it is refused with one line saying the limit and how to raise it, the file kept."""
+    store = Store(home)
+    cid = store.create([Message("user", "first question"), Message("assistant", "first answer")])
+    path = store.messages_path(cid)
+    before = path.read_bytes()
+    env = {"GOLEM_MAX_HISTORY_BYTES": str(len(before) + 20)}  # the file reads; one more turn would not
+    done = golem(
+        "ask", "--cid", cid, "a second question, long enough to cross the limit", "-m", "offline:echo", env=env
+    )
+    assert done.code != 0 and "Traceback" not in done.err
+    (line,) = done.err.strip().splitlines()
+    assert f"{len(before) + 20:,} bytes limit" in line and "GOLEM_MAX_HISTORY_BYTES to at least" in line, line
+    assert path.read_bytes() == before
+    assert golem("show", cid, env=env).code == 0  # still readable under the same limit
+    again = golem("ask", "--cid", cid, "a second question", "-m", "offline:echo")  # the limit raised (default)
+    assert again.code == 0, again.err
+    assert len(Store(home).load(cid)) == 4

@@ -201,3 +201,26 @@ def test_batches_that_do_not_tile_the_bytes_prove_nothing(n, bad_at, shifts, dro
     except HistoryFormatError:
         checked = False
     assert checked == whole_loads
+
+
+def test_a_save_over_the_history_size_limit_is_refused_and_the_file_kept(tmp_path):
+    """Reading refuses a file over GOLEM_MAX_HISTORY_BYTES, so a save over it would be
+    unreadable to golem: it is refused before anything is written, saying how to raise it."""
+    store = Store(tmp_path, max_history_bytes=400)
+    first = [Message("user", "hi"), Message("assistant", "hello")]
+    cid = store.create(first)
+    saved, sidecar = store.messages_path(cid).read_bytes(), store.meta_path(cid).read_bytes()
+    longer = [*first, Message("user", "x" * 400)]
+    with pytest.raises(StoreError) as caught:
+        store.save(cid, longer)
+    message = str(caught.value)
+    assert cid in message and "400 bytes limit" in message and "GOLEM_MAX_HISTORY_BYTES to at least" in message
+    assert "\n" not in message
+    assert store.messages_path(cid).read_bytes() == saved and store.meta_path(cid).read_bytes() == sidecar
+    assert store.load(cid) == first and [c.meta.messages for c in store.list()] == [2]
+    with pytest.raises(StoreError, match="GOLEM_MAX_HISTORY_BYTES"):
+        store.create(longer)
+    assert len(store.list()) == 1  # nothing of the refused conversation was written
+    raised = Store(tmp_path, max_history_bytes=1 << 20)
+    raised.save(cid, longer)  # with the limit raised as the message says, it saves and loads
+    assert raised.load(cid) == longer
