@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import traceback
 
 from golem_cli.core.errors import GolemError
 from golem_cli.core.errors import InputError as InputError  # re-exported: the commands raise it from here
@@ -96,6 +95,8 @@ def report(exc: BaseException, *, debug: bool = False, saved: str = "") -> int:
     """Print ``exc`` as one line on stderr (plus the traceback in debug mode); return the
     exit code. ``saved``: see ``describe``."""
     if debug:
+        import traceback  # only here: every command imports this module
+
         traceback.print_exception(exc)
     if isinstance(exc, KeyboardInterrupt):
         return EXIT_INTERRUPTED  # the terminal already shows ^C, as typer's own handling does

@@ -51,7 +51,6 @@ from golem_cli.store.atomic import PRIVATE_FILE, remove_files, remove_stale_temp
 from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_text, signature
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
-from golem_cli.store.locks import exclusive
 from golem_cli.store.meta import ConversationMeta, decode_meta
 from golem_cli.store.rebuild import Row, Stopped, entry_row, rows, scan
 from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
@@ -359,6 +358,8 @@ class Index:
         """Hold the index lock while conversation ``cid`` changes on disk, then record the
         change (see the module docstring). Inside, call the yielded function with the messages
         and the bytes just written, so their text is indexed without reading the file again."""
+        from golem_cli.store.locks import exclusive  # only writers need it: not imported by list and search
+
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         written: list[tuple[Sequence[Message], bytes]] = []
         with exclusive(self.path.with_name("index.lock")):

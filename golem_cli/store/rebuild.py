@@ -40,8 +40,9 @@ class Stopped(Exception):
     """A rebuild was asked to stop (its transaction is rolled back)."""
 
 
-# One match per directory entry: a conversation's messages file or its sidecar.
-_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z")
+# One match per directory entry: a conversation's messages file or its sidecar. Compiled by the
+# first scan: a listing of a fresh index (and every search) never scans.
+_NAME = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z"
 
 
 def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
@@ -52,7 +53,7 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
     sidecars: set[str] = set()
     foreign: list[str] = []
     temps: list[str] = []
-    match = _NAME.match
+    match = re.compile(_NAME).match  # re's cache: compiled once per process
     try:
         it = os.scandir(directory)
     except FileNotFoundError:

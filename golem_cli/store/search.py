@@ -188,25 +188,29 @@ def search(store: Store, query: str, limit: int | None = None, *, role: str = ""
 
 def find(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> Found:
     """``search`` with what the caller reports around the hits (see ``Found``)."""
-    from golem_cli.store.textscan import Prefilter
-
     parsed = parse_query(query)
-    prefilter = Prefilter.of(parsed.literals)
     if not os.path.exists(store.index_path):  # no index: not even its module is imported
-        return _from_files(store, parsed, prefilter, limit, role, since)
+        return _from_files(store, parsed, _prefilter(parsed), limit, role, since)
     plan = store.index.search_plan()
     if plan is None:  # no index to answer from: every file
-        return _from_files(store, parsed, prefilter, limit, role, since)
+        return _from_files(store, parsed, _prefilter(parsed), limit, role, since)
     hits: list[Hit] = []
     unreadable: dict[str, str] = {}
     if plan:  # conversations whose text is not indexed yet: from their files
-        hits = _check_files(store, parsed, prefilter, plan, role, since, unreadable)
+        hits = _check_files(store, parsed, _prefilter(parsed), plan, role, since, unreadable)
     from heapq import merge
 
     hits = _first(merge(hits, _from_index(store, parsed, role, since), key=_newest_first), limit)
     problems = store.unreadable()
     prefixes = store.unique_prefixes(h.meta.id for h in hits) if hits else {}
     return Found(hits, sorted(set(problems) | set(unreadable.items())), bool(plan), prefixes)
+
+
+def _prefilter(parsed: Query) -> Prefilter:
+    """The byte prefilter for the files a search reads (textscan.py: imported only then)."""
+    from golem_cli.store.textscan import Prefilter
+
+    return Prefilter.of(parsed.literals)
 
 
 def _newest_first(hit: Hit) -> tuple[float, str]:
