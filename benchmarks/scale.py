@@ -106,12 +106,15 @@ def drop_index(home: Path) -> None:
     deadline = time.monotonic() + 1.0  # a builder takes its lock within its start-up
     while not builder.running(home) and time.monotonic() < deadline:
         time.sleep(0.02)
-    for _ in range(2):
+    # A builder deleted under before it opened the index creates a new one and would build it
+    # whole: delete again until it has noticed and stopped.
+    while True:
         for path in home.iterdir():
             if path.name.startswith("index.sqlite") or path.name == "index.json":
-                path.unlink()
-        while builder.running(home):
-            time.sleep(0.02)
+                path.unlink(missing_ok=True)
+        if not builder.running(home):
+            break
+        time.sleep(0.05)
 
 
 def build_index(home: Path, env: dict[str, str]) -> None:
