@@ -101,6 +101,8 @@ def build(root: Path, max_history_bytes: int) -> bool:
         try:
             index.open()
             ours = _identity(index.path)
+            if ours is None:  # deleted as soon as opened: building it would go on unseen
+                return False
 
             def gone() -> bool:  # deleted or replaced since: whoever did it starts over
                 return _identity(index.path) != ours

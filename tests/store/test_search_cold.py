@@ -131,6 +131,23 @@ def test_building_stops_when_asked_and_keeps_what_it_committed(store, monkeypatc
     assert index.update_texts() and index.texts_behind() == 0
 
 
+def test_a_builder_whose_index_is_deleted_as_it_opens_stops(store, monkeypatch):
+    """Deleted between its opening and the builder's look at it, the index would be built
+    whole into a deleted file (minutes at 100,000 conversations): the builder stops."""
+    store.create([Message("user", "x")])
+    drop_index(store)
+    opened = index_mod.Index.open
+
+    def open_then_deleted(self):
+        opened(self)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    monkeypatch.setattr(index_mod.Index, "open", open_then_deleted)
+    monkeypatch.setattr(index_mod.Index, "refresh", lambda self, stop=None: pytest.fail("built a deleted index"))
+    assert not builder.build(store.root, store.max_history_bytes)
+
+
 def test_one_builder_at_a_time(store):
     store.create([Message("user", "x")])
     from golem_cli.store.locks import lock_fd, open_lock_file
