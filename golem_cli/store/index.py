@@ -52,7 +52,7 @@ from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_tex
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.meta import ConversationMeta, decode_meta
-from golem_cli.store.rebuild import Row, Stopped, entry_row, rows, scan
+from golem_cli.store.rebuild import Row, _Stopped, entry_row, rows, scan
 from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
 
 if TYPE_CHECKING:
@@ -226,7 +226,7 @@ class Index:
         False is returned."""
         try:
             self._guarded(lambda db: self._refresh(db, stop))
-        except Stopped:
+        except _Stopped:
             return False
         return True
 

@@ -36,7 +36,7 @@ Row = tuple[str, float, bytes, str, "str | None", str]
 QUICK_SIDECAR_BYTES = 1 << 14
 
 
-class Stopped(Exception):
+class _Stopped(Exception):
     """A rebuild was asked to stop (its transaction is rolled back)."""
 
 
@@ -100,7 +100,7 @@ def rows(
 ) -> Iterator[Row]:
     """The row of each (ID, messages signature), in the order given: from the sidecar when
     it describes the messages file (the quick way, see the module docstring), else as
-    ``build_entry`` makes it. ``stop()`` is asked every 256 rows; ``Stopped`` when it says so."""
+    ``build_entry`` makes it. ``stop()`` is asked every 256 rows; ``_Stopped`` when it says so."""
     from golem_cli.store.files import opener
 
     try:
@@ -110,7 +110,7 @@ def rows(
     try:
         for n, (cid, msig) in enumerate(conversations):
             if stop is not None and n % 256 == 255 and stop():
-                raise Stopped
+                raise _Stopped
             row = _quick_row(open_name, cid, msig) if open_name is not None and cid in sidecars else None
             yield row or entry_row(build_entry(directory, cid, msig, limit=limit))
     finally:
