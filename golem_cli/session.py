@@ -31,6 +31,7 @@ from golem_cli.store import Store
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
+    from golem_cli.store.locks import FileLock
     from golem_cli.tools.toolbox import Toolbox
 
 
@@ -145,11 +146,19 @@ class ChatSession:
 
     @classmethod
     def start(
-        cls, store: Store, model: Model, *, system: str = "", max_messages: int = 20, tools: Toolbox | None = None
+        cls,
+        store: Store,
+        model: Model,
+        *,
+        system: str = "",
+        max_messages: int = 20,
+        tools: Toolbox | None = None,
+        cid: str | None = None,
     ) -> ChatSession:
-        """A new conversation, held for this process."""
+        """A new conversation, held for this process (``cid``: the ID it was given before it
+        was created, as a chat's banner shows it before the prompt; a fresh one otherwise)."""
         history = with_system_prompt([], system)
-        cid = store.create(history, model=model.name, hold=True)
+        cid = store.create(history, cid=cid, model=model.name, hold=True)
         session = cls(store, cid, model, history=history, max_messages=max_messages, tools=tools)
         session.created_here = True
         return session
@@ -164,12 +173,16 @@ class ChatSession:
         system: str | None = None,
         max_messages: int = 20,
         tools: Toolbox | None = None,
+        lock: FileLock | None = None,
     ) -> tuple[ChatSession, list[Message], HistoryRepair]:
         """Hold a stored conversation, normalize it (saving the repair) and continue it.
+        ``lock``: the conversation's lock, already taken (a chat takes it before its prompt
+        and loads a long conversation after); released here if the conversation cannot be
+        opened.
 
         Returns the session, the history as it was on disk, and the repair report.
         ``session.took_over`` names a dead process whose lock was taken over, if any."""
-        lock = store.lock(conversation_id)
+        lock = store.lock(conversation_id) if lock is None else lock
         try:
             before = store.load(conversation_id)
             repaired, report = normalize_history(before)

@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
     from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.config.settings import Settings
+    from golem_cli.core.messages import Message
     from golem_cli.core.model import ModelSettings
+    from golem_cli.core.repair import HistoryRepair
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.store import Store
 
@@ -31,6 +33,15 @@ def _store() -> Store:
     from golem_cli.cli.common import open_store
 
     return open_store()
+
+
+def _unique_prefix(cid: str) -> int:
+    """How much of a new ``cid`` tells it apart, without opening the store (a new chat's
+    banner, before the prompt)."""
+    from golem_cli.config.paths import data_dir
+    from golem_cli.store.nearby import unique_prefix
+
+    return unique_prefix(data_dir(), cid)
 
 
 def _note(text: str) -> None:
@@ -70,19 +81,33 @@ def chat(
     allow: list[str] | None = None,
     yes: bool = False,
 ) -> int:
-    from golem_cli.cli.model_choice import choose_model, run_options
+    from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import run_repl
-    from golem_cli.session import ChatSession
+    from golem_cli.cli.repl import Opening, run_repl
+    from golem_cli.config.settings import load_settings
+    from golem_cli.core.ids import new_id
 
-    choice = choose_model(model, lazy=True)
-    settings = run_options(options, choice.model)
-    tools = _tools(choice.settings, tool, allow, yes)
-    session = ChatSession.start(
-        _store(), choice.model, system=system, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
-    )
-    _window(session, choice, context_tokens, settings)
-    return run_repl(session, markdown=not no_markdown, note=choice.note, tools=tools)
+    # The prompt comes first: before it, only what the banner shows (the model by name, the
+    # new conversation's ID) and what the tools need; the model is checked and the
+    # conversation created once the prompt is drawn (``Opening``), before any line is acted on.
+    planned = plan_model(model, load_settings())
+    tools = _tools(planned.settings, tool, allow, yes)
+    toolbox = tools.toolbox()
+    cid = new_id()
+
+    def open_session() -> tuple[ChatSession, list[str]]:
+        from golem_cli.session import ChatSession
+
+        store = _store()
+        choice = Choice(resolve_planned(planned, lazy=True), planned.settings)
+        settings = run_options(options, choice.model)
+        session = ChatSession.start(store, choice.model, system=system, cid=cid,
+                                    max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
+        _window(session, choice, context_tokens, settings)
+        return session, []
+
+    opening = Opening(planned.name, cid, _unique_prefix(cid), open_session, toolbox)
+    return run_repl(opening, markdown=not no_markdown, note=planned.note, tools=tools)
 
 
 def _pick(store: Store) -> str | None:
@@ -145,9 +170,7 @@ def resume(
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import run_repl
-    from golem_cli.cli.slash import report_lines
-    from golem_cli.session import ChatSession
+    from golem_cli.cli.repl import Opening, run_repl
     from golem_cli.store import ConversationLocked
 
     store = _store()
@@ -164,11 +187,10 @@ def resume(
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
     tools = _tools(choice.settings, tool, allow, yes)
+    toolbox = tools.toolbox()
     lines: list[str] = []
-    try:
-        session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
-        )
+    try:  # the lock, and the question when another process holds it, come before the prompt
+        lock = store.lock(cid)
     except ConversationLocked as locked:
         if not sys.stdin.isatty():
             raise
@@ -180,14 +202,47 @@ def resume(
             return 1
         cid = store.fork(cid)
         lines.append(f"Forked {short} into {cid}.")
+        lock = store.lock(cid)
+    if lock.took_over:
+        lines.insert(0, f"Took over the lock left by a golem process that is gone ({lock.took_over.describe()}).")
+
+    def open_session() -> tuple[ChatSession, list[str]]:
+        from golem_cli.session import ChatSession
+
         session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
+            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
-    _window(session, choice, context_tokens, settings)
-    lines += report_lines(before, session.history, repair, when=" before continuing")
-    if session.took_over:
-        lines.insert(0, f"Took over the lock left by a golem process that is gone ({session.took_over}).")
-    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
+        _window(session, choice, context_tokens, settings)
+        return session, _resumed(before, session, repair)
+
+    try:
+        unique = store.unique_prefixes([cid])[cid]
+        size = store.messages_path(cid).stat().st_size
+    except BaseException:
+        store.release(cid)
+        raise
+    opening = Opening(choice.model.name, cid, unique, open_session, toolbox, before=lines,
+                      abandon=lambda: store.release(cid))  # fmt: skip
+    if size <= LOAD_AFTER_THE_PROMPT:  # loaded at once: its report comes before the prompt
+        session, report = open_session()  # (the lock is released if it fails)
+        return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines + report, tools=tools)
+    return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
+
+
+#: A conversation file larger than this (about 2,000 messages: a load of some 30 ms) is
+#: loaded and repaired after the prompt is shown, its report printed above the prompt when
+#: ready; a smaller one before, so its report reads above the prompt without a redraw.
+LOAD_AFTER_THE_PROMPT = 1 << 20
+
+
+def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair) -> list[str]:
+    """The repair report of a conversation just resumed; the loaded history is then left out
+    of the garbage collector's walks (``keep_from_collections``): the chat keeps it to the end."""
+    from golem_cli.cli.slash import report_lines
+    from golem_cli.core.gcpause import keep_from_collections
+
+    keep_from_collections()
+    return report_lines(before, session.history, repair, when=" before continuing")
 
 
 def fork(
@@ -240,7 +295,7 @@ def fork(
     _window(session, choice, context_tokens, settings)
     lines = [
         f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
-        *report_lines(before, session.history, repair, when=" before continuing"),
+        *_resumed(before, session, repair),
     ]
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
 

@@ -8,7 +8,6 @@ rich is imported only on the styled path.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -70,6 +69,8 @@ def print_json(value: Any) -> None:
     Python's pure-Python encoder (``indent`` turns the C one off): 15 s for a million-finding
     report. The C encoder writes it compactly and msgspec re-indents it, keeping every
     spelling."""
+    import json
+
     import msgspec
 
     sys.stdout.write(msgspec.json.format(json.dumps(value, ensure_ascii=False), indent=2) + "\n")

@@ -30,26 +30,54 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
     ``golem ask``) that last step is an ``InputError`` instead: a fake reply with exit code 0
     would pass for a real one. Naming the offline model (``-m offline:echo``) still works.
     ``lazy`` (a chat) builds the provider's adapter on first use, after the prompt is shown."""
-    from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
-    from golem_cli.core.errors import ModelError
-    from golem_cli.providers.resolve import default_model, resolve
 
     settings = load_settings()
     notes: list[str] = []
     if stored and not flag:
+        from golem_cli.core.errors import ModelError
+        from golem_cli.providers.resolve import resolve
+
         try:
-            return _with_notes(
-                Choice(resolve(stored, providers=settings.providers, models=settings.models, lazy=lazy), settings),
-                settings,
-                notes,
-            )
+            model = resolve(stored, providers=settings.providers, models=settings.models, lazy=lazy)
+            return Choice(model, settings, "\n".join(_with_notes(notes, settings)))
         except ModelError as e:  # the conversation's model is not available here: say so, go on
-            stored = ""
             reason = f"{e}; {e.hint}" if e.hint else str(e)
             notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
-    name = flag or settings.model or default_model(settings.providers)
+    planned = plan_model(flag, settings, fallback=fallback)
+    choice = Choice(resolve_planned(planned, lazy=lazy), settings)
+    choice.note = "\n".join([*notes, *planned.notes])
+    return choice
+
+
+class Planned:
+    """The model a new chat will use, by name, before anything is resolved: what its banner
+    shows while the adapter is checked and built after the prompt is on screen. (A plain
+    class: a dataclass costs the prompt a millisecond to build.)"""
+
+    def __init__(self, name: str, settings: Settings, notes: list[str]) -> None:
+        self.name = name
+        self.settings = settings
+        self.notes = notes
+
+    @property
+    def note(self) -> str:
+        return "\n".join(self.notes)
+
+
+def plan_model(flag: str | None, settings: Settings, *, fallback: bool = True) -> Planned:
+    """``choose_model`` without a conversation's own model and without resolving the name:
+    nothing of the providers layer is imported when the flag or the config names the model.
+    ``resolve_planned`` then checks the name (a bad one is a ``ModelError``)."""
+    notes: list[str] = []
+    name = flag or settings.model
+    if not name:
+        from golem_cli.providers.resolve import default_model
+
+        name = default_model(settings.providers)
     if name == OFFLINE and not (flag or settings.model):
+        from golem_cli.config.paths import config_file
+
         how = (
             "set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass --model provider:model, or put "
             f'model = "openai:gpt-4o-mini" in {config_file()}'
@@ -59,22 +87,26 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
 
             raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model)")
         notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
-    return _with_notes(
-        Choice(resolve(name, providers=settings.providers, models=settings.models, lazy=lazy), settings),
-        settings,
-        notes,
-    )
+    return Planned(name, settings, _with_notes(notes, settings))
 
 
-def _with_notes(choice: Choice, settings: Settings, notes: list[str]) -> Choice:
+def resolve_planned(planned: Planned, *, lazy: bool = False) -> Model:
+    """The model ``planned`` names, checked against the configuration (``ModelError`` for an
+    unknown provider, a missing key or an option it cannot take)."""
+    from golem_cli.providers.resolve import resolve
+
+    s = planned.settings
+    return resolve(planned.name, providers=s.providers, models=s.models, lazy=lazy)
+
+
+def _with_notes(notes: list[str], settings: Settings) -> list[str]:
     if settings.unknown_keys:
         from golem_cli.config.settings import KNOWN_KEYS
 
         keys = ", ".join(settings.unknown_keys)
         known = ", ".join(sorted(KNOWN_KEYS))
         notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: {known})")
-    choice.note = "\n".join(notes)
-    return choice
+    return notes
 
 
 def max_messages(flag: int | None, settings: Settings) -> int:

@@ -9,17 +9,19 @@ prints the command that resumes the conversation.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from golem_cli.cli import slash
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Iterator
 
     from prompt_toolkit import PromptSession
     from prompt_toolkit.application import Application
@@ -31,13 +33,55 @@ if TYPE_CHECKING:
     from golem_cli.cli.typeahead import AnswerTail
     from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
+    from golem_cli.tools.toolbox import Toolbox
 
 NEWLINE_KEY = "Alt+Enter"
 
 
+class Opening:
+    """A chat shown before its session exists: what the banner says (the model by name, the
+    conversation's ID and how much of it tells it apart), and how to open the session once
+    the prompt is on screen.
+
+    ``open`` does what the prompt does not need, in a worker thread while the person types:
+    for a new chat, resolving the model (a bad name or key is a ``ModelError``), importing the
+    session and the codec, creating the conversation; for a long conversation, loading and
+    repairing it. It returns the session and lines to print above the prompt (the repair
+    report). The REPL waits for it before it acts on any line (a prompt, a slash command,
+    Ctrl-D), so the first turn runs on the checked model and the whole, repaired history;
+    when it fails, the prompt closes and the error is reported as any command's error is.
+    ``before`` are lines printed under the banner, before the prompt; ``abandon`` gives back
+    what was taken for the opening (a conversation's lock) when it never runs. (A plain
+    class: a dataclass costs the prompt a millisecond to build.)"""
+
+    def __init__(
+        self,
+        model: str,
+        conversation_id: str,
+        unique: int,
+        open: Callable[[], tuple[ChatSession, list[str]]],
+        toolbox: Toolbox | None = None,
+        *,
+        before: Sequence[str] = (),
+        abandon: Callable[[], None] | None = None,
+    ) -> None:
+        self.model = model
+        self.conversation_id = conversation_id
+        self.unique = unique
+        self.open = open
+        self.toolbox = toolbox
+        self.before = list(before)
+        self.abandon = abandon
+
+
 class Repl:
-    def __init__(self, session: ChatSession, console: Console | None, *, markdown: bool, plain_input: bool) -> None:
-        self.session = session
+    def __init__(
+        self, session: ChatSession | Opening, console: Console | None, *, markdown: bool, plain_input: bool
+    ) -> None:
+        self._session = None if isinstance(session, Opening) else session
+        self._opening = session if isinstance(session, Opening) else None
+        self._opened: asyncio.Future[None] | None = None  # set when the opening ran (or failed)
+        self._work: concurrent.futures.Future[tuple[ChatSession, list[str]]] | None = None
         self._console = console  # made on first use: rich loads after the prompt is shown
         self.markdown = markdown
         self.plain_input = plain_input
@@ -45,6 +89,101 @@ class Repl:
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._tail: AnswerTail | None = None  # keys typed after a one-key answer to a tool question
+
+    @property
+    def session(self) -> ChatSession:
+        """The chat's session (open: the REPL acts on no line before ``ready``)."""
+        if self._session is None:
+            raise RuntimeError("the chat's session is not open yet")
+        return self._session
+
+    @session.setter
+    def session(self, session: ChatSession) -> None:
+        self._session = session
+
+    @property
+    def is_open(self) -> bool:
+        return self._session is not None
+
+    @property
+    def toolbox(self) -> Toolbox | None:
+        """The chat's toolbox, also before the session is open (tool servers start at once)."""
+        if self._session is not None:
+            return self._session.toolbox
+        return self._opening.toolbox if self._opening is not None else None
+
+    # --- opening ---------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        """Start the opening (once) in a worker thread; ``_opened_with`` takes its result in
+        the event loop."""
+        opening = self._opening
+        if opening is None or self._work is not None:
+            return
+        work: concurrent.futures.Future[tuple[ChatSession, list[str]]] = concurrent.futures.Future()
+        self._work = work
+
+        def run() -> None:
+            try:
+                work.set_result(opening.open())
+            except BaseException as e:  # kept whole for ``ready``, which raises it
+                work.set_exception(e)
+
+        threading.Thread(target=run, name="golem-opening").start()  # not a daemon: a save may be under way
+        asyncio.wrap_future(work).add_done_callback(self._opened_with)
+
+    def _opened_with(self, work: asyncio.Future[tuple[ChatSession, list[str]]]) -> None:
+        """The opening's result: the session, its lines above the prompt, then the warm-up
+        of what the first reply needs; an error is kept for ``ready`` and closes the prompt."""
+        opened = self._opened
+        if opened is None or opened.done():
+            return
+        error = work.exception()
+        if error is not None:
+            opened.set_exception(error)
+            opened.exception()  # raised by the prompt it closes, or by ``ready``: not "never retrieved"
+            from prompt_toolkit.application import get_app_or_none
+
+            app = get_app_or_none()
+            if app is not None and app.is_running and not app.is_done:
+                app.exit(exception=error)
+            return
+        self._session, lines = work.result()
+        opened.set_result(None)
+        if lines:
+            self._above_prompt(lambda: self._print_lines(lines))
+        # Load what the first reply needs once the prompt is on screen, not before it.
+        asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, self.session.model)
+
+    def settle(self) -> None:
+        """When the chat ends: wait for an opening under way (it may be saving a repair) and
+        keep its session to close; give back what an opening that never ran had taken."""
+        if self._opening is None or self._session is not None:
+            return
+        if self._work is None:
+            if self._opening.abandon is not None:
+                self._opening.abandon()
+            return
+        with contextlib.suppress(BaseException):  # a failed one released what it held; its error is reported
+            self._session = self._work.result()[0]
+
+    def _open_after_drawing(self) -> None:
+        """A ``pre_run`` of the first prompt: open once the prompt has been drawn."""
+        from prompt_toolkit.application import get_app
+
+        app = get_app()
+        loop = asyncio.get_running_loop()
+
+        def drawn(_: object) -> None:
+            app.after_render -= drawn
+            loop.call_soon(self._open)
+
+        app.after_render += drawn
+
+    async def ready(self) -> None:
+        """Wait for the opening; raises its error (a bad model, a store that cannot be written)."""
+        if self._opened is not None:
+            await self._opened
 
     # --- input -----------------------------------------------------------------------------
 
@@ -89,10 +228,12 @@ class Repl:
             enable_history_search=False,  # Ctrl-R searches the history
         )
 
-    async def _read(self, prompt_session: PromptSession[str] | None) -> str | None:
+    async def _read(
+        self, prompt_session: PromptSession[str] | None, pre_run: Callable[[], None] | None = None
+    ) -> str | None:
         """The next prompt; None at end of input (Ctrl-D). Ctrl-C clears the line. What was
         typed on after a one-key answer to a tool's question, other than the rest of its word,
-        starts the line."""
+        starts the line. ``pre_run`` runs as the prompt starts (``Opening``)."""
         if prompt_session is None:
             line = await asyncio.to_thread(sys.stdin.readline)
             return None if line == "" else line.rstrip("\n")
@@ -101,7 +242,9 @@ class Repl:
         kept = self._tail.take() if self._tail is not None else ""
         while True:
             try:
-                return await prompt_session.prompt_async(HTML("<b>you&gt;</b> "), multiline=False, default=kept)
+                return await prompt_session.prompt_async(
+                    HTML("<b>you&gt;</b> "), multiline=False, default=kept, pre_run=pre_run
+                )
             except KeyboardInterrupt:
                 kept = ""
                 continue
@@ -122,11 +265,15 @@ class Repl:
         from golem_cli import __version__
         from golem_cli.cli import banner
 
-        s = self.session
-        unique = s.store.unique_prefixes([s.conversation_id])[s.conversation_id]
+        if self._opening is not None:
+            o = self._opening
+            model, cid, unique, box = o.model, o.conversation_id, o.unique, o.toolbox
+        else:
+            s = self.session
+            model, cid, box = s.model.name, s.conversation_id, s.toolbox
+            unique = s.store.unique_prefixes([cid])[cid]
         help_line = f"/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits"
-        banner.banner(__version__, s.model.name, s.conversation_id, unique, help_line, note)
-        box = s.toolbox
+        banner.banner(__version__, model, cid, unique, help_line, note)
         if box is not None and box.enabled:
             from golem_cli.cli.terminal_text import visible
 
@@ -137,10 +284,20 @@ class Repl:
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
-        # Load what the first reply needs once the prompt is on screen, not before it.
-        asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, self.session.model)
+        first: Callable[[], None] | None = None
+        if self._opening is not None:
+            self._opened = asyncio.get_running_loop().create_future()
+            first = self._open_after_drawing
+            if prompt_session is None:  # no prompt to draw first: open now
+                self._open()
+                first = None
+        else:
+            asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, self.session.model)
         while True:
-            text = await self._read(prompt_session)
+            text = await self._read(prompt_session, first)
+            first = None
+            self._open()  # if the prompt ended before it was drawn (no-op once opened)
+            await self.ready()  # every line waits for the session: a turn goes to the checked model
             if text is None:
                 self.goodbye()
                 return 0
@@ -225,7 +382,7 @@ class Repl:
         """Start the tool servers the chat's names need, in the background: the prompt does
         not wait for them (a server takes a second or more), the first turn does. What they
         report is printed above the prompt."""
-        box = self.session.toolbox
+        box = self.toolbox
         if box is None or not box.to_start():
             return
         from golem_cli.cli import banner, tool_servers
@@ -235,13 +392,22 @@ class Repl:
         self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
 
     def _line_above_prompt(self, text: str, problem: bool) -> None:
+        self._above_prompt(lambda: self.tool_line(text, problem))
+
+    def _above_prompt(self, show: Callable[[], None]) -> None:
+        """Print with ``show`` above the prompt when one is on screen (it is drawn again
+        below: ``above_prompt``), else at once."""
         from prompt_toolkit.application import get_app_or_none
 
         app = get_app_or_none()
         if app is not None and app.is_running:
-            above_prompt(app, lambda: self.tool_line(text, problem))
+            above_prompt(app, show)
         else:
-            self.tool_line(text, problem)
+            show()
+
+    def _print_lines(self, lines: Sequence[str]) -> None:
+        for line in lines:
+            self.console.print(line, markup=False, highlight=False)
 
     async def tool_servers_ready(self) -> bool:
         """Wait for the servers started in the background (with a spinner when it takes).
@@ -258,7 +424,7 @@ class Repl:
                 stopped = True
                 waiter.cancel()
 
-            box = self.session.toolbox
+            box = self.toolbox
             names = ", ".join(s.group for s in box.to_start()) if box is not None else ""
             waiting = self.console.status(f"Waiting for tool servers: {names} (Ctrl-C stops waiting)", spinner="dots")
             with on_ctrl_c(stop):
@@ -280,8 +446,8 @@ class Repl:
             self._servers.cancel()
             with contextlib.suppress(BaseException):
                 await self._servers
-        if self.session.toolbox is not None:
-            await self.session.toolbox.close()
+        if self.toolbox is not None:
+            await self.toolbox.close()
 
     async def start_tool_servers(self) -> None:
         """Start the tool servers names added during the chat need (``/tools enable``)."""
@@ -353,7 +519,7 @@ class Repl:
         return short_ids.markup(cid, unique, len(short_ids.hint(cid, unique)) if hint else None)
 
     def goodbye(self) -> None:
-        if self.session.created_here and self.session.is_empty:
+        if self._session is None or (self.session.created_here and self.session.is_empty):
             self.console.print("[dim]Nothing said, nothing saved.[/dim]")
             return
         cid = self.session.conversation_id
@@ -363,24 +529,41 @@ class Repl:
 
 
 def run_repl(
-    session: ChatSession,
+    session: ChatSession | Opening,
     *,
     markdown: bool,
     note: str = "",
     report_lines: list[str] | None = None,
     tools: ToolChoice | None = None,
 ) -> int:
-    """Run the REPL until the user leaves; always releases the conversation's lock."""
+    """Run the REPL until the user leaves; always releases the conversation's lock. Given an
+    ``Opening``, the prompt is shown first and the session opened right after it is drawn."""
     from golem_cli.cli.console import styled
 
     plain_input = not sys.stdin.isatty()
+    before = list(report_lines or ())
+    if isinstance(session, Opening):
+        opening = session
+        before = opening.before + before
+        if plain_input:  # no prompt to show first: open, then the banner and the report
+            try:
+                session, later = opening.open()
+            except BaseException:
+                if opening.abandon is not None:
+                    opening.abandon()
+                raise
+            before += later
     markdown = markdown and styled()
     repl = Repl(session, None, markdown=markdown, plain_input=plain_input)
     repl.tools = tools
     try:
         repl.banner(note)
-        for line in report_lines or []:
-            repl.console.print(line, markup=False, highlight=False)
+        if before:
+            from golem_cli.cli import banner
+            from golem_cli.cli.terminal_text import for_terminal
+
+            for line in before:  # the prompt does not wait for rich
+                banner.line(for_terminal(line, sys.stdout))
         from golem_cli.cli.terminal import waiting_mode
 
         with waiting_mode() if not plain_input else contextlib.nullcontext():
@@ -389,7 +572,9 @@ def run_repl(
         repl.goodbye()
         return 130
     finally:
-        session.close()
+        repl.settle()
+        if repl.is_open:
+            repl.session.close()
 
 
 @contextlib.contextmanager
@@ -458,4 +643,5 @@ async def _main(repl: Repl) -> int:
         from golem_cli.cli.model_choice import close_model
 
         await repl.stop_tool_servers()  # tool servers stop with the chat
-        await close_model(repl.session.model)
+        if repl.is_open:
+            await close_model(repl.session.model)

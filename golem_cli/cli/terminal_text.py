@@ -41,15 +41,34 @@ _FORMAT_ASTRAL = "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020
 _JOINERS = "\u200c\u200d"
 _SURROGATES = "\ud800-\udfff"  # a lone one cannot even be written to a UTF-8 terminal
 _BMP = f"\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_FORMAT}{_SURROGATES}"
-_UNSAFE = re.compile(f"[{_BMP}{_FORMAT_ASTRAL}{_JOINERS}]")
 # Searching is what costs: a class of characters below U+10000 is one bitmap lookup per
 # character, the astral ranges a walk over a list, so they are looked for apart, and only in
 # text that has astral characters at all. Joiners are looked for apart too (emoji text is full
 # of them): only one that is not between two letters needs showing.
-_UNSAFE_BMP = re.compile(f"[{_BMP}]")
-_UNSAFE_ASTRAL = re.compile(f"[{_FORMAT_ASTRAL}]")
 _NOT_LETTER = f"\\x00-\\xbf{_FORMAT}{_FORMAT_ASTRAL}{_JOINERS}{_SURROGATES}"
-_LONE_JOINER = re.compile(f"[{_JOINERS}](?:(?<![^{_NOT_LETTER}][{_JOINERS}])|(?![^{_NOT_LETTER}]))")
+
+
+class _Patterns:
+    """The patterns, compiled on first use: ASCII text (a chat's banner, before its prompt)
+    never needs them, and compiling them is most of what importing this module costs."""
+
+    def __init__(self) -> None:
+        self.unsafe = re.compile(f"[{_BMP}{_FORMAT_ASTRAL}{_JOINERS}]")
+        self.bmp = re.compile(f"[{_BMP}]")
+        self.astral = re.compile(f"[{_FORMAT_ASTRAL}]")
+        self.lone_joiner = re.compile(f"[{_JOINERS}](?:(?<![^{_NOT_LETTER}][{_JOINERS}])|(?![^{_NOT_LETTER}]))")
+
+
+_compiled: _Patterns | None = None
+
+
+def _patterns() -> _Patterns:
+    global _compiled
+    if _compiled is None:
+        _compiled = _Patterns()
+    return _compiled
+
+
 #: ASCII text: each control character but tab, newline and CR becomes NUL (then one ``in``).
 _ASCII_MARK = str.maketrans(dict.fromkeys([*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), 0x7F], 0))
 _HOLD = "\r" + _JOINERS  # what a streamed chunk may not end with: the next character decides
@@ -73,7 +92,7 @@ def _shown(match: re.Match[str]) -> str:
 def _is_letter(text: str, at: int) -> bool:
     """Whether ``text[at]`` is a non-ASCII letter or symbol shown as it is (a joiner's
     neighbour in an emoji sequence or a Persian word)."""
-    return 0 <= at < len(text) and text[at] >= "\xc0" and _UNSAFE.match(text[at]) is None
+    return 0 <= at < len(text) and text[at] >= "\xc0" and _patterns().unsafe.match(text[at]) is None
 
 
 def _plain_ascii(text: str) -> bool:
@@ -89,12 +108,13 @@ def _plain(text: str) -> bool:
     which ``_shown`` decides in context)."""
     if text.isascii():
         return _plain_ascii(text)
-    if _UNSAFE_BMP.search(text) is not None:
+    patterns = _patterns()
+    if patterns.bmp.search(text) is not None:
         return False
-    if ("\u200c" in text or "\u200d" in text) and _LONE_JOINER.search(text) is not None:
+    if ("\u200c" in text or "\u200d" in text) and patterns.lone_joiner.search(text) is not None:
         return False
     has_astral = len(text.encode("utf-16-le", "surrogatepass")) != 2 * len(text)
-    return not has_astral or _UNSAFE_ASTRAL.search(text) is None
+    return not has_astral or patterns.astral.search(text) is None
 
 
 def visible(text: str) -> str:
@@ -102,7 +122,7 @@ def visible(text: str) -> str:
     (``^[``, ``<U+202E>``), newlines and tabs kept. Text without any is returned as is."""
     if _plain(text):
         return text
-    return _UNSAFE.sub(_shown, text)
+    return _patterns().unsafe.sub(_shown, text)
 
 
 def is_terminal(stream: Any) -> bool:
@@ -133,7 +153,8 @@ class VisibleStream:
         if not text:
             return ""
         context = self._before
-        self._before = text[-1] if _UNSAFE.match(text[-1]) is None else ""
+        last = text[-1]
+        self._before = last if " " <= last < "\x7f" or _patterns().unsafe.match(last) is None else ""
         return visible(context + text)[len(context) :]
 
     def flush(self) -> str:

@@ -37,10 +37,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
-from golem_cli.core.usage import Usage
-
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
+    from golem_cli.core.usage import Usage
 
 STAGES: Final = ("model", "decode", "tool", "loop", "usage", "canceled")
 
@@ -115,6 +114,14 @@ class ModelError(GolemError):
 # --- a run that failed ------------------------------------------------------------------------
 
 
+def _no_usage() -> Usage:
+    # Imported here: every command imports this module to report errors, and building the
+    # usage dataclasses costs more than the rest of it (a chat's prompt waits for it).
+    from golem_cli.core.usage import Usage
+
+    return Usage()
+
+
 @dataclass
 class PartialResult:
     """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready.
@@ -125,7 +132,7 @@ class PartialResult:
     """
 
     messages: list[Message]
-    usage: Usage = field(default_factory=Usage)
+    usage: Usage = field(default_factory=_no_usage)
     finish_reason: str = ""
     requests: int = 0
     tool_calls: int = 0

@@ -24,3 +24,13 @@ def paused_gc() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def keep_from_collections() -> None:
+    """Leave every object alive now out of later collections (``gc.freeze``): after a whole
+    history is loaded for a chat that keeps it, each full collection would walk it again
+    (at 150,000 messages, half a second once a prompt's imports allocate enough to trigger
+    one). Reference counting still frees what is dropped; only cycles among the frozen
+    objects would outlive them, and a history has none. For a process, not a library: a
+    caller that loads histories again and again would keep every cycle made before."""
+    gc.freeze()

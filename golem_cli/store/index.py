@@ -52,13 +52,13 @@ from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_tex
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.meta import ConversationMeta, decode_meta
+from golem_cli.store.nearby import INDEX_VERSION, neighbours, state
 from golem_cli.store.rebuild import Row, _Stopped, entry_row, rows, scan
 from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
 
-INDEX_VERSION = 4
 LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
 RACY_SECONDS_COARSE = 2.0
@@ -208,8 +208,7 @@ class Index:
 
     @staticmethod
     def _state(db: sqlite3.Connection) -> tuple[int, bool]:
-        rows = dict(db.execute("SELECT key, value FROM state").fetchall())
-        return int(rows.get("dir_mtime_ns", -1)), bool(rows.get("racy", 1))
+        return state(db)
 
     @staticmethod
     def _set_state(db: sqlite3.Connection, dir_mtime_ns: int, racy: bool) -> None:
@@ -327,7 +326,7 @@ class Index:
             if limit is None or len(entries) == total:
                 around = sorted(e.meta.id for e in entries)
             else:
-                around = _neighbours(db, [e.meta.id for e in entries])
+                around = neighbours(db, [e.meta.id for e in entries])
             return entries, total, foreign, around
 
         return self._guarded(read)
@@ -340,7 +339,7 @@ class Index:
 
         def read(db: sqlite3.Connection) -> list[str]:
             self._refresh(db)
-            return _neighbours(db, cids)
+            return neighbours(db, cids)
 
         return self._guarded(read)
 
@@ -579,15 +578,6 @@ def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
     messages_sig = sig_of(msig)
     assert messages_sig is not None
     return Entry(_meta(blob), messages_sig, sig_of(ssig), problem)
-
-
-def _neighbours(db: sqlite3.Connection, cids: list[str]) -> list[str]:
-    near = set(cids)
-    for cid in cids:
-        for op, order in (("<", "DESC"), (">", "ASC")):
-            q = f"SELECT id FROM conversations WHERE id {op} ? ORDER BY id {order} LIMIT 1"
-            near.update(found for (found,) in db.execute(q, (cid,)))
-    return sorted(near)
 
 
 def _create_indexes(db: sqlite3.Connection) -> None:

@@ -45,7 +45,7 @@ from golem_cli.store.errors import (
     StoreError,
 )
 from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular, refuse_special
-from golem_cli.store.layout import INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
+from golem_cli.store.layout import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.loadback import LoadBackCheck
 from golem_cli.store.refs import (
     ID_LENGTH,
@@ -103,7 +103,7 @@ class Store:
         self.root = Path(root)
         #: a conversation file larger than this is refused rather than read (issue 8)
         self.max_history_bytes = max_history_bytes
-        self.conversations_dir = self.root / "conversations"
+        self.conversations_dir = self.root / CONVERSATIONS_DIR
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
         self.trash_dir = self.root / "trash"
@@ -165,8 +165,14 @@ class Store:
     def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
         """For each ID, how many leading characters tell it apart from every other stored ID
         (what the CLI highlights)."""
+        from golem_cli.store.nearby import current_neighbours
+
         wanted = list(cids)
-        ids = self.index.neighbours(wanted)  # from the index: not every ID of a large store
+        # From the index (not every ID of a large store); read directly when it is current,
+        # so a new chat's banner does not wait for the codec the index imports.
+        ids = current_neighbours(self.index_path, self.conversations_dir, wanted)
+        if ids is None:
+            ids = self.index.neighbours(wanted)
         return {cid: unique_prefix_among(ids, cid) for cid in wanted}
 
     def _ids(self) -> list[str]:

@@ -114,4 +114,4 @@ def test_nothing_a_terminal_obeys_is_left_and_showing_twice_changes_nothing(text
 def test_the_fast_checks_agree_with_the_replacement(text: str):
     """The quick looks that return plain text as it is (ASCII, a BMP class, joiners, astral
     ranges) never skip what the replacement would change."""
-    assert visible(text) == terminal_text._UNSAFE.sub(terminal_text._shown, text)
+    assert visible(text) == terminal_text._patterns().unsafe.sub(terminal_text._shown, text)

@@ -1,0 +1,98 @@
+"""`golem chat` shows its prompt first and opens the session right after (issue 13): the model
+is checked and the conversation created once the prompt is drawn. Nothing may be lost or sent
+to the wrong model on the way: an error is one line and the command's exit code, a prompt typed
+at once waits for the session, Ctrl-D at once keeps nothing."""
+
+from __future__ import annotations
+
+import pexpect
+from golem_cli.store import Store
+
+from tests.repl.conftest import plain
+from tests.repl.test_chat import banner_cid
+
+FOOTER = r"\d+ stored, \d+ sent[^\n]*"
+
+
+def _ended(chat) -> str:
+    chat.child.expect(pexpect.EOF, timeout=15)
+    out = plain(chat.child.before)
+    chat.child.close()
+    return out
+
+
+def _nothing_stored(home) -> bool:
+    conversations = home / "conversations"
+    return Store(home).list() == [] and not any(conversations.glob("*.json") if conversations.is_dir() else ())
+
+
+def test_an_unknown_provider_is_one_line_once_the_prompt_is_shown(spawn, home, server):
+    chat = spawn("chat", "-m", "nosuch:model")
+    chat.prompt()
+    out = _ended(chat)
+    assert chat.child.exitstatus == 1
+    lines = [line for line in out.splitlines() if line.startswith("golem:")]
+    assert len(lines) == 1 and "unknown provider 'nosuch'" in lines[0], out
+    assert "Traceback" not in out
+    assert _nothing_stored(home) and server.requests == []
+
+
+def test_a_prompt_typed_before_a_bad_provider_table_is_read_is_never_sent(spawn, home, server):
+    config = home / "config.toml"
+    config.write_text(config.read_text().replace("max_retries = 2\n", "max_retries = 2\ntemprature = 1\n", 1))
+    chat = spawn("chat")
+    chat.child.sendline("this must go nowhere")  # typed before the prompt is even drawn
+    out = _ended(chat)
+    assert chat.child.exitstatus == 1
+    assert "unknown key 'temprature' in [providers.local]" in out and "Traceback" not in out
+    assert server.requests == [] and _nothing_stored(home)
+
+
+def test_an_option_the_model_refuses_ends_the_chat_with_one_line(spawn, home, server):
+    chat = spawn("chat", "-o", "temperature", "hot")
+    chat.prompt()
+    out = _ended(chat)
+    assert chat.child.exitstatus == 1
+    assert "temperature" in out and "Traceback" not in out
+    assert _nothing_stored(home) and server.requests == []
+
+
+def test_a_config_file_that_does_not_parse_is_reported_before_any_prompt(spawn, home):
+    (home / "config.toml").write_text('model = "local:echo"\nmodel = "twice"\n')
+    chat = spawn("chat")
+    out = _ended(chat)
+    assert chat.child.exitstatus == 1
+    assert "config.toml" in out and "you>" not in out and "Traceback" not in out
+
+
+def test_a_prompt_typed_at_once_waits_for_the_session_and_reaches_the_checked_model(spawn, home, server):
+    chat = spawn("chat")
+    chat.child.sendline("typed at once")  # before the banner: the session does not exist yet
+    out = chat.expect(FOOTER)
+    cid = banner_cid(out)
+    assert "echo: typed at once" in out
+    chat.prompt()
+    assert "golem resume" in chat.leave()
+    assert [m.content for m in Store(home).load(cid)] == ["typed at once", "echo: typed at once"]
+    assert [r.json["model"] for r in server.requests] == ["echo"]
+
+
+def test_ctrl_d_at_once_keeps_nothing_and_leaves_no_lock(spawn, home):
+    chat = spawn("chat", "--system", "be brief")
+    chat.prompt()
+    chat.child.sendeof()  # while the session opens (a Ctrl-D before the terminal is raw is the tty's)
+    out = _ended(chat)
+    assert chat.child.exitstatus == 0
+    assert "Nothing said, nothing saved." in out
+    assert _nothing_stored(home)
+    assert not any((home / "locks").glob("*.lock")) if (home / "locks").is_dir() else True
+
+
+def test_the_banner_shows_the_conversation_the_first_turn_is_saved_in(spawn, home):
+    store = Store(home)
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    assert not store.exists(cid) or store.load(cid) == []  # created right after the prompt
+    chat.say("hello")
+    chat.leave()
+    assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
