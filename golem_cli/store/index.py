@@ -554,6 +554,9 @@ _TEXT_BEHIND = "tsig IS NOT msig AND problem = ''"
 #: files); more are searched in their files and indexed in the background.
 INLINE_TEXTS = 64
 INLINE_TEXT_BYTES = 4 << 20
+#: A save that rewrites a conversation file larger than this leaves its text to be indexed
+#: later (``_index_text``); appends are indexed in the save whatever the size.
+WRITE_THROUGH_TEXT_BYTES = 1 << 20
 #: A refresh that fills an empty table with this many rows builds its indexes afterwards.
 BULK_ROWS = 1000
 #: How long one write transaction of text indexing lasts at most (saves wait for it).
@@ -604,6 +607,14 @@ def _index_text(
         prefix = _body_crc(memoryview(data)[: row[2]])
         if prefix == row[3]:
             start, crc = row[1], prefix
+    if not full and start == 0 and len(data) > WRITE_THROUGH_TEXT_BYTES:
+        # A long conversation rewritten rather than appended to (a repair, normalize
+        # --in-place): replacing its trigram rows takes seconds per 100,000 messages, and the
+        # save must not wait for them. Its text is marked behind instead (the stale rows are
+        # hidden, since tsig no longer matches): a search reads its file meanwhile and has the
+        # background builder index it, as for a file changed by another program.
+        db.execute("UPDATE conversations SET tsig = NULL WHERE rid = ?", (rid,))
+        return
     if row is not None and (row[0] is not None or row[1]):  # something of it is indexed
         _delete_texts(db, rid, start)
     limit = min(len(messages), 1 << MESSAGE_BITS)

@@ -88,3 +88,29 @@ def test_concurrent_saves_agree_with_a_rebuild(store):
     store.index_path.unlink()
     assert counts(store) == listed
     assert listed[a] == listed[b] == 26
+
+
+def test_a_long_conversation_rewritten_leaves_its_text_to_the_builder(tmp_path, monkeypatch):
+    """A repair or normalize --in-place of a long conversation must not wait for seconds of
+    trigram indexing: its text is marked behind, a search reads its file meanwhile (and finds
+    the new text, never the old), and the builder indexes it later. An append is indexed at once."""
+    from golem_cli.store.search import find
+
+    monkeypatch.setattr(index_module, "WRITE_THROUGH_TEXT_BYTES", 2_000)
+    monkeypatch.setattr(index_module, "INLINE_TEXT_BYTES", 2_000)  # too long for a search to index it
+    store = Store(tmp_path)
+    old = [Message("user" if i % 2 == 0 else "assistant", f"oldword {i} " + "x" * 40) for i in range(60)]
+    cid = store.create(old[:2])
+    store.save(cid, old)  # an append: indexed in the save
+    assert store.index.texts_behind() == 0
+    rewritten = [Message(m.role, m.content.replace("oldword", "newword")) for m in old]
+    store.save(cid, rewritten)
+    assert store.index.texts_behind() == 1
+    found = find(store, "newword")
+    assert found.behind and {h.meta.id for h in found.hits} == {cid}
+    assert not find(store, "oldword").hits
+    assert store.index.update_texts() and store.index.texts_behind() == 0
+    assert {h.meta.id for h in find(store, "newword").hits} == {cid} and not find(store, "oldword").hits
+    store.save(cid, rewritten + [Message("user", "appendedword")])  # indexed text again: appends go in
+    assert store.index.texts_behind() == 0
+    assert not find(store, "appendedword").behind
