@@ -135,3 +135,33 @@ def test_two_text_blocks_join_with_a_newline_in_both_modes() -> None:
     response = folder.response()
     assert streamed == response.message.content == "one\ntwo"
     assert response.message.tool_calls == [ToolCall(id="t", name="n", args="{}")]
+
+
+@pytest.mark.parametrize(
+    ("data", "stored", "sent"),
+    [
+        (b"\x89PNG\r\n\x1a\nrest", "", "image/png"),
+        (b"\xff\xd8\xff\xe0rest", "application/octet-stream", "image/jpeg"),
+        (b"RIFF\x00\x00\x00\x00WEBPrest", "", "image/webp"),
+        (b"GIF89arest", "image/gif", "image/gif"),
+        (b"\x00", "application/pdf", None),  # found by test_generated_histories: a body the API refuses
+        (b"", "image/png", None),  # neither bytes nor a URL
+    ],
+)
+def test_an_inline_image_goes_with_a_type_the_api_takes_or_not_at_all(data: bytes, stored: str, sent: str | None) -> None:
+    from golem_cli.core.errors import ModelError
+    from golem_cli.core.messages import Part
+    from golem_cli.core.model import ModelRequest
+    from golem_cli.providers.anthropic import wire
+
+    from tests.providerserver.sdk import sdk_problem
+
+    message = Message(role="user", content="see", parts=[Part(kind="image", data=data, media_type=stored)])
+    request = ModelRequest(messages=[message])
+    if sent is None:
+        with pytest.raises(ModelError, match="cannot carry the image part 0"):
+            wire.request_body("claude-sonnet-4-5", 1024, request, stream=True)
+        return
+    body = msgspec.json.decode(wire.request_body("claude-sonnet-4-5", 1024, request, stream=True))
+    assert body["messages"][0]["content"][1]["source"]["media_type"] == sent
+    assert sdk_problem("anthropic", body) is None

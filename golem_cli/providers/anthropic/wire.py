@@ -194,16 +194,39 @@ def _media(parts: Sequence[Part], where: str) -> list[dict[str, Any]]:
                 "only images and documents (inline PDF or URL)",
                 hint="remove the part, or use a provider that accepts it",
             )
+        media_type = _image_type(part) if part.kind == "image" and part.data else part.media_type
+        if (part.data and not media_type) or (not part.data and not part.url):
+            stated = part.media_type or "no media type"
+            what = f"not a JPEG, PNG, GIF or WebP image ({stated})" if part.data else "empty"
+            raise ModelError(
+                f"the Messages API cannot carry the {where}{part.kind} part {index}: it is {what}",
+                hint="remove the part, or use a provider that accepts it",
+            )
         if part.data:
             source = {
                 "type": "base64",
-                "media_type": part.media_type,
+                "media_type": media_type,
                 "data": base64.b64encode(part.data).decode("ascii"),
             }
         else:
             source = {"type": "url", "url": part.url}
         blocks.append({"type": part.kind, "source": _omit_empty(source)})
     return blocks
+
+
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"))
+
+
+def _image_type(part: Part) -> str:
+    """The media type to send for an inline image: the stored one when the API takes it,
+    else what the bytes say (a history from elsewhere may lack or misstate it), else ""."""
+    if part.media_type in _IMAGE_TYPES:
+        return part.media_type
+    for magic, media_type in _IMAGE_MAGIC:
+        if part.data.startswith(magic):
+            return media_type
+    return "image/webp" if part.data[:4] == b"RIFF" and part.data[8:12] == b"WEBP" else ""
 
 
 def _omit_empty(block: dict[str, Any]) -> dict[str, Any]:
