@@ -52,18 +52,17 @@ def normalize(
 
 @dataclass
 class _Result:
-    history: list[Message]
+    messages_in: int
     out: list[Message]
     report: Any  # HistoryRepair or SanitizeReport: both have to_json()
     findings: list[Finding]
-    salvaged: Salvage | None = None  # with --salvage: what could not be read
+    salvaged: Salvage | None  # with --salvage: what could not be read
+    sanitized_away: bool  # reported by no finding: empty user turns
+    messages_out: int = field(init=False)
     changed: bool = field(init=False)
-    sanitized_away: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        from golem_cli.cli.common import differs
-
-        self.sanitized_away = differs(self.history, self.out)  # reported by no finding: empty user turns
+        self.messages_out = len(self.out)  # the writer may use the messages up (codec.drain_chunks)
         self.changed = self.sanitized_away or bool(self.salvaged and self.salvaged.lost)
 
 
@@ -71,30 +70,29 @@ def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Resu
     from golem_cli.cli import common, findings
     from golem_cli.core.errors import HistoryFormatError
 
-    data = common.read_bytes(src)
     rescued = None
     if salvage:
         from golem_cli.cli.salvage import salvage as rescue
 
-        rescued = rescue(data)
+        rescued = rescue(common.read_bytes(src))
         history = rescued.messages
     else:
-        try:
-            history = common.parse_history(data, src.label)
+        try:  # read a batch at a time: a long history is never held as bytes beside its messages
+            history = common.read_messages(src)
         except HistoryFormatError as e:
             ref = src.cid or src.label
             raise HistoryFormatError(f"{e}; `golem normalize --salvage {ref}` recovers its complete messages") from None
-    del data  # read: a long history is not held as bytes beside its messages through the repair and the write
     if sanitize:
         from golem_cli.core.sanitize import sanitize_history
 
         out, sanitized = sanitize_history(history)
         found = findings.sanitize_findings(history, out, sanitized, numbered=numbered)
-        return _Result(history, out, sanitized, found, rescued)
+        return _Result(len(history), out, sanitized, found, rescued, common.differs(history, out))
     from golem_cli.core.repair import normalize_history
 
     out, repaired = normalize_history(history)
-    return _Result(history, out, repaired, findings.repair_findings(history, out, repaired, numbered=numbered), rescued)
+    found = findings.repair_findings(history, out, repaired, numbered=numbered)
+    return _Result(len(history), out, repaired, found, rescued, common.differs(history, out))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -108,10 +106,12 @@ def _write(
     src: Source, store: Store, result: _Result, output: Path | None, in_place: bool
 ) -> tuple[str | None, str | None]:
     from golem_cli.cli import common
-    from golem_cli.core.codec import history_chunks
+    from golem_cli.core.codec import drain_chunks
 
-    if output is not None:  # streamed: the file's bytes are never held whole beside the messages
-        common.write_user_file(output, history_chunks(result.out))
+    # Streamed, and the messages freed as they are written (the result holds the only list of
+    # them now): the file's bytes are never held whole beside the messages.
+    if output is not None:
+        common.write_user_file(output, drain_chunks(result.out))
         return str(output), None
     if not in_place or not result.changed:
         return None, None
@@ -120,7 +120,7 @@ def _write(
         store.save(src.cid, result.out)
         return str(src.path), str(backup)
     backup = common.backup_file(src.path)
-    common.write_user_file(src.path, history_chunks(result.out))
+    common.write_user_file(src.path, drain_chunks(result.out))
     return str(src.path), str(backup)
 
 
@@ -135,8 +135,8 @@ def _print(
                 "source": src.label,
                 "conversationId": src.cid or None,
                 "operation": "sanitize" if sanitize else "normalize",
-                "messagesIn": len(result.history),
-                "messagesOut": len(result.out),
+                "messagesIn": result.messages_in,
+                "messagesOut": result.messages_out,
                 "changed": result.changed,
                 "report": result.report.to_json(),  # the contract's own spelling (Go field names)
                 "findings": report.findings_json(result.findings),
@@ -153,8 +153,8 @@ def _print(
         console.out(f"{src.label}: salvaged {count} complete message{'' if count == 1 else 's'}")
         for lost in result.salvaged.lost:
             console.out(f"  {describe(lost)}")
-    count = len(result.history)
-    console.out(f"{src.label}: {count} message{'' if count == 1 else 's'} in, {len(result.out)} out")
+    count = result.messages_in
+    console.out(f"{src.label}: {count} message{'' if count == 1 else 's'} in, {result.messages_out} out")
     if result.findings:
         report.print_findings(result.findings, styled=console.styled())
     if not result.changed:

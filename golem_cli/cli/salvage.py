@@ -67,7 +67,9 @@ def salvage(data: bytes) -> Salvage:
         pos += 1
     while True:
         pos = _skip(text, pos, ",")
-        if pos >= len(text) or text.startswith("]", pos):
+        # The end of the array: a "]" with no message after it (one with messages after it is
+        # damage, skipped like any other: a stray "]" must not lose the rest of the file).
+        if pos >= len(text) or (text.startswith("]", pos) and _START.search(text, pos + 1) is None):
             if pos >= len(text) and not text.rstrip(_SPACE).endswith("]"):
                 out.lost.append(_lost(offsets, pos, len(text), out, "the file ends before the closing ]"))
             break

@@ -66,7 +66,7 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
 
     store = common.open_store()
     source = common.Source(str(file), file)
-    history = common.parse_history(common.read_bytes(source, missing="no such file"), source.label)
+    history = common.read_messages(source, missing="no such file")
     if not history:
         raise InputError(f"{file}: holds no messages; nothing to import")
     found: list[findings.Finding] = []

@@ -27,7 +27,7 @@ from golem_cli.core._goparse import JSONSyntaxError, Node, Obj
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.gojson import compact_json, html_escape_json
-from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.toolargs import truncated_wrapper, unwrap_truncated
 
 # --- the field layout, read from the declarations in messages.py ---------------------------------
@@ -130,24 +130,112 @@ def read_history(data: bytes | bytearray | memoryview | str) -> tuple[list[Messa
         data = data.encode("utf-8", "surrogatepass")
     elif not isinstance(data, bytes):
         data = bytes(data)
-    if data.startswith(b"\xef\xbb\xbf"):
+    if data.startswith(_BOM):
         data = data[3:]  # a byte-order mark from a Windows editor; Go would refuse it
     with paused_gc():
-        try:
-            decoded = _decoder.decode(data)
-        except (msgspec.DecodeError, RecursionError):
-            return _load_slow(data), False
-        if not decoded:
-            return [], True
-        # Same field order as Message (both come from its declaration): positional
-        # construction from a tuple is the fastest way to build 150,000 messages. Each is
-        # built in the decoded one's place, which is freed at once: no second list of them.
-        new, fields = Message, astuple
-        for i, m in enumerate(decoded):
-            if m.tool_calls:
-                m.tool_calls = _tool_calls(m.tool_calls)
-            decoded[i] = new(*fields(m))
-        return decoded, True
+        decoded = _decode(data, empty=True)
+    if decoded is None:
+        return _load_slow(data), False
+    return decoded, True
+
+
+_BOM = b"\xef\xbb\xbf"
+
+#: How the files golem and Go write continue with a new message (compact, ``role`` first). In
+#: a string the quotes would be escaped, so only a tool call's raw ``args`` can hold these bytes
+#: elsewhere: a cut there leaves a batch that does not decode, and is not taken.
+_NEXT_MESSAGE = b',{"role":'
+#: Bytes gathered before the whole messages among them are decoded (``read_history_pieces``).
+PIECE = 1 << 21
+
+
+def read_history_pieces(pieces: Iterable[bytes]) -> tuple[list[Message], bool] | None:
+    """``read_history`` of the bytes ``pieces`` make, decoded a batch of whole messages at a
+    time as they arrive: a long file's bytes are never all held beside its messages (a file
+    of 81 MB decodes to about 2.4 times its size). None when the strict fast path declines
+    them: the caller reads them whole and calls ``read_history``, whose Go-semantics reader
+    explains errors by position.
+
+    A buffer of at least ``PIECE`` bytes is cut at its last ``,{"role":`` and the messages
+    before it are decoded as one array. Such a batch decodes only if the cut is where a
+    message ends (an unclosed object or string cannot be closed by one ``]``), and batches that
+    each decode to one message or more join into an array that decodes to the same messages:
+    the result is exactly the one decoding of the whole. A cut that fails is retried only
+    once the buffer has doubled, so hostile bytes cost at most a few decodings of the file.
+    """
+    buf = bytearray()
+    out: list[Message] = []
+    retry_at = PIECE  # a smaller file is decoded in one pass, as read_history does
+    searched = 1  # where the search for a cut resumes: the bytes before it hold none untried
+    started = False
+    with paused_gc():
+        for piece in pieces:
+            buf += piece
+            if not started and len(buf) >= len(_BOM):
+                started = True
+                if buf.startswith(_BOM):
+                    del buf[: len(_BOM)]
+            if len(buf) < retry_at:
+                continue
+            cut = buf.rfind(_NEXT_MESSAGE, searched)
+            searched = max(len(buf) - len(_NEXT_MESSAGE) + 1, 1)
+            if cut < 0:
+                continue
+            buf[cut] = 0x5D  # "]": the batch is buf[: cut + 1], decoded where it lies
+            with memoryview(buf) as view, view[: cut + 1] as batch:
+                decoded = _decode(batch, empty=False)
+            if decoded is None:
+                buf[cut] = 0x2C  # ","
+                retry_at = 2 * len(buf)
+                continue
+            out += decoded
+            del buf[:cut]
+            buf[0] = 0x5B  # "[": the rest is an array again
+            searched = max(searched - cut, 1)
+            retry_at = PIECE
+        if not started and buf.startswith(_BOM):
+            del buf[: len(_BOM)]
+        with memoryview(buf) as view:
+            decoded = _decode(view, empty=not out)
+    if decoded is None:
+        return None
+    out += decoded
+    return out, True
+
+
+def _decode(data: bytes | memoryview, *, empty: bool) -> list[Message] | None:
+    """The messages of one JSON array on the strict fast path; None when it declines them
+    (or finds none and ``empty`` is false: a batch must hold a message)."""
+    try:
+        decoded = _decoder.decode(data)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if not decoded:
+        return [] if empty else None
+    # Same field order as Message (both come from its declaration): positional construction
+    # from a tuple is the fastest way to build 150,000 messages. Each is built in the decoded
+    # one's place, which is freed at once: no second list of them. The names a run repeats
+    # in every message (its role, run and conversation) are kept once each: 150,000 copies
+    # of them took as much memory as the messages themselves.
+    new, fields, role = Message, astuple, _ROLES.get
+    run = conversation = ""
+    for i, m in enumerate(decoded):
+        if m.tool_calls:
+            m.tool_calls = _tool_calls(m.tool_calls)
+        m.role = role(m.role, m.role)
+        if m.run_id == run:
+            m.run_id = run
+        else:
+            run = m.run_id
+        if m.conversation_id == conversation:
+            m.conversation_id = conversation
+        else:
+            conversation = m.conversation_id
+        decoded[i] = new(*fields(m))
+    return decoded  # type: ignore[no-any-return]  # the structs were replaced by Messages
+
+
+_ROLES = {role: role for role in (SYSTEM, USER, ASSISTANT, TOOL)}
 
 
 # --- slow path: Go semantics -------------------------------------------------------------------
@@ -301,6 +389,27 @@ def history_chunks(messages: Iterable[Message]) -> Iterator[bytes]:
             if start:
                 yield b","
             yield _encode_items(history[start : start + _BATCH])
+    yield b"]"
+
+
+def drain_chunks(messages: list[Message]) -> Iterator[bytes]:
+    """``history_chunks(messages)`` for a caller done with the messages: the list is emptied
+    as it is encoded, a batch at a time, so that what only it held is freed as it is written.
+    Encoding keeps a UTF-8 copy inside every string that is not ASCII (CPython caches it):
+    with all of them alive, an 81 MB history grew by 45 MB in its dump."""
+    yield b"["
+    with paused_gc():
+        messages.reverse()  # batches are taken from the end: no list of the rest is made per batch
+        first = True
+        while messages:
+            batch = messages[-_BATCH:]
+            del messages[-_BATCH:]
+            batch.reverse()
+            if not first:
+                yield b","
+            first = False
+            yield _encode_items(batch)
+            del batch
     yield b"]"
 
 

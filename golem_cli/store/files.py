@@ -17,7 +17,7 @@ import errno
 import functools
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 #: Default limit for one history file (the CLI reads ``GOLEM_MAX_HISTORY_BYTES``).
@@ -95,6 +95,36 @@ def read_with_stat(
     or holds more than ``limit`` bytes. ``what`` names what the file should have been, for
     the message ("not a history file").
     """
+    fd, st = _open_regular(path, limit, follow, what)
+    try:
+        chunks = list(_chunks(fd, st, path, limit, what, None))
+        return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
+    finally:
+        os.close(fd)
+
+
+def read_pieces(
+    path: Path | str,
+    limit: int = MAX_HISTORY_BYTES,
+    *,
+    follow: bool = True,
+    what: str = "a history file",
+    piece: int = 1 << 21,
+) -> Generator[bytes, None, None]:
+    """``read_regular`` in pieces of at most ``piece`` bytes, each as it is read: a reader
+    that is done with a piece can free it before the next (``codec.read_history_pieces``).
+    Same checks, same errors, raised from the first piece on; the file stays open until the
+    iterator is exhausted or closed."""
+    fd, st = _open_regular(path, limit, follow, what)
+    try:
+        yield from _chunks(fd, st, path, limit, what, piece)
+    finally:
+        os.close(fd)
+
+
+def _open_regular(path: Path | str, limit: int, follow: bool, what: str) -> tuple[int, os.stat_result]:
+    """An open descriptor of the regular file at ``path`` and its ``stat``, after every check
+    that can be made before reading it."""
     flags = _FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
     try:
         fd = os.open(path, flags)
@@ -118,21 +148,27 @@ def read_with_stat(
             raise _made_up(path, what, st)
         if st.st_size > limit:
             raise UnreadableFile(_too_large(path, limit, st.st_size), st, too_large=True)
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, min(max(st.st_size - total + 1, 1 << 16), limit + 1 - total))
-            if not chunk:
-                break
-            if st.st_size == 0:  # says it is empty, yet it has bytes: made up as it is read
-                raise _made_up(path, what, st)
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise UnreadableFile(_too_large(path, limit), st, too_large=True)
-        return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), st
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return fd, st
+
+
+def _chunks(fd: int, st: os.stat_result, path: Path | str, limit: int, what: str, piece: int | None) -> Iterator[bytes]:
+    """The bytes of ``fd``, never more than ``limit`` of them whatever ``stat`` said: all that
+    ``stat`` announces in one read (``piece`` None), else pieces of at most ``piece``."""
+    total = 0
+    while True:
+        size = max(st.st_size - total + 1, 1 << 16) if piece is None else piece
+        chunk = os.read(fd, min(size, limit + 1 - total))
+        if not chunk:
+            break
+        if st.st_size == 0:  # says it is empty, yet it has bytes: made up as it is read
+            raise _made_up(path, what, st)
+        total += len(chunk)
+        if total > limit:
+            raise UnreadableFile(_too_large(path, limit), st, too_large=True)
+        yield chunk
 
 
 def _made_up(path: Path | str, what: str, st: os.stat_result) -> UnreadableFile:
