@@ -43,6 +43,15 @@ def test_damage_in_the_middle_loses_only_the_messages_it_touches(history, at, ju
     assert rescued.messages[len(rescued.messages) - len(after) :] == after if after else True
 
 
+def test_a_stray_closing_bracket_loses_only_itself():
+    """Found by the test above: ']' before the array read as its end, and every message was lost."""
+    history = [Message("user", "one"), Message("assistant", "two"), Message("user", "three")]
+    data = dump_history(history)
+    for damaged in (b"]" + data, data[:1] + b"]" + data[1:]):
+        rescued = salvage(damaged)
+        assert rescued.messages == history and len(rescued.lost) == 1
+
+
 def damaged_conversation(home) -> tuple[str, bytes]:
     store = Store(home)
     cid = store.create([Message("user", "one"), Message("assistant", "reply one"), Message("user", "two"),
