@@ -181,16 +181,20 @@ def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
 
     store = open_store()
     cid = store.resolve(ref)
-    messages = store.load(cid)
+    messages = store.read(cid)  # never saved: decoded as the file is read
     meta = store.meta(cid)
     if as_json:
         import json
 
-        from golem_cli.core.codec import dump_history
+        from golem_cli.core.codec import drain_chunks
 
         head = json.dumps({"id": cid, "meta": _meta_json(meta)}, ensure_ascii=False)[:-1]
         sys.stdout.flush()
-        sys.stdout.buffer.write(head.encode() + b', "messages": ' + dump_history(messages) + b"}\n")
+        out = sys.stdout.buffer
+        out.write(head.encode() + b', "messages": ')
+        for chunk in drain_chunks(messages):  # each batch freed once written
+            out.write(chunk)
+        out.write(b"}\n")
         return 0
     if console.styled():
         con = console.rich_console()

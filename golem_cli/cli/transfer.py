@@ -16,6 +16,8 @@ from golem_cli.cli.command import Argument, Command, Option
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
@@ -35,25 +37,28 @@ def export(*, ref: str, fmt: Format, output: Path | None) -> int:
 
     store = common.open_store()
     cid = store.resolve(ref)
-    messages = store.load(cid)
+    messages = store.read(cid)  # never saved: decoded as the file is read
+    count = len(messages)
+    data: Iterable[bytes]
     if fmt is Format.json:
-        from golem_cli.core.codec import dump_history
+        from golem_cli.core.codec import drain_chunks
 
-        data = dump_history(messages)
+        data = drain_chunks(messages)  # written as encoded, each batch freed once written
     else:
         from golem_cli.cli.render import markdown_document
 
-        data = markdown_document(messages, store.meta(cid), cid).encode()
+        data = [markdown_document(messages, store.meta(cid), cid).encode()]
     if output is not None:
         common.write_user_file(output, data)
-        console.note(f"exported {len(messages)} messages of {cid} to {output}")
+        console.note(f"exported {count} messages of {cid} to {output}")
         return 0
     sys.stdout.flush()
     if fmt is Format.markdown and sys.stdout.isatty():  # a file or a pipe gets the bytes exactly
         from golem_cli.cli.terminal_text import visible
 
-        data = visible(data.decode()).encode()
-    sys.stdout.buffer.write(data)
+        data = [visible(b"".join(data).decode()).encode()]
+    for chunk in data:
+        sys.stdout.buffer.write(chunk)
     if fmt is Format.json and sys.stdout.isatty():
         sys.stdout.buffer.write(b"\n")
     return 0

@@ -44,7 +44,7 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
-from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_regular, refuse_special
+from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_pieces, read_regular, refuse_special
 from golem_cli.store.layout import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.loadback import LoadBackCheck
 from golem_cli.store.refs import (
@@ -211,6 +211,25 @@ class Store:
         else:  # foreign spellings: the next save rewrites the file as golem writes it
             self._known.forget()
         return messages
+
+    def read(self, cid: str) -> list[Message]:
+        """The conversation's messages for a command that will not save them (``show``,
+        ``export``): ``load`` without remembering the file's bytes for the next save's checks,
+        so they are decoded a batch at a time as the file is read and never all held beside
+        the messages (ADR 0016). The same errors as ``load``."""
+        from contextlib import closing
+
+        from golem_cli.core.codec import PIECE, read_history_pieces
+
+        path = self.messages_path(cid)
+        try:
+            with closing(read_pieces(path, self.max_history_bytes, follow=False, piece=PIECE)) as pieces:
+                read = read_history_pieces(pieces)
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        except UnreadableFile as e:
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        return self.load(cid) if read is None else read[0]  # declined by the fast path: read whole
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""

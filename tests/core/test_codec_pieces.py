@@ -127,3 +127,35 @@ def test_names_a_run_repeats_are_held_once():
     assert loaded == history
     assert loaded[0].run_id is loaded[2].run_id and loaded[0].conversation_id is loaded[2].conversation_id
     assert loaded[0].role is loaded[1].role
+
+
+@settings(max_examples=200)
+@given(st.one_of(mutated(), foreign_json(), TRICKY_HISTORIES.map(dump_history)), st.integers(1, 64))
+def test_read_history_of_a_long_input_reads_it_in_batches_with_the_same_outcome(data, piece):
+    """``read_history`` decodes an input over two pieces a batch at a time (the store's load
+    keeps the bytes: then at least the decoded copies of every message never coexist)."""
+
+    def outcome() -> tuple[list[Message], bool] | str:
+        try:
+            return codec.read_history(data)
+        except HistoryFormatError as e:
+            return str(e)
+
+    whole = outcome()
+    with mock.patch.object(codec, "PIECE", piece):
+        assert outcome() == whole
+
+
+def test_read_history_of_a_long_input_decodes_batches():
+    history = [Message("user", f"question {i}") for i in range(3000)]
+    data = dump_history(history)
+    sizes = []
+    real = codec._decode
+
+    def spy(batch, *, empty):
+        sizes.append(len(batch))
+        return real(batch, empty=empty)
+
+    with mock.patch.object(codec, "PIECE", 4096), mock.patch.object(codec, "_decode", spy):
+        assert codec.read_history(data) == (history, True)
+    assert len(sizes) > 10 and max(sizes) < 3 * 4096
