@@ -23,8 +23,8 @@ query needs is reduced to its longest run of characters that appear in a file as
 
 Reading is a loop of ``os.open``/``os.read``/``os.close`` with a buffer sized for typical
 files (``open()`` and a 1 MiB buffer cost two to five times more: every read then allocates
-and frees a large block). With several CPUs and many files, half of them are read by a forked
-child (POSIX).
+and frees a large block). With many files, half of them are read by a forked child (POSIX),
+unless the machine is busy in the one way that makes that slower (``_second_scanner_pays``).
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ def scan_files(directory: str, names: Sequence[str], prefilter: Prefilter, limit
     enabled = gc.isenabled()
     gc.disable()  # nothing here makes cycles; collections would only cost time (5% of a scan)
     try:
-        if len(names) < _PARALLEL_FROM or not hasattr(os, "fork") or not _idle_cpu():
+        if len(names) < _PARALLEL_FROM or not hasattr(os, "fork") or not _second_scanner_pays():
             return _scan_part(directory, names, prefilter, limit)
         return _scan_forked(directory, names, prefilter, limit)
     finally:
@@ -254,13 +254,48 @@ def scan_files(directory: str, names: Sequence[str], prefilter: Prefilter, limit
             gc.enable()
 
 
-def _idle_cpu() -> bool:
-    """Whether a CPU is free for a second scanner: on a busy machine a fork only adds the
-    cost of copying the process (measured: 10-20% more CPU for the same wall time)."""
+#: Where Linux says how many threads are runnable at this instant: ``0.52 0.61 0.58 2/94 1234``
+#: (the fourth field's first number; the reading process is one of them).
+LOADAVG = "/proc/loadavg"
+
+
+def _second_scanner_pays(loadavg: str = LOADAVG) -> bool:
+    """Whether a forked second scanner shortens the scan, from how many threads are runnable
+    at this instant (this process included) against the CPUs (benchmarks/scan_fork.py,
+    results/scan-fork.txt, 2 CPUs):
+
+    - fewer than CPUs, a CPU is idle: the fork halves the wall time (0.53-0.56x);
+    - as many as CPUs: one CPU would run half the scan beside another thread, 10-20% slower;
+    - more than CPUs, every CPU is shared already: each scanner gets its share, 0.5-0.8x the
+      wall for ~10% more CPU.
+
+    The count is instantaneous: the 1-minute load average it replaces lags a minute behind (a
+    burst that just ended kept the scan from forking, one that just began went unseen). Where
+    the count cannot be read, the load average decides, as before."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or len(_usable_cpus()) < 2:
+        return False
     try:
-        return os.getloadavg()[0] < (os.cpu_count() or 1) - 1
+        fd = os.open(loadavg, os.O_RDONLY)
+        try:
+            fields = os.read(fd, 256).split()
+        finally:
+            os.close(fd)
+        return int(fields[3].partition(b"/")[0]) != cpus
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.getloadavg()[0] < cpus - 1
     except (AttributeError, OSError):
         return False
+
+
+def _usable_cpus() -> set[int] | range:
+    """The CPUs this process may run on (``taskset``, a container's cpuset)."""
+    try:
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):  # not on macOS or Windows
+        return range(os.cpu_count() or 1)
 
 
 def _scan_forked(directory: str, names: Sequence[str], prefilter: Prefilter, limit: int) -> Scan:

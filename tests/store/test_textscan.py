@@ -126,6 +126,41 @@ def test_a_forked_scan_finds_what_a_single_one_finds(tmp_path, monkeypatch):
     names, _ = message_files(str(tmp_path))
     single = scan_files(str(tmp_path), names, Prefilter.of(["hit"]), limit=1 << 20)
     monkeypatch.setattr(textscan, "_PARALLEL_FROM", 10)
-    monkeypatch.setattr(textscan, "_idle_cpu", lambda: True)
+    monkeypatch.setattr(textscan, "_second_scanner_pays", lambda: True)
     forked = scan_files(str(tmp_path), names, Prefilter.of(["hit"]), limit=1 << 20)
     assert sorted(forked.candidates) == sorted(single.candidates) and len(single.candidates) == 257
+
+
+def test_a_second_scanner_is_forked_unless_as_many_threads_as_cpus_are_runnable_now(tmp_path, monkeypatch):
+    """The runnable count now (this process included) decides, not the 1-minute load average,
+    which lags a minute behind a burst of work that just ended or just began."""
+    from golem_cli.store import textscan
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(textscan, "_usable_cpus", lambda: {0, 1})
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("3.90 2.10 1.40 1/118 24539\n")  # busy a minute ago, only this process now
+    assert textscan._second_scanner_pays(str(loadavg))
+    loadavg.write_text("0.10 0.05 0.01 2/118 24539\n")  # quiet a minute ago, one other thread now
+    assert not textscan._second_scanner_pays(str(loadavg))
+    loadavg.write_text("0.10 0.05 0.01 5/118 24539\n")  # every CPU shared already
+    assert textscan._second_scanner_pays(str(loadavg))
+    monkeypatch.setattr(textscan, "_usable_cpus", lambda: {0})  # taskset -c 0: one CPU to run on
+    loadavg.write_text("0.00 0.00 0.00 1/118 24539\n")
+    assert not textscan._second_scanner_pays(str(loadavg))
+
+
+def test_without_a_runnable_count_the_load_average_decides(tmp_path, monkeypatch):
+    from golem_cli.store import textscan
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(textscan, "_usable_cpus", lambda: {0, 1})
+    unreadable = tmp_path / "garbled"
+    unreadable.write_text("not a load average")
+    for path in (str(tmp_path / "missing"), str(unreadable)):
+        monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 0.4, 0.4))
+        assert textscan._second_scanner_pays(path)
+        monkeypatch.setattr(os, "getloadavg", lambda: (1.2, 0.4, 0.4))
+        assert not textscan._second_scanner_pays(path)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert not textscan._second_scanner_pays(str(tmp_path / "missing"))
