@@ -521,7 +521,7 @@ COMMANDS = (
     Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
         Argument("ref", "ID", ID_HELP, complete=conversation_ids),
         Option("at", "--at", type=int,
-               help="Copy only the first N messages, as `golem show` numbers them (a system prompt comes along)."),
+               help="Copy only the first N messages, as `golem show` numbers them (system prompts come along)."),
         Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
         MODEL,
         MAX_MESSAGES,

@@ -143,7 +143,7 @@ def _numbered(found: list[Finding], history: Sequence[Message], output: Sequence
     """The findings with the numbers people see (walks the histories only when there are some)."""
     if not found:
         return found
-    from golem_cli.cli.render import numbers
+    from golem_cli.core.numbering import numbers
 
     before, after = numbers(history), numbers(output)
 

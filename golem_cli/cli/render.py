@@ -24,13 +24,13 @@ from golem_cli.core.messages import (
     ASSISTANT,
     INTERRUPTED,
     INTERRUPTED_REPLY_MARK,
-    SYSTEM,
     TOOL,
     USER,
     Message,
     Part,
     is_interrupted_reply,
 )
+from golem_cli.core.numbering import numbers
 from golem_cli.core.toolargs import args_are_object
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ RESULT_LINES = 4  # lines of a tool result shown when compact
 
 @dataclass
 class Block:
-    index: int | None  # the message's number as people see it (``numbers``); None: a system prompt
+    index: int | None  # the message's number as people see it (core/numbering.py); None: a system prompt
     role: str
     run_id: str
     items: list[Item] = field(default_factory=list)
@@ -81,21 +81,6 @@ def format_args(args: str) -> str:
     except ValueError:
         return args
     return json.dumps(value, indent=2, ensure_ascii=False) if isinstance(value, dict) else args
-
-
-def numbers(messages: Sequence[Message]) -> list[int | None]:
-    """The number of each message as people see it: from 1, skipping system prompts (None),
-    so a system prompt set later does not shift the numbers. ``golem fork --at N`` keeps the
-    messages up to number N."""
-    out: list[int | None] = []
-    n = 0
-    for m in messages:
-        if m.role == SYSTEM:
-            out.append(None)
-        else:
-            n += 1
-            out.append(n)
-    return out
 
 
 def blocks(messages: Sequence[Message]) -> Iterator[Block]:

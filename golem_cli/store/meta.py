@@ -20,7 +20,8 @@ from __future__ import annotations
 import msgspec
 
 from golem_cli.core.ids import id_time_ms
-from golem_cli.core.messages import SYSTEM, USER, Message
+from golem_cli.core.messages import USER, Message
+from golem_cli.core.numbering import numbered
 
 SUMMARY_LENGTH = 80
 
@@ -70,19 +71,11 @@ def summarize(messages: list[Message]) -> str:
     return ""
 
 
-def leading_system(messages: list[Message]) -> int:
-    """How many system messages open the history (a fork point does not count them)."""
-    n = 0
-    while n < len(messages) and messages[n].role == SYSTEM:
-        n += 1
-    return n
-
-
 def derive_lineage(cid: str, messages: list[Message]) -> tuple[str, int]:
     """(parent ID, fork point) read from the messages' conversation stamps, or ("", -1). The
-    fork point counts the copied messages after the leading system prompt, as ``Store.fork``."""
+    fork point counts the copied messages as ``golem show`` numbers them, as ``Store.fork``."""
     parent, index = _lineage(cid, messages)
-    return (parent, index - min(leading_system(messages), index)) if parent else (parent, index)
+    return (parent, numbered(messages[:index])) if parent else (parent, index)
 
 
 def _lineage(cid: str, messages: list[Message]) -> tuple[str, int]:

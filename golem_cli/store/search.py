@@ -47,7 +47,7 @@ SYSTEM = "system"  # core.messages.SYSTEM, without importing the messages module
 class Hit:
     """The first matching message of one conversation: ``message_index`` counts from 0 in the
     file's array (what a program indexes), ``number`` as ``golem show`` and ``fork --at``
-    number messages (from 1, system prompts aside; None for a system prompt)."""
+    number messages (core/numbering.py: from 1, system messages aside; None for one)."""
 
     __slots__ = ("message_index", "meta", "number", "role", "snippet")
 
@@ -297,6 +297,7 @@ def _check_files(
     (only those the prefilter admits are decoded), at most ``limit`` of them."""
     from golem_cli.core.codec import load_history
     from golem_cli.core.errors import HistoryFormatError
+    from golem_cli.core.numbering import number_of
     from golem_cli.store.files import read_regular
     from golem_cli.store.textscan import problem_text
 
@@ -314,15 +315,11 @@ def _check_files(
         except (OSError, HistoryFormatError) as e:
             unreadable[meta.id] = problem_text(e)
             continue
-        systems = 0  # system messages before this one: they have no number
         for index, message in enumerate(messages[: 1 << MESSAGE_BITS]):
             if role and message.role != role:
-                systems += message.role == SYSTEM
                 continue
             snippet = _match(parsed, message_text(message))
             if snippet is not None:
-                number = None if message.role == SYSTEM else index + 1 - systems
-                hits.append(Hit(meta, index, message.role, snippet, number))
+                hits.append(Hit(meta, index, message.role, snippet, number_of(messages, index)))
                 break
-            systems += message.role == SYSTEM
     return hits

@@ -418,21 +418,21 @@ class Store:
         return self.update_meta(cid, model=model)
 
     def fork(self, cid: str, at: int | None = None, *, hold: bool = False) -> str:
-        """Copy the leading system prompt (if any) and the first ``at`` messages after it (all
-        by default) into a new conversation titled after its parent, whose metadata records
-        the parent and the fork point; returns the new ID. ``at`` counts what a person sees:
-        a system prompt set later (it goes first) does not shift it."""
-        from golem_cli.store.meta import leading_system
+        """Copy the first ``at`` messages (all by default) into a new conversation titled
+        after its parent, whose metadata records the parent and the fork point; returns the
+        new ID. ``at`` counts as ``golem show`` numbers (core/numbering.py: system messages
+        have no number and come along up to message ``at + 1``)."""
+        from golem_cli.core.numbering import numbered, through
 
         messages = self.load(cid)
-        system = leading_system(messages)
-        shown = len(messages) - system
+        shown = numbered(messages)
         at = shown if at is None else at
         if not 0 <= at <= shown:
             raise StoreError(f"conversation {cid} has {shown} messages; fork at 0 to {shown}")
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
-        return self.create(messages[: system + at], title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
+        copied = messages[: through(messages, at)]
+        return self.create(copied, title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""

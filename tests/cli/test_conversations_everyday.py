@@ -59,3 +59,29 @@ def test_fork_at_zero_and_empty_imports_are_refused(golem, home, tmp_path):
 def test_show_counts_what_it_numbers(golem, home):
     cid = chat_with_a_late_system_prompt(home)
     assert "4 messages and a system prompt · " in golem("show", cid).out
+
+
+def test_show_search_and_fork_number_an_imported_mid_history_system_message_alike(golem, home, tmp_path):
+    """A file imported as it is may hold a system message mid-history: ``show`` leaves it
+    unnumbered, a ``search`` hit after it carries the number ``show`` gives, and ``fork --at``
+    takes that number to mean the same message (core/numbering.py)."""
+    history = tmp_path / "imported.json"
+    history.write_text(json.dumps([
+        {"role": "user", "content": "one"}, {"role": "assistant", "content": "reply one"},
+        {"role": "system", "content": "from now on, be formal"},
+        {"role": "user", "content": "two zebra"}, {"role": "assistant", "content": "reply two"},
+    ]))  # fmt: skip
+    done = golem("import", "--trust", str(history))  # as it is: sanitizing would remove the system message
+    assert done.code == 0, done.err
+    cid = Store(home).list()[0].id
+    shown = golem("show", cid).out
+    assert "--- [3] user\ntwo zebra" in shown and "--- [4] assistant\nreply two" in shown
+    for _ in range(2):  # from the files, then from the index the first search had built
+        hit = json.loads(golem("search", "zebra", "--json").out)[0]
+        assert (hit["number"], hit["messageIndex"]) == (3, 3)
+    done = golem("fork", cid, "--at", str(hit["number"]), "--no-chat")
+    assert done.code == 0, done.err
+    new = done.out.strip()
+    store = Store(home)
+    assert [m.content for m in store.load(new)] == ["one", "reply one", "from now on, be formal", "two zebra"]
+    assert store.meta(new).fork_at == 3 and "after message 3" in golem("show", new).out

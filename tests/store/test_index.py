@@ -217,3 +217,15 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
     names = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert set(index_mod._INDEXES) <= names  # built after the rows
     assert [c.id for c in fresh.list(limit=3)] == [e.meta.id for e in entries[:3]]
+
+
+def test_a_lost_sidecar_gives_the_fork_point_as_show_numbers_it(store):
+    """A system message mid-history has no number: the derived fork point skips it, as
+    ``Store.fork`` and ``golem show`` do (core/numbering.py)."""
+    roles = ["user", "assistant", "system", "user", "assistant"]
+    parent = store.create([Message(role, f"m{i}", conversation_id=P) for i, role in enumerate(roles)], cid=P)
+    child = store.fork(parent, 3)
+    assert [m.content for m in store.load(child)] == ["m0", "m1", "m2", "m3"]
+    store.save(child, [*store.load(child), Message("assistant", "mine", conversation_id=child)])
+    store.meta_path(child).unlink()
+    assert (store.meta(child).parent, store.meta(child).fork_at) == (P, 3)
