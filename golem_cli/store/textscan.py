@@ -23,8 +23,8 @@ query needs is reduced to its longest run of characters that appear in a file as
 
 Reading is a loop of ``os.open``/``os.read``/``os.close`` with a buffer sized for typical
 files (``open()`` and a 1 MiB buffer cost two to five times more: every read then allocates
-and frees a large block). With many files, half of them are read by a forked child (POSIX),
-unless the machine is busy in the one way that makes that slower (``_second_scanner_pays``).
+and frees a large block). With many files and a CPU idle at that instant, half of them are
+read by a forked child (POSIX).
 """
 
 from __future__ import annotations
@@ -260,14 +260,13 @@ LOADAVG = "/proc/loadavg"
 
 
 def _second_scanner_pays(loadavg: str = LOADAVG) -> bool:
-    """Whether a forked second scanner shortens the scan, from how many threads are runnable
-    at this instant (this process included) against the CPUs (benchmarks/scan_fork.py,
-    results/scan-fork.txt, 2 CPUs):
-
-    - fewer than CPUs, a CPU is idle: the fork halves the wall time (0.53-0.56x);
-    - as many as CPUs: one CPU would run half the scan beside another thread, 10-20% slower;
-    - more than CPUs, every CPU is shared already: each scanner gets its share, 0.5-0.8x the
-      wall for ~10% more CPU.
+    """Whether a forked second scanner shortens the scan: a CPU is idle at this instant (fewer
+    threads runnable than CPUs, this process included). Measured on 2 CPUs
+    (benchmarks/scan_fork.py and search_noindex.py, results/scan-fork.txt): with a CPU idle
+    the fork halves the scan's wall time (0.53-0.56x); with one other thread running, one CPU
+    runs half the scan beside it, 10-20% slower; with every CPU shared already, a scan alone
+    gains wall time from its second share but the whole command loses (1.2-1.3x the wall of
+    the single scan, 15-40% more CPU).
 
     The count is instantaneous: the 1-minute load average it replaces lags a minute behind (a
     burst that just ended kept the scan from forking, one that just began went unseen). Where
@@ -281,7 +280,7 @@ def _second_scanner_pays(loadavg: str = LOADAVG) -> bool:
             fields = os.read(fd, 256).split()
         finally:
             os.close(fd)
-        return int(fields[3].partition(b"/")[0]) != cpus
+        return int(fields[3].partition(b"/")[0]) < cpus
     except (OSError, ValueError, IndexError):
         pass
     try:

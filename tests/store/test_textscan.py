@@ -131,7 +131,7 @@ def test_a_forked_scan_finds_what_a_single_one_finds(tmp_path, monkeypatch):
     assert sorted(forked.candidates) == sorted(single.candidates) and len(single.candidates) == 257
 
 
-def test_a_second_scanner_is_forked_unless_as_many_threads_as_cpus_are_runnable_now(tmp_path, monkeypatch):
+def test_a_second_scanner_is_forked_when_a_cpu_is_idle_now_whatever_the_load_average(tmp_path, monkeypatch):
     """The runnable count now (this process included) decides, not the 1-minute load average,
     which lags a minute behind a burst of work that just ended or just began."""
     from golem_cli.store import textscan
@@ -144,7 +144,7 @@ def test_a_second_scanner_is_forked_unless_as_many_threads_as_cpus_are_runnable_
     loadavg.write_text("0.10 0.05 0.01 2/118 24539\n")  # quiet a minute ago, one other thread now
     assert not textscan._second_scanner_pays(str(loadavg))
     loadavg.write_text("0.10 0.05 0.01 5/118 24539\n")  # every CPU shared already
-    assert textscan._second_scanner_pays(str(loadavg))
+    assert not textscan._second_scanner_pays(str(loadavg))
     monkeypatch.setattr(textscan, "_usable_cpus", lambda: {0})  # taskset -c 0: one CPU to run on
     loadavg.write_text("0.00 0.00 0.00 1/118 24539\n")
     assert not textscan._second_scanner_pays(str(loadavg))
