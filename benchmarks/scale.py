@@ -37,7 +37,7 @@ GOLEM = str(Path(sys.executable).parent / "golem")
 PY = sys.executable
 MISS = "zebraquantum"  # a word no generated conversation contains
 COMMON_MISS = "notthereatall"  # nor this one, made of letters every conversation has
-HIT = "the of and"  # in most conversations: the first 20 are decoded and shown
+HIT = "the of and"  # in 141 of the 10,000 generated conversations: the newest 20 are decoded and shown
 READ_LOOP = "import os,sys\nd=sys.argv[1]\nfor n in os.listdir(d):\n    open(os.path.join(d,n),'rb').read()"
 
 
