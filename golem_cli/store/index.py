@@ -40,7 +40,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from operator import itemgetter
@@ -50,6 +49,7 @@ from typing import TYPE_CHECKING, TypeVar
 from golem_cli.store.atomic import PRIVATE_FILE, remove_files, remove_stale_temp_files
 from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_text, signature
 from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
+from golem_cli.store.known import BodyCrc, body_crc
 from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
 from golem_cli.store.meta import ConversationMeta, decode_meta
 from golem_cli.store.nearby import INDEX_VERSION, neighbours, state
@@ -58,6 +58,9 @@ from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
+
+    #: What a save hands the index (``Index.changing``): messages, their bytes, their CRC if known.
+    _Written = tuple[Sequence[Message], bytes, BodyCrc | None]
 
 LEGACY_NAMES = ("index.json",)
 RACY_SECONDS = 0.1
@@ -94,16 +97,6 @@ _INDEXES = {
 
 class _Outdated(Exception):
     """Internal: the index is missing or was made by another version of golem."""
-
-
-# --- the text of messages ----------------------------------------------------------------------
-
-
-def _body_crc(data: bytes | memoryview, start: int = 0, crc: int = 0) -> int:
-    """CRC-32 of a history file's bytes without its closing bracket, continued from ``crc``
-    over ``data[start:-1]``: a file whose messages were only appended to starts with the old
-    file minus its bracket."""
-    return zlib.crc32(memoryview(data)[start:-1], crc)
 
 
 # --- the database --------------------------------------------------------------------------------
@@ -353,29 +346,28 @@ class Index:
     # writing through
 
     @contextmanager
-    def changing(self, cid: str) -> Iterator[Callable[[Sequence[Message], bytes], None]]:
+    def changing(self, cid: str) -> Iterator[Callable[..., None]]:
         """Hold the index lock while conversation ``cid`` changes on disk, then record the
         change (see the module docstring). Inside, call the yielded function with the messages
-        and the bytes just written, so their text is indexed without reading the file again."""
+        and the bytes just written (and their ``BodyCrc`` when known), so their text is indexed
+        without reading the file again."""
         from golem_cli.store.locks import exclusive  # only writers need it: not imported by list and search
 
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        written: list[tuple[Sequence[Message], bytes]] = []
+        written: list[_Written] = []
         with exclusive(self.path.with_name("index.lock")):
             try:
                 before = os.stat(self.directory).st_mtime_ns
             except FileNotFoundError:
                 before = None
-            yield lambda messages, data: written.append((messages, data))
+            yield lambda messages, data, crc=None: written.append((messages, data, crc))
             if before is not None:
                 try:
                     self._guarded(lambda db: self._write_through(db, cid, before, written[-1] if written else None))
                 except (OSError, sqlite3.Error):
                     pass  # the index is a cache: the next command refreshes it
 
-    def _write_through(
-        self, db: sqlite3.Connection, cid: str, before: int, written: tuple[Sequence[Message], bytes] | None
-    ) -> None:
+    def _write_through(self, db: sqlite3.Connection, cid: str, before: int, written: _Written | None) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
             stored, racy = self._state(db)
@@ -387,7 +379,7 @@ class Index:
                 entry = build_entry(self.directory, cid, msig, limit=self.limit)
                 rid = self._put(db, entry_row(entry))
                 if written is not None and written[1] and len(written[1]) == msig[1]:
-                    _index_text(db, rid, msig, written[0], written[1])
+                    _index_text(db, rid, msig, written[0], written[1], crc=written[2])
             after = os.stat(self.directory).st_mtime_ns
             if stored == before and not racy and after % 1_000_000_000 != 0:
                 self._set_state(db, after, False)
@@ -596,17 +588,26 @@ def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:
 
 
 def _index_text(
-    db: sqlite3.Connection, rid: int, sig: Signature, messages: Sequence[Message], data: bytes, *, full: bool = False
+    db: sqlite3.Connection,
+    rid: int,
+    sig: Signature,
+    messages: Sequence[Message],
+    data: bytes,
+    *,
+    full: bool = False,
+    crc: BodyCrc | None = None,
 ) -> None:
     """Make the FTS rows of conversation ``rid`` hold ``messages`` (the content of ``data``):
     only the new messages when ``data`` appends to the indexed file, else all of them.
-    ``full``: the messages were read from ``data`` (not given by a save), index them all."""
+    ``full``: the messages were read from ``data`` (not given by a save), index them all.
+    ``crc``: ``data``'s CRCs as the save knows them (known.py): a turn appended to a file
+    whose CRC the save knows reads only the turn for them."""
     row = db.execute("SELECT tsig, tcount, tbytes, tcrc FROM conversations WHERE rid = ?", (rid,)).fetchone()
-    start, crc = 0, 0
-    if not full and row is not None and row[0] is not None and 1 < row[2] < len(data) and row[1] <= len(messages):
-        prefix = _body_crc(memoryview(data)[: row[2]])
+    start, prefix = 0, 0
+    if not full and row is not None and row[0] is not None and 1 < row[2] <= len(data) and row[1] <= len(messages):
+        prefix = crc.of_prefix(row[2]) if crc is not None else body_crc(memoryview(data)[: row[2]])
         if prefix == row[3]:
-            start, crc = row[1], prefix
+            start = row[1]
     if not full and start == 0 and len(data) > WRITE_THROUGH_TEXT_BYTES:
         # A long conversation rewritten rather than appended to (a repair, normalize
         # --in-place): replacing its trigram rows takes seconds per 100,000 messages, and the
@@ -628,8 +629,13 @@ def _index_text(
         "INSERT INTO texts (rowid, body, original, role) VALUES (?, ?, ?, ?)",
         ((base + start + i, *indexed_text(message_text(m)), m.role) for i, m in enumerate(new)),
     )
-    crc = _body_crc(data, max(row[2] - 1, 0) if start and row is not None else 0, crc) if len(data) > 1 else 0
+    if crc is not None:
+        whole = crc.body()
+    elif len(data) > 1:
+        whole = body_crc(data, max(row[2] - 1, 0), prefix) if start and row is not None else body_crc(data)
+    else:
+        whole = 0
     db.execute(
         "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ? WHERE rid = ?",
-        (sig_text(sig), len(messages), len(data), crc, rid),
+        (sig_text(sig), len(messages), len(data), whole, rid),
     )

@@ -383,7 +383,7 @@ class Store:
             write_atomic(self.messages_path(cid), data, durable=durable)
             meta = refresh_meta(old, cid, saved, size=len(data), now=time.time())
             write_atomic(self.meta_path(cid), encode_meta(meta), durable=durable)
-            written(saved, data)
+            written(saved, data, encoding.crc)
         return meta
 
     def _sidecar(self, cid: str) -> ConversationMeta | None:

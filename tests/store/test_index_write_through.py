@@ -11,6 +11,7 @@ import pytest
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from golem_cli.store import index as index_module
+from golem_cli.store.search import search
 
 
 @pytest.fixture
@@ -114,3 +115,52 @@ def test_a_long_conversation_rewritten_leaves_its_text_to_the_builder(tmp_path, 
     store.save(cid, rewritten + [Message("user", "appendedword")])  # indexed text again: appends go in
     assert store.index.texts_behind() == 0
     assert not find(store, "appendedword").behind
+
+
+def _tcrc(store: Store, cid: str) -> tuple[int, int]:
+    import sqlite3
+
+    with sqlite3.connect(store.index_path) as db:
+        return db.execute("SELECT tbytes, tcrc FROM conversations WHERE id = ?", (cid,)).fetchone()
+
+
+def test_a_turns_save_reads_only_the_turn_for_the_index_crc(tmp_path, monkeypatch):
+    """The CRC the index keeps of a file continues from the one of the bytes the save extends
+    (known.py): a turn's save on a long conversation does not read the whole file for it, and
+    the CRC is still the whole file's."""
+    import zlib
+
+    store = Store(tmp_path)
+    cid = store.create([Message("user" if i % 2 == 0 else "assistant", f"word {i} " + "x" * 200) for i in range(600)])
+    resumed = Store(tmp_path)  # a session resuming: it knows the bytes it loads, not their CRC
+    history = resumed.load(cid)
+    crc32, crced = zlib.crc32, []
+
+    def counting(data, value=0):
+        crced.append(len(data))
+        return crc32(data, value)
+
+    monkeypatch.setattr(zlib, "crc32", counting)
+    for i in range(4):
+        history = [*history, Message("user", f"turn {i}"), Message("assistant", f"reply{i} " * 20)]
+        crced.clear()
+        resumed.save(cid, history)
+        data = resumed.messages_path(cid).read_bytes()
+        assert _tcrc(resumed, cid) == (len(data), crc32(data[:-1]))
+        if i:  # the first save after the load reads the loaded bytes once; later ones, the turn
+            assert 0 < sum(crced) < len(data) // 100, crced
+    assert resumed.index.texts_behind() == 0 and {h.meta.id for h in search(resumed, "reply3")} == {cid}
+
+
+def test_saving_what_is_saved_keeps_a_long_conversations_text_indexed(tmp_path, monkeypatch):
+    """Bytes the index holds, saved again unchanged (a session saving without a new message),
+    are not a rewrite: the text stays indexed instead of being marked behind."""
+    monkeypatch.setattr(index_module, "WRITE_THROUGH_TEXT_BYTES", 2_000)
+    store = Store(tmp_path)
+    history = [Message("user" if i % 2 == 0 else "assistant", f"word {i} " + "x" * 40) for i in range(60)]
+    cid = store.create(history[:2])
+    store.save(cid, history)
+    assert store.index.texts_behind() == 0
+    store.save(cid, history)
+    assert store.index.texts_behind() == 0
+    assert Store(tmp_path).load(cid) == history and {h.meta.id for h in search(store, "word 59")} == {cid}

@@ -163,3 +163,19 @@ def test_what_unchanged_means_rests_on_the_declarations() -> None:
         else:
             assert hint in immutable, name
     assert set(LIST_FIELDS) == {"parts", "tool_calls", "thinking"}
+
+
+def test_a_body_crc_continued_from_a_known_prefix_is_the_whole_files() -> None:
+    import zlib
+
+    from golem_cli.store.known import BodyCrc, body_crc
+
+    history = _conversation(30)
+    old, new = dump_history(history[:12]), dump_history(history)
+    assert new.startswith(old[:-1])
+    continued = BodyCrc(new, (len(old), body_crc(old)))
+    assert continued.computed() is None  # nothing asked yet: nothing read
+    assert continued.of_prefix(len(old)) == zlib.crc32(old[:-1]) and continued.body() == zlib.crc32(new[:-1])
+    fresh = BodyCrc(new)
+    assert fresh.of_prefix(len(old)) == zlib.crc32(old[:-1]) and fresh.body() == zlib.crc32(new[:-1])
+    assert fresh.computed() == zlib.crc32(new[:-1]) and BodyCrc(new).body() == zlib.crc32(new[:-1])
