@@ -23,12 +23,12 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import _measure
 from golem_cli.core.codec import dump_history
 from golem_cli.core.messages import INTERRUPTED, Message, ToolCall, mark_interrupted
 from golem_cli.store import Store
@@ -78,14 +78,20 @@ def write_conversation(store: Store, cid: str, messages: list[Message], updated:
     os.utime(path, (updated, updated))
 
 
-def generate(home: Path, count: int, rng: random.Random) -> tuple[str, Path]:
-    store = Store(home)
+def write_store(store: Store, count: int, rng: random.Random, longest: int = 6) -> None:
+    """``count`` conversations of 1 to ``longest`` turns, updated over the past year."""
     store.conversations_dir.mkdir(parents=True, mode=0o700)
     now = time.time()
-    for _ in range(count - 1):
+    for _ in range(count):
         updated = now - rng.uniform(60, 365 * 86400)
         cid = uuid7_at(updated - 600, rng)
-        write_conversation(store, cid, conversation(rng, rng.randint(1, 6), cid), updated, "openai:gpt-4o-mini")
+        write_conversation(store, cid, conversation(rng, rng.randint(1, longest), cid), updated, "openai:gpt-4o-mini")
+
+
+def generate(home: Path, count: int, rng: random.Random) -> tuple[str, Path]:
+    store = Store(home)
+    write_store(store, count - 1, rng)
+    now = time.time()
     big_id = uuid7_at(now - 3600, rng)
     big = conversation(rng, 1000, big_id)[:2000]
     assert len(big) == 2000
@@ -108,12 +114,7 @@ def generate(home: Path, count: int, rng: random.Random) -> tuple[str, Path]:
 
 
 def timed(cmd: list[str], env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, env=env, capture_output=True)
-    elapsed = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode()[:500]}")
-    return elapsed
+    return _measure.run(cmd, env, ok=(0, 1)).wall  # 1: normalize reports what it found
 
 
 def median_ms(cmds: dict[str, list[str]], env: dict[str, str], reps: int) -> dict[str, float]:

@@ -7,7 +7,7 @@ same file in the same run (target: within 2x).
 
 Each command runs as users run it (the console script, in a subprocess); the yardstick is
 ``python -c 'json.loads + json.dumps'`` of the same file, also a subprocess. Medians of
-``--reps`` interleaved runs, with peak memory (the child's maximum resident set).
+``--reps`` interleaved runs, with peak memory (the child's own maximum resident set, ``_measure.py``).
 
     python benchmarks/hostile_input.py [--messages 1000000] [--url-mb 50] [--reps 3]
 """
@@ -18,12 +18,13 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _measure
 from golem_cli.core.codec import dump_history
 from golem_cli.core.messages import Message, Part, ToolCall
 
@@ -31,24 +32,12 @@ GOLEM = str(Path(sys.executable).parent / "golem")
 ROUND_TRIP = "import json,sys; json.dumps(json.loads(open(sys.argv[1],'rb').read()))"
 
 
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode()[:400]}")
-    return elapsed * 1000, usage.ru_maxrss / 1024
-
-
 def compare(label: str, path: Path, golem: list[str], env: dict[str, str], reps: int) -> None:
-    samples: dict[str, list[tuple[float, float]]] = {"json": [], "golem": []}
+    samples: dict[str, list[_measure.Run]] = {"json": [], "golem": []}
     for _ in range(reps):
-        samples["json"].append(run([sys.executable, "-c", ROUND_TRIP, str(path)], env))
-        samples["golem"].append(run(golem, env))
-    m = {k: (statistics.median(s[0] for s in v), max(s[1] for s in v)) for k, v in samples.items()}
+        samples["json"].append(_measure.run([sys.executable, "-c", ROUND_TRIP, str(path)], env))
+        samples["golem"].append(_measure.run(golem, env, ok=(0, 1)))  # 1: findings reported
+    m = {k: (statistics.median(r.wall for r in v) * 1000, max(r.peak_mib for r in v)) for k, v in samples.items()}
     size = path.stat().st_size / 1e6
     print(f"\n{label} ({size:.0f} MB)")
     print(f"  {'python json.loads + json.dumps':<44}{m['json'][0]:>10.0f} ms{m['json'][1]:>8.0f} MiB")

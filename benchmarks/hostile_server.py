@@ -3,7 +3,7 @@
     python benchmarks/hostile_server.py
 
 Each case runs the real `golem` console script against the loopback test server and reads the
-child's peak resident memory from the kernel (``wait4``). Yardsticks measured in the same run:
+child's own peak resident memory from the kernel (``_measure.py``). Yardsticks measured in the same run:
 `python -c pass` and `golem ask` against a normal short reply. The bound is 400 MiB; the
 defaults are ``max_reply_bytes`` 16 MB and ``max_idle`` 600 s. Also measured: how soon Ctrl-C
 during a flood ends `golem ask` with the partial reply saved (the bound is 2 s), and the SSE
@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import _measure
 from golem_cli.providers._sse import sse_events
 from golem_cli.store import Store
 from tests.providerserver import ProviderServer, Scenario
@@ -35,22 +36,10 @@ GOLEM = shutil.which("golem", path=os.path.dirname(sys.executable)) or "golem"
 BOUND_MIB = 400
 
 
-#: Runs the command and prints its peak RSS in KiB. A small launcher, because a child forked
-#: from this process (with the test server and the SDK types loaded) would start out this big.
-LAUNCHER = (
-    "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code, file=sys.stderr)"
-)
-
-
 def run(args: list[str], env: dict[str, str]) -> tuple[float, float, int, bytes]:
-    """(peak RSS in MiB, seconds, exit code, stderr) of one child process."""
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", LAUNCHER, *args], env=env, capture_output=True)
-    seconds = time.perf_counter() - started
-    *err, last = done.stderr.strip().splitlines()
-    peak, code = last.split()
-    return int(peak) / 1024, seconds, int(code), b"\n".join(err)
+    """(peak RSS in MiB, seconds, exit code, stderr) of one child process, whatever its exit code."""
+    done = _measure.run(args, env, ok=None)
+    return done.peak_mib, done.wall, done.code, done.stderr
 
 
 def home_for(server: ProviderServer, root: Path, local: str = "") -> dict[str, str]:

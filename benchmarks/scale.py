@@ -3,7 +3,9 @@ trip, at 1,000 / 10,000 / 100,000 conversations and 20,000 / 150,000-message his
 
 Every figure is printed beside its yardstick measured in the same run (``python -c pass``,
 ``grep -rlF``, a Python loop that reads every file, ``orjson``), as medians of interleaved
-repetitions, with peak memory (the child's maximum resident set, from ``wait4``).
+repetitions, with peak memory: the command's own maximum resident set, measured as every
+benchmark here measures it (``_measure.py``: not the benchmark's memory, which Linux would
+count in a child started from it).
 
     python benchmarks/scale.py [--sizes 1000,10000,100000] [--histories 20000,150000]
                                [--reps 5] [--roundtrip-mb 81] [--keep DIR] [--skip chat,roundtrip]
@@ -20,7 +22,6 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cli_speed import conversation, uuid7_at, write_conversation
+import _measure
+from cli_speed import uuid7_at, write_conversation, write_store
+from golem_cli.core import dump_history
 from golem_cli.store import Store
 from history_roundtrip import generate as generate_history
 
@@ -44,18 +47,10 @@ READ_LOOP = "import os,sys\nd=sys.argv[1]\nfor n in os.listdir(d):\n    open(os.
 # --- running and measuring ---------------------------------------------------------------------
 
 
-def run(cmd: list[str], env: dict[str, str], ok: tuple[int, ...] = (0, 1)) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode not in ok:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {err.decode()[:500]}")
-    return elapsed, usage.ru_maxrss / 1024
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one run of ``cmd`` (a search that finds nothing exits 1)."""
+    done = _measure.run(cmd, env, ok=(0, 1))
+    return done.wall, done.peak_mib
 
 
 def medians(cmds: dict[str, list[str]], env: dict[str, str], reps: int,
@@ -86,17 +81,6 @@ def ratio(a: float, b: float) -> str:
 # --- stores ------------------------------------------------------------------------------------
 
 
-def make_store(home: Path, count: int, seed: int = 7) -> None:
-    rng = random.Random(seed)
-    store = Store(home)
-    store.conversations_dir.mkdir(parents=True, mode=0o700)
-    now = time.time()
-    for _ in range(count):
-        updated = now - rng.uniform(60, 365 * 86400)
-        cid = uuid7_at(updated - 600, rng)
-        write_conversation(store, cid, conversation(rng, rng.randint(1, 6), cid), updated, "openai:gpt-4o-mini")
-
-
 def drop_index(home: Path) -> None:
     """Remove the index golem keeps beside the conversations. A background builder started by
     the command before (store/builder.py) notices and stops; it is waited for, so that one
@@ -119,8 +103,7 @@ def drop_index(home: Path) -> None:
 
 def build_index(home: Path, env: dict[str, str]) -> None:
     """Bring the index up to date, rows and text, as the background builder does (waiting for
-    one a command started). The builder runs in a child: built in this process, the index's
-    memory would be counted in every later child's peak (a forked child starts as a copy)."""
+    one a command started), in a child as the builder runs."""
     from golem_cli.store import builder
 
     run([GOLEM, "list", "--limit", "20"], env)
@@ -175,8 +158,6 @@ def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
 
 
 def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) -> None:
-    import pexpect
-
     home = root / "resume-home"
     store = Store(home)
     store.conversations_dir.mkdir(parents=True, mode=0o700, exist_ok=True)
@@ -192,27 +173,18 @@ def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) ->
         yard = [PY, "-c", "import sys,time;from golem_cli.core import load_history,normalize_history;"
                 "d=open(sys.argv[1],'rb').read();t=time.perf_counter();normalize_history(load_history(d));"
                 "print(time.perf_counter()-t)", str(path)]  # fmt: skip
-
-        def to_prompt(cid: str = cid) -> float:
-            start = time.perf_counter()
-            child = pexpect.spawn(GOLEM, ["resume", cid], env=env, encoding="utf-8", dimensions=(40, 120), timeout=60)
-            child.expect("you>")
-            elapsed = time.perf_counter() - start
-            child.sendeof()
-            child.expect(pexpect.EOF)
-            child.close()
-            return elapsed
-
-        samples: dict[str, list[float]] = {"floor": [], "resume": [], "load": []}
+        samples: dict[str, list[tuple[float, float]]] = {"floor": [], "resume": [], "load": []}
         for _ in range(reps):
-            samples["floor"].append(run([PY, "-c", "pass"], env)[0])
-            samples["resume"].append(to_prompt())
-            out = subprocess.run(yard, env=env, capture_output=True, text=True, check=True)
-            samples["load"].append(float(out.stdout))
-        m = {k: statistics.median(v) * 1000 for k, v in samples.items()}
-        row(label, "python -c pass", m["floor"], 0)
-        row(label, "load_history + normalize_history (in process)", m["load"], 0)
-        row(label, "golem resume ID -> prompt", m["resume"], 0,
+            samples["floor"].append(run([PY, "-c", "pass"], env))
+            resumed = _measure.on_terminal([GOLEM, "resume", cid], env, "you>")
+            samples["resume"].append((resumed.wall, resumed.peak_mib))
+            loaded = _measure.run(yard, env, stdout=True)  # prints its time inside the process
+            samples["load"].append((float(loaded.stdout), loaded.peak_mib))
+        m = {k: statistics.median(s[0] for s in v) * 1000 for k, v in samples.items()}
+        peak = {k: max(s[1] for s in v) for k, v in samples.items()}
+        row(label, "python -c pass", m["floor"], peak["floor"])
+        row(label, "load_history + normalize_history (in process)", m["load"], peak["load"])
+        row(label, "golem resume ID -> prompt", m["resume"], peak["resume"],
             f"{ratio(m['resume'], m['load'] + m['floor'])} (python -c pass + load + normalize)")  # fmt: skip
 
 
@@ -229,26 +201,19 @@ def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
     label = "golem chat, empty store"
     print(f"\n{label}")
 
-    def to(cmd: list[str], pattern: object) -> float:
-        start = time.perf_counter()
-        child = pexpect.spawn(cmd[0], cmd[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=30)
-        child.expect(pattern)
-        elapsed = time.perf_counter() - start
-        if child.isalive():
-            child.sendeof()
-            child.expect(pexpect.EOF)
-        child.close()
-        return elapsed
+    def to(cmd: list[str], pattern: object) -> _measure.Run:
+        return _measure.on_terminal(cmd, env, pattern, timeout=30)
 
-    samples: dict[str, list[float]] = {"floor": [], "pt": [], "chat": []}
+    samples: dict[str, list[_measure.Run]] = {"floor": [], "pt": [], "chat": []}
     for _ in range(reps):
         samples["floor"].append(to([PY, "-c", "pass"], pexpect.EOF))
         samples["pt"].append(to([PY, "-c", "import prompt_toolkit.shortcuts"], pexpect.EOF))
         samples["chat"].append(to([GOLEM, "chat"], "you>"))
-    m = {k: statistics.median(v) * 1000 for k, v in samples.items()}
-    row(label, "python -c pass (pty)", m["floor"], 0)
-    row(label, "python -c 'import prompt_toolkit.shortcuts' (pty)", m["pt"], 0)
-    row(label, "golem chat -> prompt", m["chat"], 0, f"{ratio(m['chat'], m['pt'])} interpreter + prompt_toolkit")
+    m = {k: statistics.median(r.wall for r in v) * 1000 for k, v in samples.items()}
+    peak = {k: max(r.peak_mib for r in v) for k, v in samples.items()}
+    row(label, "python -c pass (pty)", m["floor"], peak["floor"])
+    row(label, "python -c 'import prompt_toolkit.shortcuts' (pty)", m["pt"], peak["pt"])
+    row(label, "golem chat -> prompt", m["chat"], peak["chat"], f"{ratio(m['chat'], m['pt'])} interpreter + prompt_toolkit")
 
 
 # --- history round trip ------------------------------------------------------------------------
@@ -274,32 +239,21 @@ os.replace(tmp, out)
 
 def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + sys of the child) and peak RSS (MiB) of one run."""
-    start = time.perf_counter()
     # Run from elsewhere: `python -m` puts the working directory first on sys.path.
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode()[:500]}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    done = _measure.run(cmd, env, cwd=tempfile.gettempdir())
+    return done.wall, done.cpu, done.peak_mib
 
 
 def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int, before: Path | None = None) -> None:
     """What a user runs, `golem normalize FILE -o OUT` (the real entry point: read, load,
     normalize, report, write atomically), against the same work done with orjson. Peak memory
-    is the child's maximum RSS less that of the same command on a one-message file (the
-    interpreter and its imports), as a multiple of the file; the file's own bytes, read by
+    is the child's maximum RSS; beside it, that less the same command's on a one-message file
+    (the interpreter and its imports), as a multiple of the file: the file's own bytes, read by
     both, are in it. ``before``: a checkout whose golem is timed too, interleaved."""
     n = int(megabytes * 1e6 / 540)  # history_roundtrip's messages average about 540 bytes
     path, small = root / "roundtrip.json", root / "roundtrip-small.json"
-    # Generated in a child: the maximum RSS a child reports counts what it was forked from.
-    generate = "import sys\nfrom history_roundtrip import generate\nfrom golem_cli.core import dump_history\n"
-    generate += "open(sys.argv[1], 'wb').write(dump_history(generate(int(sys.argv[2]))))"
     for target, count in ((path, n), (small, 1)):
-        bench = str(Path(__file__).resolve().parent)
-        subprocess.run([PY, "-c", generate, str(target), str(count)], env=env | {"PYTHONPATH": bench}, check=True)
+        target.write_bytes(dump_history(generate_history(count)))
     size = path.stat().st_size
     label = f"load + normalize + dump, {size / 1e6:.0f} MB ({n:,} messages)"
     print(f"\n{label}")
@@ -322,7 +276,8 @@ def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int,
     file_mib = size / 2**20
     wall = {k: statistics.median(s[0] for s in v) * 1000 for k, v in samples.items()}
     cpu = {k: statistics.median(s[1] for s in v) * 1000 for k, v in samples.items()}
-    peak = {k: max(s[2] for s in v) - floor[k] for k, v in samples.items()}
+    peak = {k: max(s[2] for s in v) for k, v in samples.items()}
+    above = {k: (peak[k] - floor[k]) / file_mib for k in peak}  # the run's own memory, in files
     for name, what in (("orjson", "orjson read, loads, dumps, write OUT"),
                        ("before", f"golem normalize FILE -o OUT ({before})"),
                        ("golem", "golem normalize FILE -o OUT")):  # fmt: skip
@@ -330,8 +285,8 @@ def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int,
             continue
         against = "" if name == "orjson" else f"{ratio(wall[name], wall['orjson'])} orjson wall, "
         against += "" if name == "orjson" else f"{ratio(cpu[name], cpu['orjson'])} CPU; "
-        against += f"CPU {cpu[name]:.0f} ms; peak {peak[name] / file_mib:.1f}x the file with its bytes"
-        against += f", {peak[name] / file_mib - 1:.1f}x beyond them"
+        against += f"CPU {cpu[name]:.0f} ms; peak {above[name]:.1f}x the file with its bytes"
+        against += f", {above[name] - 1:.1f}x beyond them"
         row(label, what, wall[name], peak[name], against)
 
 
@@ -350,13 +305,14 @@ def main() -> None:
     root.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
     env["GOLEM_HOME"] = str(root / "unused-home")
+    print(f"peak memory: each command's own; none shows less than {_measure.floor_mib():.0f} MiB (see _measure.py)")
     try:
         if "stores" not in skip:
             for count in (int(s) for s in args.sizes.split(",") if s):
                 home = root / f"store-{count}"
                 if not home.exists():
                     t0 = time.perf_counter()
-                    make_store(home, count)
+                    write_store(Store(home), count, random.Random(7))
                     print(f"generated {count:,} conversations in {time.perf_counter() - t0:.0f} s", flush=True)
                 store_rows(home, count, env, args.reps)
         if "resume" not in skip:

@@ -20,17 +20,15 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cli_speed import conversation, uuid7_at, write_conversation
+import _measure
+from cli_speed import write_store
+from golem_cli.store import Store
 
 LAUNCHER = """\
 import sys
@@ -42,37 +40,12 @@ sys.exit(main())
 """
 
 
-def store_with(home: Path, count: int) -> None:
-    from golem_cli.store import Store
-
-    rng = random.Random(7)
-    store = Store(home)
-    store.conversations_dir.mkdir(parents=True, mode=0o700)
-    now = time.time()
-    for _ in range(count):
-        updated = now - rng.uniform(60, 365 * 86400)
-        cid = uuid7_at(updated - 600, rng)
-        write_conversation(store, cid, conversation(rng, rng.randint(1, 4), cid), updated, "openai:gpt-4o-mini")
-
-
 def run(cmd: list[str], env: dict[str, str]) -> float:
-    began = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True)
-    elapsed = time.perf_counter() - began
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
-    return elapsed
+    return _measure.run(cmd, env).wall
 
 
 def to_prompt(cmd: list[str], env: dict[str, str]) -> float:
-    began = time.perf_counter()
-    child = pexpect.spawn(cmd[0], cmd[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=60)
-    child.expect("you>")
-    elapsed = time.perf_counter() - began
-    child.sendeof()
-    child.expect(pexpect.EOF)
-    child.close()
-    return elapsed
+    return _measure.on_terminal(cmd, env, "you>").wall
 
 
 def main() -> None:
@@ -90,7 +63,7 @@ def main() -> None:
     envs: dict[str, tuple[dict[str, str], dict[str, str]]] = {}  # name: (list's env, chat's env)
     for name, tree in trees.items():
         listing, chat = root / name / "store", root / name / "empty"
-        store_with(listing, args.conversations)
+        write_store(Store(listing), args.conversations, random.Random(7), longest=4)
         chat.mkdir(parents=True)
         (chat / "config.toml").write_text('model = "offline:echo"\n')
         envs[name] = (base | {"GOLEM_HOME": str(listing)}, base | {"GOLEM_HOME": str(chat)})

@@ -1,8 +1,8 @@
 """Issue 13's two rows that pay for a missing index: ``golem list --limit 20`` right after the
 index is deleted (the rebuild) and ``golem search`` with no index (the byte scan), each paired
 with ``grep -rlF`` and a Python loop that reads every file of the directory, measured in the
-same run. Wall time and CPU time (user + system of the child, from ``wait4``: steadier than
-wall on a shared machine), medians of interleaved repetitions, and peak memory.
+same run. Wall time and CPU time (user + system of the child: steadier than wall on a shared
+machine), medians of interleaved repetitions, and peak memory (the child's own, ``_measure.py``).
 
     python benchmarks/store_cold.py STORE_HOME [STORE_HOME ...] [--reps 5] [--before SRC]
 
@@ -18,13 +18,12 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _measure
 from scale import COMMON_MISS, HIT, MISS, READ_LOOP, drop_index
 
 PY = sys.executable
@@ -34,19 +33,6 @@ BEFORE = (
     "import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in getattr(f, '__module__', '')];"
     "sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'golem'; from golem_cli.__main__ import main; sys.exit(main())"
 )
-
-
-def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (MiB) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode()[:500]}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def measure(home: Path, reps: int, before: str | None) -> None:
@@ -59,21 +45,17 @@ def measure(home: Path, reps: int, before: str | None) -> None:
         cmds[f"{tag}list --limit 20, no index"] = [*golem, "list", "--limit", "20"]
         for query in (MISS, COMMON_MISS, HIT):
             cmds[f"{tag}search {query!r}, no index"] = [*golem, "search", query]
-    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cmds}
+    samples: dict[str, list[_measure.Run]] = {name: [] for name in cmds}
     for _ in range(reps):
         for name, cmd in cmds.items():
             drop_index(home)
-            samples[name].append(run(cmd, env))
+            samples[name].append(_measure.run(cmd, env, ok=(0, 1)))  # a search that finds nothing exits 1
     drop_index(home)
     med = {
-        name: (
-            statistics.median(s[0] for s in v) * 1000,
-            statistics.median(s[1] for s in v) * 1000,
-            max(s[2] for s in v),
-        )
+        name: (statistics.median(r.wall for r in v) * 1000, statistics.median(r.cpu for r in v) * 1000, max(r.peak_mib for r in v))
         for name, v in samples.items()
     }
-    low = {name: min(s[1] for s in v) * 1000 for name, v in samples.items()}  # the least disturbed run
+    low = {name: min(r.cpu for r in v) * 1000 for name, v in samples.items()}  # the least disturbed run
     count = sum(1 for name in os.listdir(conv) if not name.endswith(".meta.json"))
     load = os.getloadavg()[0]
     print(f"\n{count:,} conversations ({home}); {reps} reps; load average {load:.1f} at the end")
