@@ -75,11 +75,14 @@ class Chat:
     def prompt(self) -> str:
         return self.expect("you>")
 
+    def turn(self) -> str:
+        """What was printed through the end of a turn (its footer: "N stored, M sent ...")."""
+        return self.expect(r"\d+ stored, \d+ sent[^\n]*")
+
     def say(self, text: str) -> str:
         """Send a prompt; return what was printed up to the next prompt (footer included)."""
         self.child.sendline(text)
-        out = self.expect(r"\d+ stored, \d+ sent[^\n]*")
-        return out + self.prompt()
+        return self.turn() + self.prompt()
 
     def command(self, text: str, until: str) -> str:
         """Send a slash command; return what it printed through ``until`` and the next prompt

@@ -23,7 +23,7 @@ from golem_cli.core.messages import INTERRUPTED
 from golem_cli.core.repair import normalize_history
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, golem_env, plain
+from tests.repl.conftest import GOLEM, Chat, golem_env, plain
 from tests.tools.conftest import live_in_group
 
 pytestmark = pytest.mark.slow
@@ -45,6 +45,31 @@ def calls(*specs: tuple[str, str, dict | str], text: str = "") -> Scenario:
     return Scenario(reply=Reply(text=text, tool_calls=[
         ToolCallSpec(i, n, a if isinstance(a, str) else json.dumps(a)) for i, n, a in specs
     ]))  # fmt: skip
+
+
+def to_the_question(spawn, server: ProviderServer, tools: str, *replies: Scenario, prompt: str = "run it") -> tuple[Chat, str]:
+    """``golem chat -T tools`` whose first prompt the model answers with ``replies[0]`` (tool
+    calls): the chat at the approval question, and what it showed up to there."""
+    server.enqueue(*replies)
+    chat = spawn("chat", "-T", tools)
+    chat.prompt()
+    chat.child.sendline(prompt)
+    return chat, chat.expect(r"\[y\]es once")
+
+
+def nothing_of_the_answer_is_left(chat: Chat, project: Path) -> None:
+    """After an answer typed as a word, the next prompt is what is typed next, whole: no rest
+    of the word was submitted meanwhile or reaches the model."""
+    chat.prompt()
+    time.sleep(1)  # anything left over would be submitted by now
+    chat.child.sendline("next")
+    out = chat.turn()
+    assert "echo: next" in out and "echo: es" not in out and "lways" not in out
+    assert user_prompts(project) == ["run it", "next"]
+
+
+def user_prompts(project: Path) -> list[str]:
+    return [m.content for m in stored(chat_home(project)) if m.role == "user"]
 
 
 def stored(home: Path) -> list:
@@ -78,18 +103,15 @@ def wait_gone(pgid: int, seconds: float = 5) -> list[int]:
 
 
 def test_approve_once_shows_the_diff_and_writes(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "write_file", {"path": "out.txt", "content": "hi\n"}), text="Writing."))
-    chat = spawn("chat", "-T", "fs")
-    chat.prompt()
-    chat.child.sendline("write it")
-    shown = chat.expect(r"\[y\]es once")
+    write = calls(("call_1", "write_file", {"path": "out.txt", "content": "hi\n"}), text="Writing.")
+    chat, shown = to_the_question(spawn, server, "fs", write, prompt="write it")
     assert "write_file (builtin) wants to run" in shown and "+++ b/out.txt" in shown and "+hi" in shown
     assert not (project / "out.txt").exists()
     chat.child.send("\r")  # a stray Enter is not an answer
     time.sleep(0.3)
     assert not (project / "out.txt").exists()
     chat.child.send("y")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.turn()
     assert "→ write_file  out.txt" in out and "← write_file ok" in out
     assert "tool results: call_1 created out.txt (3 bytes)" in out
     assert (project / "out.txt").read_text() == "hi\n"
@@ -98,14 +120,10 @@ def test_approve_once_shows_the_diff_and_writes(spawn, server: ProviderServer, p
 
 
 def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "write_file", {"path": "a.txt", "content": "a"})), Scenario(),
-                   calls(("call_2", "write_file", {"path": "b.txt", "content": "b"})))
-    chat = spawn("chat", "-T", "fs")
-    chat.prompt()
-    chat.child.sendline("first")
-    chat.expect(r"\[y\]es once")
+    chat, _ = to_the_question(spawn, server, "fs", calls(("call_1", "write_file", {"path": "a.txt", "content": "a"})), Scenario(),
+                              calls(("call_2", "write_file", {"path": "b.txt", "content": "b"})), prompt="first")  # fmt: skip
     chat.child.send("a")
-    assert "tool results: call_1 created a.txt" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "tool results: call_1 created a.txt" in chat.turn()
     chat.prompt()
     out = chat.say("second")
     assert "wants to run" not in out and "tool results: call_2 created b.txt" in out
@@ -117,22 +135,11 @@ def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: Provi
 def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServer, project: Path, typed: str):
     """Typed as a line (even all at once, as a paste), the answer ends at Enter: nothing of
     it reaches the next prompt or the model."""
-    server.enqueue(calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run it")
-    chat.expect(r"\[y\]es once")
+    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
     chat.child.send(typed)
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
-    assert "tool results: call_1 exit status 0" in out
-    chat.prompt()
-    time.sleep(1)  # anything left over would be submitted by now
-    chat.child.sendline("next")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
-    assert "echo: next" in out and "echo: es" not in out and "lways" not in out
+    assert "tool results: call_1 exit status 0" in chat.turn()
+    nothing_of_the_answer_is_left(chat, project)
     assert (project / "ran.txt").read_text() == "ran\n"
-    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
-    assert prompts == ["run it", "next"]
     chat.leave()
 
 
@@ -149,78 +156,55 @@ def answered(chat, word: str, seconds: float = 15) -> None:
 def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: ProviderServer, project: Path, key: str, rest: str):
     """``y``, a pause past the half second that makes it the answer, then ``es⏎``: the rest
     of the word and its Enter are dropped, not sent to the model as a turn."""
-    server.enqueue(calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run it")
-    chat.expect(r"\[y\]es once")
+    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
     chat.child.send(key)
     answered(chat, {"y": "yes", "a": "always"}[key])  # the pause made the key the answer
     chat.child.send(rest)
-    assert "tool results: call_1 exit status 0" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
-    chat.prompt()
-    time.sleep(1)  # anything left over would be submitted by now
-    chat.child.sendline("next")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
-    assert "echo: next" in out and "echo: es" not in out and "lways" not in out
-    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
-    assert prompts == ["run it", "next"]
+    assert "tool results: call_1 exit status 0" in chat.turn()
+    nothing_of_the_answer_is_left(chat, project)
     chat.leave()
 
 
 def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, server: ProviderServer, project: Path):
     """Only the rest of the answer's word is dropped: a prompt typed ahead after the answer
     (while the tool runs) is the next turn, whole."""
-    server.enqueue(calls(("call_1", "run_command", {"command": "sleep 1"})))
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run it")
-    chat.expect(r"\[y\]es once")
+    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "sleep 1"})))
     chat.child.send("y")
     answered(chat, "yes")
     chat.child.send("ext steps\r")  # "e" continues "yes", "x" does not: the person typed on
-    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.turn()
+    out = chat.turn()
     assert "echo: ext steps" in out
-    prompts = [m.content for m in stored(chat_home(project)) if m.role == "user"]
-    assert prompts == ["run it", "ext steps"]
+    assert user_prompts(project) == ["run it", "ext steps"]
     chat.leave()
 
 
 def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(spawn, server: ProviderServer, project: Path):
     """Two calls to approve: ``y``, a pause (the second question is up), then ``es⏎`` finishes
     the first answer's word; it neither answers nor is refused at the second question."""
-    server.enqueue(calls(("call_1", "run_command", {"command": "echo 1 >> ran.txt"}),
-                         ("call_2", "run_command", {"command": "echo 2 >> ran.txt"})))  # fmt: skip
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run both")
-    chat.expect(r"\[y\]es once")
+    both = calls(("call_1", "run_command", {"command": "echo 1 >> ran.txt"}), ("call_2", "run_command", {"command": "echo 2 >> ran.txt"}))
+    chat, _ = to_the_question(spawn, server, "shell", both, prompt="run both")
     chat.child.send("y")
     chat.expect(r"echo 2 >> ran.txt[\s\S]*\[y\]es once")
     chat.child.send("es\r")
     time.sleep(0.5)
     chat.child.send("n\r")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.turn()
     assert "Answer y (run it)" not in out
     assert (project / "ran.txt").read_text() == "1\n"
     chat.leave()
 
 
 def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "run_command", {"command": "true"})), Scenario(),
-                   calls(("call_2", "run_command", {"command": "true"})))  # fmt: skip
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("first")
-    chat.expect(r"\[y\]es once")
+    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "true"})), Scenario(),
+                              calls(("call_2", "run_command", {"command": "true"})), prompt="first")  # fmt: skip
     chat.child.send("y")
-    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.turn()
     chat.prompt()
     chat.child.sendline("second")
     chat.expect(r"\[y\]es once")
     chat.child.send("a")
-    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.turn()
     chat.prompt()
     asked = [line for line in chat.screen() if line.startswith("Allow?")]
     assert [line.rsplit("› ", 1)[1] for line in asked] == ["yes", "always"]
@@ -244,27 +228,20 @@ def test_a_call_known_to_fail_is_not_asked_about(spawn, server: ProviderServer, 
 
 
 def test_a_huge_call_does_not_scroll_the_question_away(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "run_command", {"command": "echo " + "y" * 20_000})))
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run it")
-    out = chat.expect(r"\[y\]es once")
+    chat, out = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo " + "y" * 20_000})))
     assert "more characters)" in out
     screen = chat.screen()
     assert any(line.startswith("? run_command (builtin) wants to run") for line in screen), screen
     chat.child.sendline("n")
-    chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    chat.turn()
     chat.leave()
 
 
 def test_deny_with_a_reason_the_model_reads(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "run_command", {"command": "touch ran"})))
-    chat = spawn("chat", "-T", "shell")
-    chat.prompt()
-    chat.child.sendline("run it")
-    assert "$ touch ran" in chat.expect(r"\[y\]es once")
+    chat, shown = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "touch ran"})))
+    assert "$ touch ran" in shown
     chat.child.sendline("n not on my machine")
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.turn()
     assert "← run_command denied" in out
     assert "tool results: call_1 [failed] Your tool call was denied: not on my machine." in out
     assert not (project / "ran").exists()
@@ -341,8 +318,6 @@ def test_tools_allow_in_the_chat_says_when_the_tool_is_not_enabled(spawn, projec
 def test_tools_rows_are_cut_to_a_narrow_terminal(home: Path, project: Path):
     """At 50 columns each row of /tools is one screen line ending in an ellipsis, so the
     columns stay a table instead of wrapping into the next row."""
-    from tests.repl.conftest import Chat
-
     child = pexpect.spawn(GOLEM, ["chat", "-T", "fs"], env=golem_env(home) | {"COLUMNS": "50"}, encoding="utf-8",
                           dimensions=(40, 50), timeout=15)  # fmt: skip
     try:
@@ -437,7 +412,7 @@ def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_repaired(spawn,
     assert "running run_command" in chat.expect(r"running run_command · \d")
     pgid = int(wait_for(project / "pid"))
     chat.child.sendintr()
-    out = chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    out = chat.turn()
     assert "Stopped run_command after " in out and "its call is kept and closed at the next turn" in out
     assert "partial reply" not in out
     assert wait_gone(pgid) == []
@@ -455,13 +430,10 @@ def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_repaired(spawn,
 
 
 def test_ctrl_c_at_the_question_stops_with_the_batch_closed(spawn, server: ProviderServer, project: Path):
-    server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"}), ("call_2", "run_command", {"command": "touch ran"})))
-    chat = spawn("chat", "-T", "all")
-    chat.prompt()
-    chat.child.sendline("go")
-    chat.expect(r"\[y\]es once")
+    both = calls(("call_1", "read_file", {"path": "notes.txt"}), ("call_2", "run_command", {"command": "touch ran"}))
+    chat, _ = to_the_question(spawn, server, "all", both, prompt="go")
     chat.child.sendcontrol("c")
-    assert "Stopped: the tool calls of that turn are closed" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "Stopped: the tool calls of that turn are closed" in chat.turn()
     chat.prompt()
     chat.leave()
     history = stored(project.parent)
@@ -527,7 +499,7 @@ def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server:
     assert "read_file" not in plain(out).split("← read_file ok")[1].split("\n", 3)[-1]
     frames = {c for c in plain(out).split("← read_file ok")[1] if "\u2800" <= c <= "\u28ff"}
     assert len(frames) > 1, frames
-    assert "← fetch_url ok" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
+    assert "← fetch_url ok" in chat.turn()
     chat.prompt()
     chat.leave()
 

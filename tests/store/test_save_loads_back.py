@@ -3,6 +3,8 @@ refused, and the file on disk stays as it was."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from golem_cli.core.codec import dump_history, load_history
 from golem_cli.core.errors import HistoryFormatError
@@ -34,7 +36,11 @@ def _bad_call(call_id: object = 1234567890) -> Message:
     return Message(role="assistant", tool_calls=[ToolCall(id=call_id, name="f", args='{"n":1}')])  # type: ignore[arg-type]
 
 
-def _long_conversation(store: Store) -> str:
+@pytest.fixture
+def long_one(tmp_path) -> tuple[Store, str, list[Message]]:
+    """A store holding one conversation of LONG messages: the store, its id, its messages as
+    loaded (what the check remembers)."""
+    store = Store(tmp_path)
     history = []
     for i in range(LONG // 3):
         history += [
@@ -42,7 +48,17 @@ def _long_conversation(store: Store) -> str:
             Message(role="assistant", tool_calls=[ToolCall(id=f"{i:08d}", name="f", args='{"n": 1}')]),
             Message(role="tool", content=f"answer {i}", tool_call_id=f"{i:08d}", tool_name="f"),
         ]
-    return store.create(history)
+    cid = store.create(history)
+    return store, cid, store.load(cid)
+
+
+def _accepts(read: Callable[[], object]) -> bool:
+    """Whether ``read`` gets through without a HistoryFormatError."""
+    try:
+        read()
+    except HistoryFormatError:
+        return False
+    return True
 
 
 def _refused(store: Store, cid: str, history: list[Message]) -> None:
@@ -52,20 +68,16 @@ def _refused(store: Store, cid: str, history: list[Message]) -> None:
     assert store.messages_path(cid).read_bytes() == before
 
 
-def test_a_bad_turn_appended_to_a_long_loaded_conversation_is_refused(tmp_path) -> None:
-    store = Store(tmp_path)
-    cid = _long_conversation(store)
-    history = store.load(cid)
+def test_a_bad_turn_appended_to_a_long_loaded_conversation_is_refused(long_one) -> None:
+    store, cid, history = long_one
     store.save(cid, [*history, Message(role="user", content="fine")])  # a good turn is saved
     history = store.load(cid)
     _refused(store, cid, [*history, Message(role="user", content="next"), _bad_call()])
     assert len(store.load(cid)) == LONG + 1
 
 
-def test_a_bad_turn_after_saves_is_refused_with_the_position_in_the_file(tmp_path) -> None:
-    store = Store(tmp_path)
-    cid = _long_conversation(store)
-    history = store.load(cid)
+def test_a_bad_turn_after_saves_is_refused_with_the_position_in_the_file(long_one) -> None:
+    store, cid, history = long_one
     for i in range(3):  # saved turn after turn, as a chat session does
         history = [*history, Message(role="user", content=f"turn {i}")]
         store.save(cid, history)
@@ -74,20 +86,16 @@ def test_a_bad_turn_after_saves_is_refused_with_the_position_in_the_file(tmp_pat
     assert f"message {LONG + 3}, tool call 0" in str(caught.value)  # the file's own numbering
 
 
-def test_a_conversation_changed_in_place_is_checked_whole(tmp_path) -> None:
-    store = Store(tmp_path)
-    cid = _long_conversation(store)
-    history = store.load(cid)
+def test_a_conversation_changed_in_place_is_checked_whole(long_one) -> None:
+    store, cid, history = long_one
     changed = [*history[:10], _bad_call(), *history[11:], Message(role="user", content="new turn")]
     assert len(dump_history(changed[:LONG])) == len(dump_history(history))  # the same length in bytes
     _refused(store, cid, changed)  # an early message replaced, and a good turn appended
 
 
-def test_a_message_whose_list_is_changed_in_place_is_checked_again(tmp_path) -> None:
+def test_a_message_whose_list_is_changed_in_place_is_checked_again(long_one) -> None:
     """Messages are frozen but their lists are not: the same objects can encode differently."""
-    store = Store(tmp_path)
-    cid = _long_conversation(store)
-    history = store.load(cid)
+    store, cid, history = long_one
     store.save(cid, history)
     history[1].tool_calls[0] = ToolCall(id=1234567890, name="f", args='{"n":1}')  # type: ignore[arg-type]  # "00000000": as long
     _refused(store, cid, [*history, Message(role="user", content="new turn")])
@@ -129,17 +137,7 @@ def test_the_check_refuses_exactly_what_the_reader_refuses(known_pieces, new_pie
     data += b"," + b"".join(new_pieces) + b"]" if framed else b"".join(new_pieces)  # framed: as golem writes
     check = LoadBackCheck()
     check.remember(known)
-    try:
-        load_history(data)
-        whole_loads = True
-    except HistoryFormatError:
-        whole_loads = False
-    try:
-        check.check(data)
-        checked = True
-    except HistoryFormatError:
-        checked = False
-    assert checked == whole_loads, data
+    assert _accepts(lambda: check.check(data)) == _accepts(lambda: load_history(data)), data
 
 
 # --- a whole save is checked a batch at a time: never a second copy of every message ---------
@@ -190,17 +188,8 @@ def test_batches_that_do_not_tile_the_bytes_prove_nothing(n, bad_at, shifts, dro
         cuts[index % len(cuts)][side] += by
     if dropped >= 0 and len(cuts) > 1:
         del cuts[dropped % len(cuts)]
-    try:
-        load_history(data)
-        whole_loads = True
-    except HistoryFormatError:
-        whole_loads = False
-    try:
-        LoadBackCheck().check(data, [(s, e) for s, e in cuts])
-        checked = True
-    except HistoryFormatError:
-        checked = False
-    assert checked == whole_loads
+    checked = _accepts(lambda: LoadBackCheck().check(data, [(s, e) for s, e in cuts]))
+    assert checked == _accepts(lambda: load_history(data))
 
 
 def test_a_save_over_the_history_size_limit_is_refused_and_the_file_kept(tmp_path):
