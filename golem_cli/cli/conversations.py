@@ -17,6 +17,9 @@ if TYPE_CHECKING:
 
 PANEL = "Conversations"
 TITLE_WIDTH = 60
+MODEL_WIDTH = 24
+MIN_TITLE = 12  # a title narrower than this is no use: the model column goes first
+GAP = 2  # the space rich puts between two columns
 
 
 # --- list ------------------------------------------------------------------------------------
@@ -113,13 +116,18 @@ def _plain_row(depth: int, info: ConversationInfo, width: int) -> str:
     m = info.meta
     lineage = f"{'  ' * depth}└ @{m.fork_at} " if depth else ""
     count = "?" if info.problem else str(m.messages)
-    model = _clip(m.model or "-", 24)
+    model = _clip(m.model or "-", MODEL_WIDTH)
     return (
         f"{m.id[:width]}  {local_time(m.updated)}  {count:>5}  {model:<24}  {lineage}{_clip(_title(info), TITLE_WIDTH)}"
     )
 
 
 def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: bool, neighbours: list[str]) -> None:
+    """The listing as a table that fits the terminal: the title gives way first, then the
+    model and the date columns; the ID (what one types) and the count never do. (rich, left
+    to itself, shrinks every column evenly: ``01a…`` and no count at 80 columns.)"""
+    from rich.cells import cell_len
+    from rich.console import JustifyMethod
     from rich.table import Table
     from rich.text import Text
 
@@ -127,22 +135,34 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
     from golem_cli.cli.short_ids import markup
     from golem_cli.store.refs import unique_prefix_among
 
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    table.add_column("ID", no_wrap=True)
-    table.add_column("Updated", no_wrap=True)
-    table.add_column("Msgs", justify="right")
-    table.add_column("Model", style="dim", no_wrap=True, max_width=24)
-    table.add_column("Title", overflow="ellipsis", no_wrap=True)
+    cells: list[list[Text | str]] = []
     for depth, info in rows:
         m = info.meta
-        title = Text()
+        title = Text(no_wrap=True, overflow="ellipsis")
         if tree and depth:
             title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
         title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
         short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
         count = "?" if info.problem else str(m.messages)
-        table.add_row(short, local_time(m.updated), count, m.model or "-", title)
-    rich_console().print(table)
+        cells.append([short, local_time(m.updated), count, _clip(m.model or "-", MODEL_WIDTH), title])
+    headers = ["ID", "Updated", "Msgs", "Model", "Title"]
+    widths = [max([len(header)] + [cell_len(str(row[i])) for row in cells]) for i, header in enumerate(headers)]
+    console = rich_console()
+    shown = [0, 1, 2, 3]  # the columns before the title; the model, then the date, go when too narrow
+    for column in (3, 1):
+        if console.width - sum(widths[i] + GAP for i in shown) >= MIN_TITLE:
+            break
+        shown.remove(column)
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for i in shown:
+        style = "dim" if headers[i] == "Model" else None
+        justify: JustifyMethod = "right" if headers[i] == "Msgs" else "left"
+        table.add_column(headers[i], no_wrap=True, overflow="ellipsis", style=style, justify=justify)
+    room = max(console.width - sum(widths[i] + GAP for i in shown), 1)
+    table.add_column("Title", no_wrap=True, overflow="ellipsis", max_width=room)
+    for row in cells:
+        table.add_row(*(row[i] for i in shown), row[4])
+    console.print(table)
 
 
 def _info_json(info: ConversationInfo, depth: int | None) -> dict[str, object]:

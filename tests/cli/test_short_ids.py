@@ -50,3 +50,21 @@ def test_a_file_name_that_looks_like_an_id_is_still_a_file(golem, home, tmp_path
     three(home)
     result = golem("normalize", "abc")
     assert result.code == 2 and "abc: no such file or conversation" in result.err
+
+
+def test_list_on_an_80_column_terminal_keeps_the_ids_and_counts_and_cuts_the_title(golem, home):
+    """The title gives way on a narrow terminal, never the ID one types or the date: rich
+    used to shrink every column evenly (``01a…``, the message count gone) for a long title."""
+    store = Store(home)
+    long_title = "Please explain to me in great detail how the borrow checker decides lifetimes " * 2
+    ids = [store.create([Message("user", f"question {n}")] * (n + 1), title=long_title) for n in range(3)]
+    unique = Store(home).unique_prefixes(ids)
+    for columns in (80, 60):
+        listed = golem("list", env={"GOLEM_FORCE_TERMINAL": "1", "COLUMNS": str(columns)})
+        assert listed.code == 0, listed.err
+        shown = {bold for bold, _ in _bold_prefixes(listed.out)}
+        assert {cid[: unique[cid]] for cid in ids} == shown, listed.out
+        rows = [re.sub(r"\x1b\[[0-9;]*m", "", line) for line in listed.out.splitlines()[1:]]
+        assert len(rows) == 3 and all(len(row.rstrip()) <= columns for row in rows), rows
+        assert all(re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d +[123] ", row) for row in rows), rows
+        assert all("Please explain" in row and row.rstrip().endswith("…") for row in rows), rows
