@@ -38,13 +38,34 @@ def open_store() -> Store:
     return Store(data_dir(), max_history_bytes=history_limit())
 
 
+STDIO = "-"  # as a FILE argument: standard input; as ``-o``: standard output
+
+
+def is_stdio(path: Path | str | None) -> bool:
+    """Whether a file argument is ``-``: standard input or output, as in every pipeline tool."""
+    return path is not None and str(path) == STDIO
+
+
 @dataclass
 class Source:
-    """Where a history came from: a file, or a stored conversation (``cid`` set)."""
+    """Where a history came from: a file, a stored conversation (``cid`` set), or standard
+    input (``stdin``)."""
 
     label: str
     path: Path
     cid: str = ""
+    stdin: bool = False
+
+    @property
+    def ref(self) -> str:
+        """How to name it again on a command line."""
+        import shlex
+
+        return self.cid or (STDIO if self.stdin else shlex.quote(self.label))
+
+
+def standard_input() -> Source:
+    return Source("standard input", Path(STDIO), stdin=True)
 
 
 def locate(text: str, store: Store) -> Source:
@@ -53,6 +74,8 @@ def locate(text: str, store: Store) -> Source:
     conversation matches it."""
     from golem_cli.store import ConversationNotFound, InvalidReference
 
+    if is_stdio(text):
+        return standard_input()
     path_like = os.sep in text or (os.altsep is not None and os.altsep in text) or text.startswith(".")
     if not path_like and not os.path.lexists(text):
         try:
@@ -69,6 +92,8 @@ def read_bytes(source: Source, *, missing: str = "no such file or conversation")
     it was typed (``UnreadableFile`` names it already); a stored conversation by its ID too."""
     from golem_cli.store.files import read_regular
 
+    if source.stdin:
+        return _read_stdin(history_limit())
     with _reading(source, missing):
         return read_regular(source.path if source.cid else source.label, history_limit(), follow=not source.cid)
 
@@ -83,6 +108,8 @@ def read_messages(source: Source, *, missing: str = "no such file or conversatio
     from golem_cli.core.codec import PIECE, read_history_pieces
     from golem_cli.store.files import read_pieces
 
+    if source.stdin:  # a pipe is read once, whole (bounded like a file)
+        return parse_history(read_bytes(source, missing=missing), source.label)
     path, limit = (source.path if source.cid else source.label), history_limit()
     with _reading(source, missing), closing(read_pieces(path, limit, follow=not source.cid, piece=PIECE)) as pieces:
         read = read_history_pieces(pieces)
@@ -104,6 +131,32 @@ def _reading(source: Source, missing: str) -> Iterator[None]:
         raise InputError(f"{source.label}: {missing}") from None
     except OSError as e:
         raise InputError(f"{source.label}: cannot read: {e.strerror or e}") from None
+
+
+def _read_stdin(limit: int) -> bytes:
+    """Standard input, at most ``limit`` bytes of it (a history piped in is bounded like a file)."""
+    import sys
+
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        raise InputError("- reads a history from standard input, which is a terminal; pipe one in (`… < history.json`)")
+    data = stream.buffer.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(
+            f"standard input is too large (more than {limit / 2**20:,.0f} MiB): "
+            "set GOLEM_MAX_HISTORY_BYTES higher if it really is a history"
+        )
+    return data
+
+
+def write_stdout(data: bytes | Iterable[bytes]) -> None:
+    """Write what ``-o -`` asked for to standard output, as it is made."""
+    import sys
+
+    sys.stdout.flush()
+    for chunk in [data] if isinstance(data, bytes) else data:
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.buffer.flush()
 
 
 def parse_history(data: bytes, label: str) -> list[Message]:

@@ -34,7 +34,10 @@ def normalize(
         raise InputError("--check only reports; drop -o/--in-place")
     store = common.open_store()
     src = common.locate(source, store)
-    if output is not None and _same_file(output, src.path):
+    if in_place and src.stdin:
+        raise InputError("--in-place needs a file or a stored conversation, not standard input; use -o OUT or -o -")
+    to_stdout = common.is_stdio(output)
+    if output is not None and not to_stdout and _same_file(output, src.path):
         raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
     from golem_cli.core.gcpause import paused_gc
 
@@ -46,7 +49,15 @@ def normalize(
         finally:
             if lock is not None:
                 lock.release()
-        _print(src, sanitize, result, written, backup, as_json, in_place or output is not None or check)
+        asked = in_place or output is not None or check
+        if to_stdout:  # the history is the output: the report goes to stderr
+            import contextlib
+            import sys
+
+            with contextlib.redirect_stdout(sys.stderr):
+                _print(src, sanitize, result, written, backup, as_json, asked)
+        else:
+            _print(src, sanitize, result, written, backup, as_json, asked)
     return 1 if check and result.changed else 0
 
 
@@ -80,8 +91,8 @@ def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Resu
         try:  # read a batch at a time: a long history is never held as bytes beside its messages
             history = common.read_messages(src)
         except HistoryFormatError as e:
-            ref = src.cid or src.label
-            raise HistoryFormatError(f"{e}; `golem normalize --salvage {ref}` recovers its complete messages") from None
+            hint = f"`golem normalize --salvage {src.ref}` recovers its complete messages"
+            raise HistoryFormatError(f"{e}; {hint}") from None
     if sanitize:
         from golem_cli.core.sanitize import sanitize_history
 
@@ -110,6 +121,9 @@ def _write(
 
     # Streamed, and the messages freed as they are written (the result holds the only list of
     # them now): the file's bytes are never held whole beside the messages.
+    if common.is_stdio(output):
+        common.write_stdout(drain_chunks(result.out))
+        return common.STDIO, None
     if output is not None:
         common.write_user_file(output, drain_chunks(result.out))
         return str(output), None
@@ -162,10 +176,11 @@ def _print(
     elif not result.findings and result.sanitized_away:
         console.out("empty user messages removed (sanitize does not report them)")
     if written:
-        console.out(f"wrote {written}" + (f" (backup: {backup})" if backup else ""))
+        where = "standard output" if written == common.STDIO else written
+        console.out(f"wrote {where}" + (f" (backup: {backup})" if backup else ""))
     elif result.changed and not asked:
         verb = "normalize --sanitize" if sanitize else "normalize"
-        ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.label
+        ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.ref
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")
 
 
@@ -177,8 +192,9 @@ COMMANDS = (
         Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
         are needed; 2 when the input cannot be read (the error names the position). Cut-off
         tool arguments are reported but never rewritten, so alone they need no repair.""", PANEL, [
-        Argument("source", "FILE|ID", "A history file, or a stored conversation."),
-        Option("output", "-o", "--output", type=Path, metavar="OUT", help="Write the repaired history to OUT."),
+        Argument("source", "FILE|ID", "A history file (- reads standard input), or a stored conversation."),
+        Option("output", "-o", "--output", type=Path, metavar="OUT",
+               help="Write the repaired history to OUT (- for standard output; the report goes to stderr)."),
         Option("in_place", "--in-place", help="Replace the input with the result (keeps a backup)."),
         Option("sanitize", "--sanitize",
                help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),

@@ -35,6 +35,8 @@ def export(*, ref: str, fmt: Format, output: Path | None) -> int:
 
     from golem_cli.cli import common, console
 
+    if common.is_stdio(output):
+        output = None
     store = common.open_store()
     cid = store.resolve(ref)
     messages = store.read(cid)  # never saved: decoded as the file is read
@@ -68,12 +70,19 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
     """Store a history file as a new conversation, sanitized unless ``trust``."""
     from golem_cli.cli import common, console, findings, report
     from golem_cli.cli.errors import InputError
+    from golem_cli.core.errors import HistoryFormatError
 
     store = common.open_store()
-    source = common.Source(str(file), file)
-    history = common.read_messages(source, missing="no such file")
+    source = common.standard_input() if common.is_stdio(file) else common.Source(str(file), file)
+    label = source.label
+    try:
+        history = common.read_messages(source, missing="no such file")
+    except HistoryFormatError as e:
+        raise HistoryFormatError(
+            f"{e}; `golem normalize --salvage {source.ref} -o OUT.json` keeps its complete messages to import"
+        ) from None
     if not history:
-        raise InputError(f"{file}: holds no messages; nothing to import")
+        raise InputError(f"{label}: holds no messages; nothing to import")
     found: list[findings.Finding] = []
     rep = None
     out = history
@@ -83,7 +92,7 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
         out, rep = sanitize_history(history)
         found = findings.sanitize_findings(history, out, rep)
         if not out:
-            raise InputError(f"{file}: nothing is left once sanitized (--trust imports it as it is)")
+            raise InputError(f"{label}: nothing is left once sanitized (--trust imports it as it is)")
     own, why = _own_id(file, history, store)
     cid = store.create(out, cid=own, title=title or "")
     if why:
@@ -92,7 +101,7 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
         console.print_json(
             {
                 "id": cid,
-                "source": str(file),
+                "source": label,
                 "trusted": trust,
                 "messagesIn": len(history),
                 "messagesOut": len(out),
@@ -104,10 +113,10 @@ def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool)
         )
         return 0
     if found:
-        console.out(f"{file}: sanitized, {len(found)} finding(s):")
+        console.out(f"{label}: sanitized, {len(found)} finding(s):")
         report.print_findings(found, styled=console.styled())
     elif not trust:
-        console.out(f"{file}: nothing to sanitize")
+        console.out(f"{label}: nothing to sanitize")
     console.out(f"imported {len(out)} messages as {cid}")
     return 0
 
@@ -138,7 +147,7 @@ COMMANDS = (
         Argument("ref", "ID", ID_HELP, complete=conversation_ids),
         Option("fmt", "--format", "-f", type=Format, default=Format.json,
                help="json: the Go-readable message array; markdown: a document."),
-        Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout."),
+        Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout (- is stdout)."),
     ]),
     Command("import", import_history, """Import a history file as a new conversation.
 
@@ -147,7 +156,7 @@ COMMANDS = (
         Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
         calls with results; the report names each change. The conversation keeps the file's
         own ID (its name, or its messages' conversation ID) when free, else gets a new one.""", PANEL, [
-        Argument("file", "FILE", "A JSON array of golem messages.", type=Path),
+        Argument("file", "FILE", "A JSON array of golem messages (- reads standard input).", type=Path),
         Option("trust", "--trust", help="Store the history as it is, without sanitizing."),
         Option("title", "--title", type=str, help="A title for the imported conversation."),
         Option("as_json", "--json", help="Print the result and the report as JSON."),

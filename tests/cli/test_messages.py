@@ -44,7 +44,8 @@ def test_help_usage_lines(golem):
 def test_a_json_error_is_a_whole_sentence(golem, tmp_path):
     path = tmp_path / "control.json"
     path.write_bytes(b'[{"role":"user","content":"a\x01b"}]')
+    hint = f"; `golem normalize --salvage {path} -o OUT.json` keeps its complete messages to import"
     done = golem("import", str(path))
-    assert done.err.strip().endswith("invalid character '\\x01' in string literal (control characters must be escaped)")
+    assert done.err.strip().endswith("invalid character '\\x01' in string literal (control characters must be escaped)" + hint)
     path.write_bytes(b'[{"role":"user","content":"abc')
-    assert golem("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed")
+    assert golem("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed" + hint)
