@@ -85,7 +85,8 @@ def plan_model(flag: str | None, settings: Settings, *, fallback: bool = True) -
         if not fallback:
             from golem_cli.cli.errors import InputError
 
-            raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model)")
+            typo = "".join(f"; {note}" for note in _with_notes([], settings))  # `modle = ...` is why, often
+            raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model){typo}")
         notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
     return Planned(name, settings, _with_notes(notes, settings))
 
@@ -100,13 +101,26 @@ def resolve_planned(planned: Planned, *, lazy: bool = False) -> Model:
 
 
 def _with_notes(notes: list[str], settings: Settings) -> list[str]:
-    if settings.unknown_keys:
-        from golem_cli.config.settings import KNOWN_KEYS
+    note = unknown_keys_note(settings)
+    return [*notes, note] if note else notes
 
-        keys = ", ".join(settings.unknown_keys)
-        known = ", ".join(sorted(KNOWN_KEYS))
-        notes.append(f"{settings.source}: unknown setting(s) {keys} ignored (known: {known})")
-    return notes
+
+def unknown_keys_note(settings: Settings) -> str:
+    """The config file's unknown top-level keys, each with the known key it most looks like
+    (a typo's usual cause: ``modle``), or "" when there are none."""
+    if not settings.unknown_keys:
+        return ""
+    import difflib
+
+    from golem_cli.config.settings import KNOWN_KEYS
+
+    def named(key: str) -> str:
+        close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)
+        return f"{key} (did you mean {close[0]}?)" if close else key
+
+    keys = ", ".join(named(key) for key in settings.unknown_keys)
+    known = ", ".join(sorted(KNOWN_KEYS))
+    return f"{settings.source}: unknown setting(s) {keys} ignored (known: {known})"
 
 
 def max_messages(flag: int | None, settings: Settings) -> int:

@@ -39,15 +39,19 @@ def models(*, as_json: bool) -> int:
 
         providers = camel([s.to_json() for s in statuses])
         print_json({"defaultModel": default, "defaultFrom": source, "configFile": str(path),
-                    "configExists": path.exists(), "providers": providers})  # fmt: skip
+                    "configExists": path.exists(), "unknownKeys": list(settings.unknown_keys),
+                    "providers": providers})  # fmt: skip
         return 0
+    from golem_cli.cli.model_choice import unknown_keys_note
     from golem_cli.cli.terminal_text import for_terminal
 
     def out(text: str) -> None:  # names and addresses from the config: shown, not obeyed
         sys.stdout.write(for_terminal(text, sys.stdout))
 
     out(f"default model: {default} ({source})\n")
-    out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n\n")
+    out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n")
+    typo = unknown_keys_note(settings)
+    out(f"               {typo}\n\n" if typo else "\n")
     width = max(len(s.name) for s in statuses)
     presets = [s for s in statuses if s.preset and s.problem and s.key_env]
     for s in statuses:

@@ -64,3 +64,20 @@ def test_a_provider_without_a_key_does_not_claim_one(tmp_path):
     out = run(tmp_path).stdout
     line = next(line for line in out.splitlines() if line.strip().startswith("local"))
     assert "no key set" in line and "key from" not in line
+
+
+def test_a_mistyped_key_is_named_where_people_look_for_why(tmp_path):
+    """`modle = "..."` used to leave `golem ask` saying only "no model configured" (the note
+    about the unknown key was never printed) and `golem models` silent about it."""
+    (tmp_path / "config.toml").write_text('modle = "offline:echo"\n')
+    done = run(tmp_path)
+    assert done.returncode == 0
+    assert "default model: offline:echo (nothing configured)" in done.stdout
+    assert "unknown setting(s) modle (did you mean model?) ignored" in done.stdout
+    assert json.loads(run(tmp_path, "--json").stdout)["unknownKeys"] == ["modle"]
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
+    ask = subprocess.run([GOLEM, "ask", "hi"], capture_output=True, text=True, timeout=30,
+                         env=base | {"GOLEM_HOME": str(tmp_path)})  # fmt: skip
+    assert ask.returncode == 2 and ask.stdout == ""
+    (line,) = ask.stderr.splitlines()
+    assert line.startswith("golem: no model configured") and "modle (did you mean model?) ignored" in line

@@ -230,7 +230,7 @@ def test_a_typo_in_the_config_file_is_pointed_out(home):
     config.write_text(config.read_text().replace("model = ", "max_mesages = 5\nmodel = ", 1))
     done = ask(home, "hi")
     assert done.returncode == 0 and done.stdout == "echo: hi\n"
-    assert "unknown setting(s) max_mesages ignored" in done.stderr
+    assert "unknown setting(s) max_mesages (did you mean max_messages?) ignored" in done.stderr
 
 
 def test_an_empty_prompt_is_refused(home, server):
