@@ -99,7 +99,15 @@ def report(exc: BaseException, *, debug: bool = False, saved: str = "") -> int:
 
         traceback.print_exception(exc)
     if isinstance(exc, KeyboardInterrupt):
-        return EXIT_INTERRUPTED  # the terminal already shows ^C, as typer's own handling does
+        # The terminal already shows ^C; golem exits rather than dying of the signal, so the
+        # shell adds no newline after it and its prompt would follow the ^C on the same line.
+        try:
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+                sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        return EXIT_INTERRUPTED
     from golem_cli.cli.terminal_text import for_terminal
 
     line = describe(exc, saved=saved).replace("\n", " ")  # a server's message, a file name: shown, not obeyed
