@@ -66,7 +66,11 @@ def warn_unreadable(store: Store, problems: dict[str, str]) -> None:
     from golem_cli.cli import console
 
     for cid, problem in sorted(problems.items()):
-        console.note(f"skipped {store.messages_path(cid)}: {problem} (`golem delete {cid[:13]}` removes it)")
+        short = cid[:13]
+        fix = f"`golem delete {short}` removes it"
+        if problem.startswith(("invalid JSON", "not a golem history")):  # cut off or damaged: messages remain
+            fix = f"`golem normalize --salvage {short} --in-place` keeps its complete messages, {fix}"
+        console.note(f"skipped {store.messages_path(cid)}: {problem} ({fix})")
 
 
 def _tree_rows(listing: Listing, limit: int) -> list[tuple[int, ConversationInfo]]:

@@ -170,3 +170,18 @@ def test_normalize_in_place_on_a_file_keeps_backups(golem, tmp_path):
     path.write_bytes(original)
     assert golem("normalize", str(path), "--in-place").code == 0
     assert (tmp_path / "h.json.bak.1").read_bytes() == original  # an older backup is never overwritten
+
+
+def test_the_listing_offers_salvage_before_delete_for_a_damaged_conversation(home, golem):
+    """A conversation cut off mid-write still holds complete messages: the line that skips it
+    in `golem list` used to offer only `golem delete`."""
+    store = Store(home)
+    cid = store.create([Message("user", "keep this"), Message("assistant", "and this")])
+    path = store.messages_path(cid)
+    path.write_bytes(path.read_bytes()[:-30])
+    listed = golem("list")
+    (line,) = [line for line in listed.err.splitlines() if line.startswith("skipped ")]
+    assert f"`golem normalize --salvage {cid[:13]} --in-place` keeps its complete messages" in line, line
+    assert line.index("--salvage") < line.index("golem delete")
+    assert golem("normalize", "--salvage", cid[:13], "--in-place").code == 0
+    assert [m.content for m in store.load(cid)] == ["keep this"]
