@@ -11,6 +11,8 @@ OpenAI) fails that turn with a clear error, and the prompt is still saved.
 from __future__ import annotations
 
 import mimetypes
+import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Part
 
 MAX_BYTES = 20 * 1024 * 1024  # larger than any provider accepts inline
+_OTHER_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")  # ftp://, file://, s3://: a URL, not a file name
 
 _KINDS = {"image": "image", "audio": "audio", "video": "video"}
 #: Media types that are text although not ``text/*``.
@@ -60,6 +63,8 @@ def part_from(source: str) -> Attachment:
         by_url = "document" if _is_text_type(media_type) else kind_of(media_type) or "image"
         return Part(by_url, url=source, media_type=media_type)
     path = Path(source).expanduser()
+    if _OTHER_URL.match(source) and not os.path.lexists(path):  # not "no such file"
+        raise InputError(f"{source}: only http(s) URLs can be attached; download it and attach the file")
     data = _read(source, path)
     kind = kind_of(media_type)
     if kind is None:

@@ -15,6 +15,8 @@ from golem_cli import __version__
 from golem_cli.core.errors import InputError
 from golem_cli.providers._endpoint import Endpoint
 
+_YOURSELF = "check the URL, or download it yourself and attach the file"
+
 
 @dataclass(frozen=True, slots=True)
 class Downloaded:
@@ -51,6 +53,9 @@ def download(url: str, max_bytes: int, timeout: float = 30.0) -> Downloaded:
                         raise InputError(f"{shown}: larger than {max_bytes // 2**20} MB, too large to attach")
                     chunks.append(chunk)
                 media_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
-    except httpx.HTTPError as exc:
-        raise InputError(f"{shown}: cannot download: {type(exc).__name__}") from None
+    except httpx.TimeoutException:
+        raise InputError(f"{shown}: cannot download: no answer within {timeout:g} s; {_YOURSELF}") from None
+    except httpx.HTTPError as exc:  # ``ConnectError`` alone told people nothing
+        detail = Endpoint("", "", url).scrub(str(exc) or type(exc).__name__)
+        raise InputError(f"{shown}: cannot download: {detail}; {_YOURSELF}") from None
     return Downloaded(b"".join(chunks), str(media_type), name)
