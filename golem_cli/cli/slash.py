@@ -71,9 +71,14 @@ async def _help(repl: Repl, arg: str) -> None:
 
 async def _ids(repl: Repl, arg: str) -> None:
     s = repl.session
-    repl.console.print(f"conversation {s.conversation_id}", highlight=False, markup=False)
-    repl.console.print(f"last run     {s.last_run_id or '(none yet)'}", highlight=False, markup=False)
-    repl.console.print(f"file         {s.store.messages_path(s.conversation_id)}", highlight=False, markup=False)
+    # soft_wrap: each on one line however narrow the terminal (the terminal folds it, and a
+    # double-click or a script still gets the whole path)
+    for line in (
+        f"conversation {s.conversation_id}",
+        f"last run     {s.last_run_id or '(none yet)'}",
+        f"file         {s.store.messages_path(s.conversation_id)}",
+    ):
+        repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 async def _fork(repl: Repl, arg: str) -> None:
