@@ -94,6 +94,26 @@ def context_budget(max_tokens: int) -> HistoryProcessor:
     return process
 
 
+def message_window(max_messages: int) -> HistoryProcessor:
+    """``trim_history`` for people: when the newest ``max_messages`` are all tool calls and
+    results (a prompt that ran into the turn limit, or was stopped among its tools), none of
+    them can open a request and the reference fails every later run; the window then reaches
+    back to the newest message that can (the prompt that started those calls), sending more
+    than ``max_messages`` rather than nothing."""
+    trim = trim_history(max_messages)
+
+    def process(history: list[Message]) -> list[Message]:
+        try:
+            return trim(history)
+        except HistoryProcessorError:
+            opener = next((i for i in range(len(history) - 1, -1, -1) if opens_request(history[i])), None)
+            if opener is None:
+                raise
+            return list(history[opener:])
+
+    return process
+
+
 def system_prompt_of(history: list[Message]) -> str:
     """The instructions a stored conversation was last run with (its leading system message)."""
     for m in history:
@@ -217,7 +237,7 @@ class ChatSession:
     def agent(self) -> Agent:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
-        window = context_budget(self.context_tokens) if self.context_tokens else trim_history(self.max_messages)
+        window = context_budget(self.context_tokens) if self.context_tokens else message_window(self.max_messages)
         return Agent(
             self.model,
             instructions=self.system,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 
 from golem_cli.core.errors import GolemError
@@ -77,6 +78,12 @@ def _run_error_text(exc: BaseException) -> str:
         return f"the {exc.cause.tool_name} call failed: {exc.cause.error}"
     cause = str(exc.cause)
     cause = cause[len("golem: ") :] if cause.startswith("golem: ") else cause
+    limit = re.fullmatch(r"runner: model turn limit exceeded after (\d+) turns", cause)
+    if exc.stage == "loop" and limit:  # Go's words for programs; a model busy with tools, for people
+        return (
+            f"the model used tools for {limit[1]} tool rounds in a row without answering, the most one prompt "
+            "may take; its calls and their results are saved: send `continue` to let it go on"
+        )
     return cause if exc.stage == "model" else f"{exc.stage} stage failed: {cause}"
 
 
