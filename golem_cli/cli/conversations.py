@@ -49,6 +49,8 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
             console.out(_plain_row(depth, info, width))
     shown, total = len(rows), listing.total - len(unreadable)
     warn_unreadable(store, unreadable)
+    if not listing.total:  # stdout stays empty for scripts; a person learns why
+        console.note("no conversations yet; start one with `golem chat` (or `golem ask PROMPT`)")
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     named = {store.messages_path(cid).name for cid in unreadable}  # already warned about, once is enough

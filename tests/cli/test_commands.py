@@ -216,6 +216,7 @@ def test_list_limit_and_notes(home, golem):
 def test_empty_store(home, golem):
     result = golem("list")
     assert result.code == 0 and result.out == ""
+    assert result.err == "no conversations yet; start one with `golem chat` (or `golem ask PROMPT`)\n"
     assert json.loads(golem("list", "--json").out) == []
     last = golem("show", "last")
     assert last.code == 1 and "no conversations yet" in last.err
