@@ -327,12 +327,16 @@ COMMANDS = (
         Option("run_ids", "--run-ids", help="Show which run added each message."),
         Option("full", "--full", help="Show tool calls' arguments and results whole (else their first lines)."),
     ]),
-    Command("delete", delete, "Delete a conversation (asks first; `golem restore` brings it back).", PANEL, [
+    Command("delete", delete, """Move a conversation to the trash (asks first).
+
+        `golem restore` brings it back for 30 days.""", PANEL, [
         ID,
         Option("yes", "--yes", "-y", help="Do not ask for confirmation."),
         Option("as_json", "--json", help="Print the result as JSON."),
     ]),
-    Command("restore", restore, "Bring back a deleted conversation (the last one deleted by default).", PANEL, [
+    Command("restore", restore, """Bring back a deleted conversation.
+
+        The last one deleted, unless ID names another.""", PANEL, [
         Argument("ref", "ID", "The deleted conversation: its ID, or the start or the end of it.", required=False),
         Option("as_json", "--json", help="Print the result as JSON."),
     ]),

@@ -49,3 +49,10 @@ def test_a_json_error_is_a_whole_sentence(golem, tmp_path):
     assert done.err.strip().endswith("invalid character '\\x01' in string literal (control characters must be escaped)" + hint)
     path.write_bytes(b'[{"role":"user","content":"abc')
     assert golem("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed" + hint)
+
+
+def test_the_command_list_shows_every_summary_whole(golem):
+    """click cuts a summary past 45 characters with "..." (delete and restore were cut)."""
+    commands = golem("--help", env={"COLUMNS": "80"}).out.split("Commands:")[1]
+    assert "..." not in commands and "…" not in commands, commands
+    assert "delete     Move a conversation to the trash (asks first)." in commands
