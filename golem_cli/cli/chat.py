@@ -300,10 +300,31 @@ def fork(
     return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
 
 
+MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory
+
+
+def _piped() -> str:
+    """What was piped in, as text: bounded, and refused when it is binary (a NUL byte: an image,
+    an archive, ``/dev/urandom``); bytes that are not UTF-8 become U+FFFD."""
+    from golem_cli.cli.errors import InputError
+
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    data = sys.stdin.buffer.read(MAX_PIPED_PROMPT + 1)
+    if len(data) > MAX_PIPED_PROMPT:
+        raise InputError(
+            f"standard input holds more than {MAX_PIPED_PROMPT // 2**20} MB, more than a model reads; "
+            "send a part of it (`head -c 1M FILE | golem ask ...`)"
+        )
+    if b"\0" in data:
+        raise InputError("standard input is binary data, not text; attach a file with -a FILE (images, PDF, audio)")
+    return data.decode("utf-8", errors="replace")
+
+
 def _prompt_text(prompt: str | None) -> str:
     from golem_cli.cli.errors import InputError
 
-    piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    piped = _piped()
     if prompt in (None, "-"):
         if not piped.strip():
             raise InputError("no prompt: pass it as an argument or on stdin")

@@ -83,3 +83,17 @@ def test_a_damaged_import_says_how_to_keep_its_complete_messages(golem, home, tm
     assert saved.code == 0, saved.err
     assert golem("import", str(tmp_path / "OUT.json")).code == 0
     assert [m.content for m in Store(home).load(Store(home).list()[0].id)] == ["one"]
+
+
+def test_ask_reads_a_bounded_text_prompt_from_standard_input(golem, home):
+    """`golem ask < /dev/zero` used to read until the memory ran out, and binary data became a
+    prompt of replacement characters and lone surrogates (3 MB of it: 9 s, then sent)."""
+    binary = golem("ask", "-m", "offline:echo", input=b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + bytes(range(256)) * 50)
+    assert binary.code == 2 and "standard input is binary data, not text" in binary.err and "-a FILE" in binary.err
+    assert_one_line_error(binary)
+    huge = golem("ask", "-m", "offline:echo", "summarize", input=b"a" * (20 * 2**20 + 1))
+    assert huge.code == 2 and "standard input holds more than 20 MB" in huge.err
+    assert_one_line_error(huge)
+    assert Store(home).list() == []
+    latin1 = golem("ask", "-m", "offline:echo", input=b"caf\xe9 au lait")
+    assert latin1.code == 0 and latin1.out.startswith("You said: caf\ufffd au lait")
