@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids
+from golem_cli.cli.completion import ID_HELP, conversation_ids, model_names, tool_names
 
 if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
@@ -495,7 +495,7 @@ def ask(
 
 # --- declarations ----------------------------------------------------------------------------
 
-MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL",
+MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL", complete=model_names,
                help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")  # fmt: skip
 MAX_MESSAGES = Option("max_messages", "--max-messages", type=int, min=1,
                       help="Send at most the newest N messages per run (default 20).")  # fmt: skip
@@ -511,10 +511,11 @@ TOOL = Option(
     "-T",
     type=list[str],
     metavar="NAME",
+    complete=tool_names,
     help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` (repeatable).",
 )
 ALLOW = Option(
-    "allow", "--allow", type=list[str], metavar="NAME",
+    "allow", "--allow", type=list[str], metavar="NAME", complete=tool_names,
     help="Run this tool (or group) without asking (repeatable); it must be enabled (-T).",
 )  # fmt: skip
 YES = Option("yes", "--yes", "-y", help="Approve every tool call without asking.")

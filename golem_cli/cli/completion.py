@@ -47,6 +47,53 @@ def conversation_ids(incomplete: str) -> list[tuple[str, str]]:
     return offered
 
 
+def model_names(incomplete: str) -> list[tuple[str, str]]:
+    """``-m``: the configured model, then a model of each provider (those whose key is set
+    first), as (name, what it is). golem knows no provider's model list without asking it, so
+    a provider with no known model offers ``NAME:`` to go on from."""
+    try:
+        from golem_cli.config.settings import load_settings
+        from golem_cli.providers.resolve import provider_statuses
+
+        settings = load_settings()
+        statuses = provider_statuses(settings.providers)
+    except Exception:  # a broken config must not print into the command line
+        return []
+    offered = [(settings.model, "model in config.toml")] if settings.model else []
+    for ready in (True, False):
+        for s in statuses:
+            if (not s.problem) != ready:
+                continue
+            if s.kind == "offline":
+                offered.append(("offline:echo", "built in, no network: echoes the prompt"))
+            else:
+                state = "ready" if ready else "not ready: " + s.problem.split(";")[0]
+                offered.append((s.example or f"{s.name}:", f"{s.kind} API · {state}"))
+    unique = dict(reversed(offered))  # each name once, with its first description
+    return [(n, unique[n]) for n in dict.fromkeys(n for n, _ in offered) if n.startswith(incomplete)]
+
+
+def tool_names(incomplete: str) -> list[tuple[str, str]]:
+    """``-T`` and ``--allow``: the built-in groups and tools, and the configured tool servers."""
+    from golem_cli.config.schema import RESERVED_SERVER_NAMES
+
+    groups = {"fs": "files: read, list, search, write, edit", "shell": "run_command", "web": "fetch_url",
+              "all": "every built-in tool"}  # fmt: skip
+    offered = [*groups.items(), *((n, "built-in tool") for n in sorted(RESERVED_SERVER_NAMES - {*groups, "builtin"}))]
+    try:
+        from golem_cli.config.settings import load_settings
+
+        offered += [(name, "tool server") for name in sorted(load_settings().mcp_servers)]
+    except Exception:
+        pass
+    return [(n, d) for n, d in offered if n.startswith(incomplete)]
+
+
+def roles(incomplete: str) -> list[tuple[str, str]]:
+    """``search --role``."""
+    return [(r, "") for r in ("user", "assistant", "system", "tool") if r.startswith(incomplete)]
+
+
 def write_all(directory: Path) -> list[Path]:
     written = []
     for shell, name in SHELLS.items():

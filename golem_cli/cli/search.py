@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import roles
 
 PANEL = "Conversations"
 
@@ -80,7 +81,7 @@ COMMANDS = (
         Argument("query", "TEXT", 'Text to look for (case-insensitive). "a phrase" matches those words in order, '
                  "word* words that start with it; with either, every term must be in one message."),
         Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many conversations to show (0: all)."),
-        Option("role", "--role", type=str, metavar="ROLE",
+        Option("role", "--role", type=str, metavar="ROLE", complete=roles,
                help="Only messages of this role: user, assistant, system, tool."),
         Option("since", "--since", type=str, metavar="WHEN",
                help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),

@@ -59,3 +59,17 @@ def test_cid_completes_and_zsh_and_fish_show_titles(tmp_path):
     assert "Parsing JSON in Go" in complete(tmp_path, "zsh", "golem show ", 2)
     fish = complete(tmp_path, "fish", "golem show ", 2)
     assert f"{cid}\tParsing JSON in Go" in fish
+
+
+def test_models_tools_and_roles_complete(tmp_path):
+    """-m, -T/--allow and --role offered nothing: a first-day user pressing Tab after -m saw files."""
+    (tmp_path / "config.toml").write_text('model = "local:echo"\n[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\n'
+                                          '[mcp_servers.notes]\ncommand = "notes-server"\n')  # fmt: skip
+    models = complete(tmp_path, "bash", "golem chat -m ", 3).split()
+    assert models[0] == "local:echo" and {"offline:echo", "local:", "openai:gpt-4o-mini"} <= set(models)
+    assert complete(tmp_path, "bash", "golem ask -m anth", 3).split() == ["anthropic:claude-sonnet-4-5"]
+    tools = complete(tmp_path, "bash", "golem chat -T ", 3).split()
+    assert {"fs", "shell", "web", "all", "run_command", "notes"} <= set(tools) and "builtin" not in tools
+    assert complete(tmp_path, "bash", "golem resume --allow run", 3).split() == ["run_command"]
+    assert complete(tmp_path, "bash", "golem search x --role as", 4).split() == ["assistant"]
+    assert "anthropic API" in complete(tmp_path, "zsh", "golem chat -m anth", 3)
