@@ -44,6 +44,15 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
         except ModelError as e:  # the conversation's model is not available here: say so, go on
             reason = f"{e}; {e.hint}" if e.hint else str(e)
             notes.append(f"This conversation's model is not available ({reason}); using the default instead.")
+            if not fallback:  # a script gets no default: the refusal says why the stored model is not used
+                from golem_cli.cli.errors import InputError
+
+                try:
+                    plan_model(flag, settings, fallback=False)
+                except InputError as refused:
+                    raise InputError(
+                        f"this conversation's model {stored} is not available ({reason}), and {refused}"
+                    ) from None
     planned = plan_model(flag, settings, fallback=fallback)
     choice = Choice(resolve_planned(planned, lazy=lazy), settings)
     choice.note = "\n".join([*notes, *planned.notes])

@@ -81,3 +81,19 @@ def test_a_mistyped_key_is_named_where_people_look_for_why(tmp_path):
     assert ask.returncode == 2 and ask.stdout == ""
     (line,) = ask.stderr.splitlines()
     assert line.startswith("golem: no model configured") and "modle (did you mean model?) ignored" in line
+
+
+def test_ask_continuing_says_why_the_conversations_model_is_not_used(tmp_path):
+    """`golem ask -c` on a conversation whose provider is no longer configured, with no default:
+    the refusal used to say only "no model configured", as if the conversation had no model."""
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+    Store(tmp_path).create([Message("user", "hi"), Message("assistant", "hello")], model="gone:echo")
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
+    ask = subprocess.run([GOLEM, "ask", "-c", "again"], capture_output=True, text=True, timeout=30,
+                         env=base | {"GOLEM_HOME": str(tmp_path)})  # fmt: skip
+    assert ask.returncode == 2 and ask.stdout == ""
+    (line,) = ask.stderr.splitlines()
+    assert line.startswith("golem: this conversation's model gone:echo is not available (unknown provider 'gone'")
+    assert "no model configured" in line
