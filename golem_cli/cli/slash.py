@@ -106,8 +106,20 @@ async def _model(repl: Repl, arg: str) -> None:
 
 
 async def _system(repl: Repl, arg: str) -> None:
-    repl.session.set_system(arg)
-    repl.console.print("System prompt set." if arg else "System prompt cleared.")
+    """``/system`` alone shows the prompt (as ``/model`` and ``/option`` do; it used to clear it,
+    a surprise for anyone who typed it to look); ``/system clear`` removes it."""
+    if not arg:
+        current = repl.session.system
+        if not current:
+            repl.console.print("No system prompt. /system TEXT sets one.")
+            return
+        repl.console.print("System prompt:", highlight=False)
+        repl.console.print(current, highlight=False, markup=False)
+        repl.console.print("[dim]/system TEXT replaces it, /system clear removes it.[/dim]")
+        return
+    cleared = arg == "clear"
+    repl.session.set_system("" if cleared else arg)
+    repl.console.print("System prompt cleared." if cleared else "System prompt set.")
 
 
 async def _trim(repl: Repl, arg: str) -> None:
@@ -289,7 +301,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/ids": ("/ids", "conversation ID, last run ID and the file"),
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
-    "/system": ("/system [TEXT]", "set the system prompt (empty clears it)"),
+    "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
     "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
     "/option": ("/option [NAME [VALUE]]", "show, set or unset a model option (temperature, max_tokens...)"),
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
