@@ -14,7 +14,9 @@ def test_a_model_failure_reads_as_the_provider_said_it_with_the_hint():
 
 def test_other_stages_are_named():
     assert describe(RunError("tool", "runner: tool \"x\" (call \"c\"): boom")) == 'tool stage failed: runner: tool "x" (call "c"): boom'
-    assert describe(RunError("loop", "runner: model turn limit exceeded after 10 turns")).startswith("loop stage failed:")
+    assert describe(RunError("loop", "runner: output retries exhausted")).startswith("loop stage failed:")
+    limit = describe(RunError("loop", "runner: model turn limit exceeded after 10 turns"))  # said for people
+    assert limit.startswith("the model used tools for 10 tool rounds in a row") and "`continue`" in limit
 
 
 def test_a_retried_failure_reads_as_the_provider_said_it_and_how_often_it_was_tried():
