@@ -82,6 +82,9 @@ async def _ids(repl: Repl, arg: str) -> None:
 
 
 async def _fork(repl: Repl, arg: str) -> None:
+    if repl.session.is_empty:  # a copy of nothing would outlive the chat as an empty conversation
+        repl.console.print("Nothing to fork yet: this conversation has no prompt.")
+        return
     old = repl.session.conversation_id
     new = repl.session.fork()
     repl.console.print(f"Forked {repl.id_markup(old, hint=True)} into {repl.id_markup(new)}; continuing in the fork.")
@@ -188,6 +191,9 @@ async def _history(repl: Repl, arg: str) -> None:
     from golem_cli.cli.render import print_rich
 
     words = arg.split()
+    if not repl.session.history:
+        repl.console.print("Nothing said yet.")
+        return
     print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words)
 
 

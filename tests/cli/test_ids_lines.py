@@ -16,3 +16,12 @@ def test_ids_keeps_the_file_path_on_one_line_in_a_pipe(golem, home):
     lines = done.out.splitlines()
     assert f"file         {path}" in lines, lines
     assert f"conversation {info.id}" in lines, lines
+
+
+def test_fork_of_a_chat_with_nothing_said_leaves_nothing_behind(golem, home):
+    """/fork before the first prompt used to copy the empty conversation, and the copy stayed
+    in `golem list` as an empty conversation after the chat."""
+    done = golem("chat", "-m", "offline:echo", input="/history\n/fork\n/exit\n")
+    assert done.code == 0, done.err
+    assert "Nothing said yet." in done.out and "Nothing to fork yet" in done.out
+    assert Store(home).list() == []
