@@ -190,16 +190,21 @@ def write_user_file(path: Path, data: bytes | Iterable[bytes]) -> None:
 
 
 def backup_file(path: Path) -> Path:
-    """Copy ``path`` to ``path.bak`` (or ``.bak.1``, ``.bak.2`` … never overwriting one)."""
-    data = path.read_bytes()
+    """Copy ``path`` to ``path.bak`` (or ``.bak.1``, ``.bak.2`` … never overwriting one), a
+    piece at a time: the messages of the history it backs up are in memory meanwhile (read
+    whole, an 81 MB file put the peak of `normalize --in-place` at 3.3 times its size)."""
+    from contextlib import closing
+
+    from golem_cli.store.atomic import write_atomic
+    from golem_cli.store.files import read_pieces
+
     target = path.with_name(path.name + ".bak")
     n = 0
     while os.path.lexists(target):
         n += 1
         target = path.with_name(f"{path.name}.bak.{n}")
-    from golem_cli.store.atomic import write_atomic
-
-    write_atomic(target, data, mode=os.stat(path).st_mode & 0o777)
+    with closing(read_pieces(path, history_limit(), piece=1 << 18)) as pieces:
+        write_atomic(target, pieces, mode=os.stat(path).st_mode & 0o777)
     return target
 
 

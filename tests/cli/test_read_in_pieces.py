@@ -145,3 +145,20 @@ def test_a_long_file_with_an_error_is_refused_with_its_position(golem, damageabl
     with pytest.raises(HistoryFormatError) as e:
         common.parse_history(damaged.read_bytes(), str(damaged))
     assert f"{e.value}; `golem normalize --salvage {damaged}` recovers its complete messages" in result.err
+
+
+def test_a_backup_is_copied_a_piece_at_a_time(history_file, tmp_path):
+    """`normalize --in-place FILE` backs the file up while its messages are in memory."""
+    path = tmp_path / "h.json"
+    data = history_file.read_bytes()
+    path.write_bytes(data)
+    path.chmod(0o640)
+    tracemalloc.start()
+    try:
+        backup = common.backup_file(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert backup == tmp_path / "h.json.bak" and backup.read_bytes() == data
+    assert backup.stat().st_mode & 0o777 == 0o640
+    assert peak < len(data) / 4, (len(data), peak)
