@@ -1,7 +1,7 @@
 """Peak memory and CPU of `golem normalize FILE -o OUT` against an orjson round trip of FILE.
 
 Issue 13's row "load + normalize + dump: peak <= 3x the file" counts everything: the peak is
-the child's whole maximum resident set (``wait4``), interpreter and imports included, as a
+the child's whole maximum resident set (``_measure.py``), interpreter and imports included, as a
 multiple of the file's size. Repetitions are interleaved (orjson, golem, and ``--before`` trees
 timed through ``PYTHONPATH``); wall and CPU (user + sys of the child) are medians, the peak
 the largest seen.
@@ -18,42 +18,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-# What `golem normalize FILE -o OUT` does, with orjson (as benchmarks/scale.py's yardstick):
-# read the file, decode, encode, write OUT through a temporary file, fsync, rename.
-ORJSON_ROUNDTRIP = """
-import os, sys, orjson
-src, out = sys.argv[1], sys.argv[2]
-with open(src, 'rb') as f:
-    data = f.read()
-encoded = orjson.dumps(orjson.loads(data))
-tmp = out + '.tmp'
-fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-view = memoryview(encoded)
-while view:
-    view = view[os.write(fd, view):]
-os.fsync(fd)
-os.close(fd)
-os.replace(tmp, out)
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _measure
+from scale import ORJSON_ROUNDTRIP
 
 
 def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user + sys) and maximum RSS (bytes) of one run of ``cmd``."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
-    assert proc.stderr is not None
-    err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed: {err.decode()[:500]}")
-    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024.0  # Linux: KiB
+    done = _measure.run(cmd, env, cwd=tempfile.gettempdir())  # `python -m` looks in the working directory first
+    return done.wall, done.cpu, done.peak_mib * 2**20
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """``golem search`` without an index, this tree against another one (``--before``, e.g. a
 ``git worktree`` of main), beside ``grep -rlF``, interleaved and with the index dropped before
 every run (as scale.py's "no index" rows). Wall and CPU (user+sys of the command and its
-children, from ``wait4``) medians: on a loaded machine CPU is the steadier figure.
+children, ``_measure.py``) medians: on a loaded machine CPU is the steadier figure.
 
     python -m compileall -q golem_cli && python benchmarks/search_noindex.py STORE_HOME \\
         --before /work/main [--reps 9] [--queries zebraquantum,notthereatall,'the of and']
@@ -14,28 +14,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _measure
 from scale import drop_index
 
 HERE = Path(__file__).resolve().parent.parent
 
 
 def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd="/"
-    )  # not this tree
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        raise SystemExit(f"{' '.join(cmd)} failed")
-    return wall, usage.ru_utime + usage.ru_stime
+    done = _measure.run(cmd, env, ok=(0, 1), cwd="/")  # not this tree (`python -m` looks there first)
+    return done.wall, done.cpu
 
 
 def main() -> None:
