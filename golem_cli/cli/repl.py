@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from golem_cli.cli.attach import Attachment
+    from golem_cli.cli.instant_prompt import InstantPrompt
     from golem_cli.cli.tool_choice import ToolChoice
     from golem_cli.cli.typeahead import AnswerTail
     from golem_cli.core.messages import Part
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from golem_cli.tools.toolbox import Toolbox
 
 NEWLINE_KEY = "Alt+Enter"
+PROMPT = "<b>you&gt;</b> "  # (instant_prompt.PROMPT draws the same before prompt_toolkit loads)
 
 
 class Opening:
@@ -89,6 +91,7 @@ class Repl:
         self.tools: ToolChoice | None = None  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._tail: AnswerTail | None = None  # keys typed after a one-key answer to a tool question
+        self.instant: InstantPrompt | None = None  # the prompt drawn before prompt_toolkit loaded
 
     @property
     def session(self) -> ChatSession:
@@ -242,9 +245,7 @@ class Repl:
         kept = self._tail.take() if self._tail is not None else ""
         while True:
             try:
-                return await prompt_session.prompt_async(
-                    HTML("<b>you&gt;</b> "), multiline=False, default=kept, pre_run=pre_run
-                )
+                return await prompt_session.prompt_async(HTML(PROMPT), multiline=False, default=kept, pre_run=pre_run)
             except KeyboardInterrupt:
                 kept = ""
                 continue
@@ -284,15 +285,21 @@ class Repl:
 
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
-        first: Callable[[], None] | None = None
+        starts: list[Callable[[], None]] = [self.instant.hand_over] if self.instant is not None else []
         if self._opening is not None:
             self._opened = asyncio.get_running_loop().create_future()
-            first = self._open_after_drawing
             if prompt_session is None:  # no prompt to draw first: open now
                 self._open()
-                first = None
+            else:
+                starts.append(self._open_after_drawing)
         else:
             asyncio.get_running_loop().call_later(WARM_UP_DELAY, _start_warm_up, self.session.model)
+
+        def start_first() -> None:
+            for start in starts:
+                start()
+
+        first: Callable[[], None] | None = start_first if starts else None
         while True:
             text = await self._read(prompt_session, first)
             first = None
@@ -378,17 +385,24 @@ class Repl:
 
         self.console.print(Text(visible(text), style="yellow" if problem else "dim"), soft_wrap=True)
 
+    def announce_tool_servers(self) -> None:
+        """The line under the banner naming the tool servers that start with the chat."""
+        box = self.toolbox
+        if box is not None and box.to_start():
+            from golem_cli.cli import banner
+
+            names = ", ".join(s.group for s in box.to_start())
+            banner.line(f"Starting tool servers: {names}…", "dim")  # before the prompt: no rich yet
+
     def begin_tool_servers(self) -> None:
-        """Start the tool servers the chat's names need, in the background: the prompt does
-        not wait for them (a server takes a second or more), the first turn does. What they
-        report is printed above the prompt."""
+        """Start the tool servers the chat's names need (``announce_tool_servers`` said which),
+        in the background: the prompt does not wait for them (a server takes a second or more),
+        the first turn does. What they report is printed above the prompt."""
         box = self.toolbox
         if box is None or not box.to_start():
             return
-        from golem_cli.cli import banner, tool_servers
+        from golem_cli.cli import tool_servers
 
-        names = ", ".join(s.group for s in box.to_start())
-        banner.line(f"Starting tool servers: {names}…", "dim")  # before the prompt: no rich yet
         self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
 
     def _line_above_prompt(self, text: str, problem: bool) -> None:
@@ -557,17 +571,31 @@ def run_repl(
     repl = Repl(session, None, markdown=markdown, plain_input=plain_input)
     repl.tools = tools
     try:
-        repl.banner(note)
-        if before:
-            from golem_cli.cli import banner
-            from golem_cli.cli.terminal_text import for_terminal
-
-            for line in before:  # the prompt does not wait for rich
-                banner.line(for_terminal(line, sys.stdout))
         from golem_cli.cli.terminal import waiting_mode
 
-        with waiting_mode() if not plain_input else contextlib.nullcontext():
-            return asyncio.run(_main(repl))
+        with waiting_mode() if not plain_input else contextlib.nullcontext() as modes:
+            # On a terminal, the prompt is drawn before prompt_toolkit loads (instant_prompt.py),
+            # every key typed meanwhile held for it from before the banner on.
+            from golem_cli.cli.instant_prompt import instant_prompt
+
+            repl.instant = instant = instant_prompt(modes)
+            if instant is not None:
+                instant.hold()
+            try:
+                repl.banner(note)
+                if before:
+                    from golem_cli.cli import banner
+                    from golem_cli.cli.terminal_text import for_terminal
+
+                    for line in before:  # the prompt does not wait for rich
+                        banner.line(for_terminal(line, sys.stdout))
+                repl.announce_tool_servers()
+                if instant is not None:
+                    instant.draw()
+                return asyncio.run(_main(repl))
+            finally:
+                if instant is not None:
+                    instant.withdraw()
     except KeyboardInterrupt:
         repl.goodbye()
         return 130
