@@ -263,8 +263,9 @@ def fork(
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import run_repl
+    from golem_cli.cli.repl import Opening, run_repl
     from golem_cli.cli.slash import report_lines
+    from golem_cli.core.ids import new_id
     from golem_cli.core.repair import normalize_history
 
     if at is not None and at < 1:
@@ -273,11 +274,8 @@ def fork(
         raise InputError("-o sets options for the chat; --no-chat starts none")
     store = _store()
     parent = store.resolve(ref)
-    if not no_chat:  # a refused option leaves no fork behind
-        choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
-        settings = run_options(options, choice.model)
-    new = store.fork(parent, at)
     if no_chat:
+        new = store.fork(parent, at)
         before = store.load(new)
         after, repair = normalize_history(before)
         if repair.changed:
@@ -286,18 +284,29 @@ def fork(
             _note(line)
         sys.stdout.write(new + "\n")
         return 0
-    from golem_cli.session import ChatSession
-
+    choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
+    settings = run_options(options, choice.model)  # a refused option leaves no fork behind
     tools = _tools(choice.settings, tool, allow, yes)
-    session, before, repair = ChatSession.resume(
-        store, new, choice.model, max_messages=trim(max_messages, choice.settings), tools=tools.toolbox()
-    )
-    _window(session, choice, context_tokens, settings)
-    lines = [
-        f"Forked {short_ids.hint(parent, store.unique_prefixes([parent])[parent])} into {new}.",
-        *_resumed(before, session, repair),
-    ]
-    return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines, tools=tools)
+    toolbox = tools.toolbox()
+    short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
+    cid = new_id()  # the fork's, shown by the banner before the fork is made
+
+    def open_session() -> tuple[ChatSession, list[str]]:
+        from golem_cli.session import ChatSession
+
+        store.fork(parent, at, new=cid)
+        session, before, repair = ChatSession.resume(
+            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
+        )
+        _window(session, choice, context_tokens, settings)
+        return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
+
+    if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
+        session, report = open_session()
+        return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=report, tools=tools)
+    # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
+    opening = Opening(choice.model.name, cid, _unique_prefix(cid), open_session, toolbox)
+    return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
 MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory

@@ -417,11 +417,12 @@ class Store:
     def set_model(self, cid: str, model: str) -> ConversationMeta:
         return self.update_meta(cid, model=model)
 
-    def fork(self, cid: str, at: int | None = None, *, hold: bool = False) -> str:
+    def fork(self, cid: str, at: int | None = None, *, hold: bool = False, new: str | None = None) -> str:
         """Copy the first ``at`` messages (all by default) into a new conversation titled
         after its parent, whose metadata records the parent and the fork point; returns the
-        new ID. ``at`` counts as ``golem show`` numbers (core/numbering.py: system messages
-        have no number and come along up to message ``at + 1``)."""
+        new ID (``new`` when given). ``at`` counts as ``golem show`` numbers
+        (core/numbering.py: system messages have no number and come along up to message
+        ``at + 1``)."""
         from golem_cli.core.numbering import numbered, through
 
         messages = self.load(cid)
@@ -432,7 +433,7 @@ class Store:
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]
-        return self.create(copied, title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
+        return self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""
