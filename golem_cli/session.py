@@ -28,6 +28,7 @@ from golem_cli.core.processors import HistoryProcessor, budget_history, trim_his
 from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
+from golem_cli.store.errors import StoreError
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
@@ -158,6 +159,11 @@ class ChatSession:
         self.last_run_id = ""
         self.created_here = False  # set by ``start``: an unused new conversation is not kept
         self.took_over = ""  # set by ``resume``: who held the lock and died
+        #: Whether a turn whose save is refused (a full disk, the size limit on history files)
+        #: goes on with the turn kept in memory, ``unsaved`` saying why (the REPL: every later
+        #: save writes the whole history again), rather than raising (``ask``).
+        self.keep_unsaved = False
+        self.unsaved: StoreError | OSError | None = None
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -265,7 +271,7 @@ class ChatSession:
         asked = Message(
             role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
         )
-        self.save(self.history + [asked])  # the prompt is safe before the model is asked
+        self._save_turn(self.history + [asked])  # the prompt is safe before the model is asked
         from golem_cli.core.runconfig import RunHooks
 
         before = self.history
@@ -275,7 +281,7 @@ class ChatSession:
             # with the next round or at the end of the turn). Not fsynced: a killed process
             # loses nothing (the OS has the data), and the end of the turn saves durably.
             if new and new[-1].role == "assistant":
-                self.store.save(self.conversation_id, before + new, durable=False)
+                self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
         hooks = RunHooks(on_delta, on_event, approve=approve, on_record=record)
@@ -297,7 +303,7 @@ class ChatSession:
             partial = e.partial
             added = partial.new_messages if partial else []
             self.history = self.history + (added or [asked])
-            self.save()
+            self._save_turn()
             cut = bool(added) and is_interrupted_reply(added[-1])
             return TurnOutcome(
                 prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
@@ -306,12 +312,12 @@ class ChatSession:
             )  # fmt: skip
         except GolemError as e:  # processor or validation errors: nothing was sent
             self.history = self.history + [asked]
-            self.save()
+            self._save_turn()
             # A processor's own error says it for people; the agent's wrapper adds Go's prefix.
             error = e.__cause__ if isinstance(e.__cause__, HistoryProcessorError) else e
             return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=error)
         self.history = self.history + result.new_messages
-        self.save()
+        self._save_turn()
         last = result.response
         return TurnOutcome(
             prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
@@ -332,6 +338,19 @@ class ChatSession:
 
     def save(self, history: list[Message] | None = None) -> None:
         self.store.save(self.conversation_id, self.history if history is None else history)
+        self.unsaved = None  # the whole history is on disk
+
+    def _save_turn(self, history: list[Message] | None = None, *, durable: bool = True) -> None:
+        """A save within a turn: with ``keep_unsaved``, a refused save is noted in ``unsaved``
+        and the turn goes on (its messages are in ``history``, written by the next save)."""
+        try:
+            self.store.save(self.conversation_id, self.history if history is None else history, durable=durable)
+        except (StoreError, OSError) as e:
+            if not self.keep_unsaved:
+                raise
+            self.unsaved = e
+        else:
+            self.unsaved = None
 
     def set_system(self, text: str) -> None:
         self.system = text

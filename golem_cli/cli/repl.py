@@ -306,14 +306,12 @@ class Repl:
             self._open()  # if the prompt ended before it was drawn (no-op once opened)
             await self.ready()  # every line waits for the session: a turn goes to the checked model
             if text is None:
-                self.goodbye()
-                return 0
+                return self.goodbye()
             if not text.strip():
                 continue
             if text.startswith("/"):
                 if await slash.dispatch(self, text) == slash.EXIT:
-                    self.goodbye()
-                    return 0
+                    return self.goodbye()
                 continue
             await self.ask(text)
 
@@ -354,6 +352,8 @@ class Repl:
             elif view is not None:
                 view.on_event(event)
 
+        self.session.keep_unsaved = True  # a refused save keeps the turn in memory: ``footer`` says so
+        unsaved_before = self.session.unsaved is not None
         task = asyncio.ensure_future(self.session.turn(text, parts=parts, on_delta=renderer.feed, on_event=on_event))
         stopping = False
 
@@ -372,7 +372,7 @@ class Repl:
             if view is not None:
                 view.close()
             renderer.finish()
-        self.footer(outcome, view.stopped_line() if view is not None else "")
+        self.footer(outcome, view.stopped_line() if view is not None else "", unsaved_before=unsaved_before)
         self.tool_notices()
         return outcome
 
@@ -482,11 +482,52 @@ class Repl:
 
         tool_servers.show_notices(self.session.toolbox, self.tool_line)
 
+    # --- a save refused ----------------------------------------------------------------------
+
+    def keep_unsaved(self) -> bool:
+        """When the chat ends with turns the store refused: save once more; if it still
+        refuses, write the whole conversation elsewhere (``unsaved.py``) and say where in one
+        line, or say that nothing took it. True when the store has it all after all."""
+        from rich.markup import escape
+
+        from golem_cli.cli.errors import describe
+        from golem_cli.cli.terminal_text import visible
+
+        session = self.session
+        if session.unsaved is None:
+            return True
+        try:
+            session.save()
+        except Exception as e:  # the store's refusal (or a file system's): as the turn's was
+            why = describe(e)
+        else:
+            return True
+        from golem_cli.cli.unsaved import write_elsewhere
+
+        session.unsaved = None  # handled: said once, whichever way the chat ends
+        path, problems = write_elsewhere(session.conversation_id, session.history)
+        n = len(session.history)
+        if path is not None:
+            self.console.print(
+                f"[yellow]Not saved in golem's store ({escape(visible(why))}): the whole conversation ({n} messages) "
+                f"is in[/yellow] {escape(visible(str(path)))} [yellow](golem import FILE brings it back).[/yellow]",
+                soft_wrap=True, highlight=False,
+            )  # fmt: skip
+        else:
+            elsewhere = "; ".join(problems)
+            self.console.print(
+                f"[red]Could not save the conversation anywhere: {escape(visible(why))}; {escape(visible(elsewhere))}. "
+                f"Its last unsaved turns are lost; the store has it as of its last save.[/red]",
+                soft_wrap=True, highlight=False,
+            )  # fmt: skip
+        return False
+
     # --- output ----------------------------------------------------------------------------
 
-    def footer(self, outcome: TurnOutcome, stopped: str = "") -> None:
+    def footer(self, outcome: TurnOutcome, stopped: str = "", *, unsaved_before: bool = False) -> None:
         """The turn's last lines: how it ended when not normally (``stopped``: the tools
-        Ctrl-C stopped, in words), then its IDs and counts."""
+        Ctrl-C stopped, in words), whether it is saved when a save was refused (this turn's,
+        or an earlier one's that this turn's save made good), then its IDs and counts."""
         from rich.markup import escape
 
         from golem_cli.cli.errors import describe, stopped_at_question
@@ -513,11 +554,19 @@ class Repl:
                 self.console.print(f"[dim]{saved}; your prompt is saved. /retry sends it again.[/dim]")
             else:
                 self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
+        unsaved = self.session.unsaved
+        if unsaved is not None:
+            why = visible(describe(unsaved))
+            self.console.print(f"[yellow]Not saved: {escape(why)}. The turn is kept in memory; the next turn saves "
+                               "the conversation again, and leaving writes it elsewhere if that fails too.[/yellow]",
+                               highlight=False)  # fmt: skip
+        elif unsaved_before:
+            self.console.print("[dim]Saved: the turns kept in memory are on disk now.[/dim]")
         u = outcome.usage
         tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
         cid = outcome.conversation_id
         ids = f"run {outcome.run_id} · conversation {cid}"
-        counts = f"{outcome.stored} stored, {outcome.sent} sent{tokens}"
+        counts = f"{outcome.stored} {'stored' if unsaved is None else 'not saved'}, {outcome.sent} sent{tokens}"
         shown = f"[dim]run {outcome.run_id} · conversation[/dim] {self.id_markup(cid)}"
         if len(f"{ids} · {counts}") <= self.console.width:
             self.console.print(f"{shown}[dim] · {counts}[/dim]", soft_wrap=True)
@@ -532,14 +581,19 @@ class Repl:
         unique = self.session.store.unique_prefixes([cid])[cid]
         return short_ids.markup(cid, unique, len(short_ids.hint(cid, unique)) if hint else None)
 
-    def goodbye(self) -> None:
+    def goodbye(self) -> int:
+        """The chat's last line; the exit code: 1 when the store refused the conversation to
+        the end (``keep_unsaved``), else 0."""
         if self._session is None or (self.session.created_here and self.session.is_empty):
             self.console.print("[dim]Nothing said, nothing saved.[/dim]")
-            return
+            return 0
+        if self.session.unsaved is not None and not self.keep_unsaved():
+            return 1
         cid = self.session.conversation_id
         self.console.print(
             f"[dim]Saved. Resume with:[/dim] golem resume {self.id_markup(cid, hint=True)}", soft_wrap=True
         )
+        return 0
 
 
 def run_repl(
@@ -602,7 +656,10 @@ def run_repl(
     finally:
         repl.settle()
         if repl.is_open:
-            repl.session.close()
+            try:
+                repl.keep_unsaved()  # an error ended the chat: what the store refused still goes somewhere
+            finally:
+                repl.session.close()
 
 
 @contextlib.contextmanager
