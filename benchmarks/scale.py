@@ -204,16 +204,39 @@ def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
     def to(cmd: list[str], pattern: object) -> _measure.Run:
         return _measure.on_terminal(cmd, env, pattern, timeout=30)
 
+    def echoed(cmd: list[str], key: str = "q") -> float:
+        """Seconds from spawn to the echo of ``key``, typed as soon as the prompt shows: when
+        prompt_toolkit has taken over and read the keys held for it. ("q" is in none of
+        prompt_toolkit's escape sequences.)"""
+        start = time.perf_counter()
+        child = pexpect.spawn(cmd[0], cmd[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=30)
+        child.expect("you>")
+        child.send(key)
+        child.expect_exact(key)
+        elapsed = time.perf_counter() - start
+        child.send("\x15")  # Ctrl-U empties the line: Ctrl-D leaves only an empty prompt
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+        return elapsed
+
+    # The prompt is drawn before prompt_toolkit is imported (ADR 0017): "drawn" is when golem's
+    # own prompt shows, "echoed" when a key typed at that moment shows.
     samples: dict[str, list[_measure.Run]] = {"floor": [], "pt": [], "chat": []}
+    echoes: list[float] = []
     for _ in range(reps):
         samples["floor"].append(to([PY, "-c", "pass"], pexpect.EOF))
         samples["pt"].append(to([PY, "-c", "import prompt_toolkit.shortcuts"], pexpect.EOF))
         samples["chat"].append(to([GOLEM, "chat"], "you>"))
+        echoes.append(echoed([GOLEM, "chat"]))
     m = {k: statistics.median(r.wall for r in v) * 1000 for k, v in samples.items()}
     peak = {k: max(r.peak_mib for r in v) for k, v in samples.items()}
+    echo = statistics.median(echoes) * 1000
+    against = "interpreter + prompt_toolkit"
     row(label, "python -c pass (pty)", m["floor"], peak["floor"])
     row(label, "python -c 'import prompt_toolkit.shortcuts' (pty)", m["pt"], peak["pt"])
-    row(label, "golem chat -> prompt", m["chat"], peak["chat"], f"{ratio(m['chat'], m['pt'])} interpreter + prompt_toolkit")
+    row(label, "golem chat -> prompt drawn", m["chat"], peak["chat"], f"{ratio(m['chat'], m['pt'])} {against}")
+    row(label, "golem chat -> a key typed at once is echoed", echo, peak["chat"], f"{ratio(echo, m['pt'])} {against}")
 
 
 # --- history round trip ------------------------------------------------------------------------
