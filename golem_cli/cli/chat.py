@@ -463,9 +463,11 @@ def ask(
     if as_json:
         from golem_cli.cli.console import camel, print_json
         from golem_cli.cli.errors import describe
+        from golem_cli.core.messages import unmark_interrupted
 
+        reply = unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply  # "interrupted" says it
         print_json({
-            "reply": outcome.reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
+            "reply": reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
             "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
             "error": None if outcome.error is None else describe(outcome.error),
             "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,

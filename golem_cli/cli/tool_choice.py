@@ -110,8 +110,11 @@ class ToolChoice:
         the terminal when there is one."""
         from golem_cli.cli.console import rich_console
         from golem_cli.cli.tool_view import ToolView
+        from golem_cli.cli.typeahead import AnswerTail
 
-        view = ToolView(rich_console(stderr=True))
+        # No prompt follows in ``ask``: keys typed after a one-key answer stay in the terminal
+        # (for a next question, or the shell), not read and dropped by the answer's tail.
+        view = ToolView(rich_console(stderr=True), tail=AnswerTail(reads=False))
         if self._box is not None and can_ask():
             self._box.approvals.ask = view.ask
         return view

@@ -24,10 +24,12 @@ _ENTER = ("\r", "\n")
 
 
 class AnswerTail:
-    """The keys typed after a one-key answer, for ``WINDOW`` seconds; ``take`` ends it."""
+    """The keys typed after a one-key answer, for ``WINDOW`` seconds; ``take`` ends it.
+    ``reads=False`` (``golem ask``: no prompt follows) reads none: they stay in the terminal."""
 
-    def __init__(self, fd: int = 0) -> None:
+    def __init__(self, fd: int = 0, *, reads: bool = True) -> None:
         self.fd = fd
+        self.reads = reads
         self._rest = ""  # what would finish the answer's word ("es" after "y")
         self._typed = ""  # how much of it has been typed
         self._kept = ""  # typed text that is not the answer's: for the next prompt
@@ -39,6 +41,8 @@ class AnswerTail:
     def start(self, key: str) -> None:
         """Begin reading after ``key`` answered (``y`` or ``a``)."""
         self.stop()
+        if not self.reads:
+            return
         self._rest, self._typed, self._kept, self._pending = _WORDS[key.lower()][1:], "", "", ""
         loop = asyncio.get_running_loop()
         try:

@@ -103,3 +103,11 @@ def is_interrupted_reply(message: Message) -> bool:
 def mark_interrupted(text: str) -> str:
     """The content of a cut-off reply: what arrived, then the interruption mark."""
     return f"{text}\n\n{INTERRUPTED_REPLY_MARK}" if text else INTERRUPTED_REPLY_MARK
+
+
+def unmark_interrupted(content: str) -> str:
+    """What arrived of a cut-off reply: its content without the interruption mark (for output
+    that says "interrupted" in its own way)."""
+    if content.endswith(INTERRUPTED_REPLY_MARK):
+        return content[: -len(INTERRUPTED_REPLY_MARK)].rstrip("\n")
+    return content

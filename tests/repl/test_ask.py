@@ -132,6 +132,29 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
     assert (first + out).startswith("w0 w1")
 
 
+def test_json_of_an_interrupted_reply_has_what_arrived_without_the_stored_mark(home, server):
+    """``interrupted: true`` says it; the reply is what arrived (the file keeps the mark)."""
+    import signal
+    import time
+
+    server.enqueue(Scenario(reply=Reply(text=" ".join(f"w{i}" for i in range(400))), delay=0.02))
+    proc = subprocess.Popen([GOLEM, "ask", "--json", "stream slowly"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # part of the reply has arrived
+    proc.send_signal(signal.SIGINT)
+    out, err = (b.decode() for b in proc.communicate(timeout=30))
+    assert proc.returncode == 130, err
+    reply = json.loads(out)
+    (row,) = Store(home).list()
+    stored = Store(home).load(row.id)[1].content
+    assert reply["interrupted"] is True and stored.endswith("[reply interrupted]")
+    assert reply["reply"].startswith("w0 w1") and "[reply interrupted]" not in reply["reply"]
+    assert stored.startswith(reply["reply"] + "\n\n")
+
+
 def test_ctrl_c_before_any_of_the_reply_says_nothing_arrived(home, server):
     """A server that only sends keep-alive comments: Ctrl-C ends the turn with nothing of the
     reply, and the line says that rather than "the partial reply is saved"."""

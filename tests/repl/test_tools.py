@@ -195,6 +195,24 @@ def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(spawn, serv
     chat.leave()
 
 
+def test_in_ask_keys_typed_after_a_one_key_answer_stay_in_the_terminal(server: ProviderServer, home: Path, project: Path):
+    """``golem ask`` has no next prompt: a key typed just after a one-key answer (while the
+    tool runs) is not read and dropped; it stays in the terminal for what reads next (here
+    the shell's ``read``)."""
+    server.enqueue(calls(("call_1", "run_command", {"command": "sleep 1"})))
+    script = '"$0" ask -T shell "run it"; echo "ask-done"; read -r -t 20 line; echo "left=[$line]"'
+    child = pexpect.spawn("bash", ["--norc", "--noprofile", "-c", script, GOLEM], env=golem_env(home),
+                          encoding="utf-8", dimensions=(40, 120), timeout=20)  # fmt: skip
+    chat = Chat(child)
+    chat.expect(r"\[y\]es once")
+    child.send("y")
+    answered(chat, "yes")  # the pause made the key the answer; the tool runs for a second
+    child.send("zq\r")  # a line typed ahead, for whatever comes after golem
+    chat.expect("ask-done")
+    assert chat.expect(r"left=\[[^\]]*\]").endswith("left=[zq]")
+    child.expect(pexpect.EOF)
+
+
 def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: ProviderServer, project: Path):
     chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "true"})), Scenario(),
                               calls(("call_2", "run_command", {"command": "true"})), prompt="first")  # fmt: skip
