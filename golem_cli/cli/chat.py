@@ -83,7 +83,8 @@ def chat(
 ) -> int:
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import Opening, run_repl
+    from golem_cli.cli.opening import Opening
+    from golem_cli.cli.repl_start import run_repl
     from golem_cli.config.settings import load_settings
     from golem_cli.core.ids import new_id
 
@@ -170,7 +171,8 @@ def resume(
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import Opening, run_repl
+    from golem_cli.cli.opening import Opening
+    from golem_cli.cli.repl_start import run_repl
     from golem_cli.store import ConversationLocked
 
     store = _store()
@@ -263,7 +265,8 @@ def fork(
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl import Opening, run_repl
+    from golem_cli.cli.opening import Opening
+    from golem_cli.cli.repl_start import run_repl
     from golem_cli.cli.slash import report_lines
     from golem_cli.core.ids import new_id
     from golem_cli.core.repair import normalize_history

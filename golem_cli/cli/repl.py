@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from golem_cli.cli import slash
+from golem_cli.cli.opening import Opening
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -36,44 +37,7 @@ if TYPE_CHECKING:
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.tools.toolbox import Toolbox
 
-NEWLINE_KEY = "Alt+Enter"
 PROMPT = "<b>you&gt;</b> "  # (instant_prompt.PROMPT draws the same before prompt_toolkit loads)
-
-
-class Opening:
-    """A chat shown before its session exists: what the banner says (the model by name, the
-    conversation's ID and how much of it tells it apart), and how to open the session once
-    the prompt is on screen.
-
-    ``open`` does what the prompt does not need, in a worker thread while the person types:
-    for a new chat, resolving the model (a bad name or key is a ``ModelError``), importing the
-    session and the codec, creating the conversation; for a long conversation, loading and
-    repairing it. It returns the session and lines to print above the prompt (the repair
-    report). The REPL waits for it before it acts on any line (a prompt, a slash command,
-    Ctrl-D), so the first turn runs on the checked model and the whole, repaired history;
-    when it fails, the prompt closes and the error is reported as any command's error is.
-    ``before`` are lines printed under the banner, before the prompt; ``abandon`` gives back
-    what was taken for the opening (a conversation's lock) when it never runs. (A plain
-    class: a dataclass costs the prompt a millisecond to build.)"""
-
-    def __init__(
-        self,
-        model: str,
-        conversation_id: str,
-        unique: int,
-        open: Callable[[], tuple[ChatSession, list[str]]],
-        toolbox: Toolbox | None = None,
-        *,
-        before: Sequence[str] = (),
-        abandon: Callable[[], None] | None = None,
-    ) -> None:
-        self.model = model
-        self.conversation_id = conversation_id
-        self.unique = unique
-        self.open = open
-        self.toolbox = toolbox
-        self.before = list(before)
-        self.abandon = abandon
 
 
 class Repl:
@@ -262,27 +226,6 @@ class Repl:
             self._console = rich_console()
         return self._console
 
-    def banner(self, note: str = "") -> None:
-        from golem_cli import __version__
-        from golem_cli.cli import banner
-
-        if self._opening is not None:
-            o = self._opening
-            model, cid, unique, box = o.model, o.conversation_id, o.unique, o.toolbox
-        else:
-            s = self.session
-            model, cid, box = s.model.name, s.conversation_id, s.toolbox
-            unique = s.store.unique_prefixes([cid])[cid]
-        help_line = f"/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits"
-        banner.banner(__version__, model, cid, unique, help_line, note)
-        if box is not None and box.enabled:
-            from golem_cli.cli.terminal_text import visible
-
-            names = ", ".join(e.name for e in box.enabled)
-            where = getattr(box.registry.sources[0], "root", None)
-            place = f" in {where.path}" if where is not None else ""
-            banner.line(visible(f"tools: {names}{place} · /tools to change"), "dim")
-
     async def run(self) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
         starts: list[Callable[[], None]] = [self.instant.hand_over] if self.instant is not None else []
@@ -384,15 +327,6 @@ class Repl:
         from golem_cli.cli.terminal_text import visible
 
         self.console.print(Text(visible(text), style="yellow" if problem else "dim"), soft_wrap=True)
-
-    def announce_tool_servers(self) -> None:
-        """The line under the banner naming the tool servers that start with the chat."""
-        box = self.toolbox
-        if box is not None and box.to_start():
-            from golem_cli.cli import banner
-
-            names = ", ".join(s.group for s in box.to_start())
-            banner.line(f"Starting tool servers: {names}…", "dim")  # before the prompt: no rich yet
 
     def begin_tool_servers(self) -> None:
         """Start the tool servers the chat's names need (``announce_tool_servers`` said which),
@@ -596,61 +530,24 @@ class Repl:
         return 0
 
 
-def run_repl(
+def run_chat(
     session: ChatSession | Opening,
     *,
     markdown: bool,
-    note: str = "",
-    report_lines: list[str] | None = None,
+    plain_input: bool,
     tools: ToolChoice | None = None,
+    instant: InstantPrompt | None = None,
 ) -> int:
-    """Run the REPL until the user leaves; always releases the conversation's lock. Given an
-    ``Opening``, the prompt is shown first and the session opened right after it is drawn."""
-    from golem_cli.cli.console import styled
-
-    plain_input = not sys.stdin.isatty()
-    before = list(report_lines or ())
-    if isinstance(session, Opening):
-        opening = session
-        before = opening.before + before
-        if plain_input:  # no prompt to show first: open, then the banner and the report
-            try:
-                session, later = opening.open()
-            except BaseException:
-                if opening.abandon is not None:
-                    opening.abandon()
-                raise
-            before += later
-    markdown = markdown and styled()
+    """Run the REPL until the user leaves, under the banner ``repl_start.run_repl`` drew (and
+    its instant prompt); always releases the conversation's lock."""
     repl = Repl(session, None, markdown=markdown, plain_input=plain_input)
     repl.tools = tools
+    repl.instant = instant
     try:
-        from golem_cli.cli.terminal import waiting_mode
-
-        with waiting_mode() if not plain_input else contextlib.nullcontext() as modes:
-            # On a terminal, the prompt is drawn before prompt_toolkit loads (instant_prompt.py),
-            # every key typed meanwhile held for it from before the banner on.
-            from golem_cli.cli.instant_prompt import instant_prompt
-
-            repl.instant = instant = instant_prompt(modes)
-            if instant is not None:
-                instant.hold()
-            try:
-                repl.banner(note)
-                if before:
-                    from golem_cli.cli import banner
-                    from golem_cli.cli.terminal_text import for_terminal
-
-                    for line in before:  # the prompt does not wait for rich
-                        banner.line(for_terminal(line, sys.stdout))
-                repl.announce_tool_servers()
-                if instant is not None:
-                    instant.draw()
-                return asyncio.run(_main(repl))
-            finally:
-                if instant is not None:
-                    instant.withdraw()
+        return asyncio.run(_main(repl))
     except KeyboardInterrupt:
+        if instant is not None:
+            instant.withdraw()
         repl.goodbye()
         return 130
     finally:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pexpect
+import pytest
 from golem_cli.store import Store
 
 from tests.repl.conftest import GOLEM, Chat, golem_env, plain
@@ -25,13 +26,13 @@ from tests.repl.test_chat import banner_cid
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
 BANNER = r"golem \d+\.\d+"
 
-#: golem with prompt_toolkit's import held until the file argv[1] exists.
+#: golem with the import of module argv[2] held until the file argv[1] exists.
 GATED = """
 import os, sys, time
 
 class Gate:
     def find_spec(self, name, path=None, target=None):
-        if name == "prompt_toolkit":
+        if name == sys.argv[2]:
             sys.meta_path.remove(self)
             while not os.path.exists(sys.argv[1]):
                 time.sleep(0.01)
@@ -39,13 +40,13 @@ class Gate:
 
 sys.meta_path.insert(0, Gate())
 from golem_cli.__main__ import main
-sys.exit(main(sys.argv[2:]))
+sys.exit(main(sys.argv[3:]))
 """
 
 
-def gated(home: Path, tmp_path: Path, *args: str) -> tuple[Chat, Path]:
+def gated(home: Path, tmp_path: Path, *args: str, held: str = "prompt_toolkit") -> tuple[Chat, Path]:
     gate = tmp_path / "gate"
-    child = pexpect.spawn(sys.executable, ["-c", GATED, str(gate), *args], env=golem_env(home),
+    child = pexpect.spawn(sys.executable, ["-c", GATED, str(gate), held, *args], env=golem_env(home),
                           encoding="utf-8", dimensions=(40, 120), timeout=15)  # fmt: skip
     return Chat(child), gate
 
@@ -76,9 +77,11 @@ def modes_around(chat: Chat) -> tuple[str, str, str]:
 MODES_AROUND = 'echo "before=$(stty -g)"; "$0" chat "$@"; echo "status=$?"; echo "after=$(stty -g)"'
 
 
-def test_the_prompt_is_on_screen_before_prompt_toolkit_loads_and_keys_wait_for_it(home, tmp_path):
-    chat, gate = gated(home, tmp_path, "chat")
-    chat.prompt()  # drawn while prompt_toolkit's import is held at the gate
+@pytest.mark.parametrize("held", ["prompt_toolkit", "asyncio"])
+def test_the_prompt_is_on_screen_before_the_repl_loads_and_keys_wait_for_it(home, tmp_path, held):
+    """Neither prompt_toolkit nor the REPL's event loop (asyncio) is loaded to draw it."""
+    chat, gate = gated(home, tmp_path, "chat", held=held)
+    chat.prompt()  # drawn while the import is held at the gate
     chat.child.send("helo\x1b[Dl")  # "helo", Left, "l": "hello" once the prompt reads it
     time.sleep(0.3)
     assert chat.screen()[-1] == "you>"  # nothing echoed by the terminal meanwhile
