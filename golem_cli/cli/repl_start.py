@@ -1,7 +1,7 @@
 """A chat's start: what is on screen before the REPL's own machinery loads.
 
 ``run_repl`` writes the banner, the lines under it and, on a terminal, the instant prompt
-(``instant_prompt``, ADR 0016) with the keys typed meanwhile held, and only then imports the
+(``instant_prompt``, ADR 0017) with the keys typed meanwhile held, and only then imports the
 REPL (``repl``: asyncio, then prompt_toolkit) and runs it. So this module imports nothing a
 prompt does not need.
 """

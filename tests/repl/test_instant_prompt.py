@@ -1,4 +1,4 @@
-"""The chat's prompt is drawn before prompt_toolkit loads (instant_prompt.py, ADR 0016), and
+"""The chat's prompt is drawn before prompt_toolkit loads (instant_prompt.py, ADR 0017), and
 every key typed meanwhile reaches prompt_toolkit as if typed later: in order, once, nothing
 echoed by the terminal; Ctrl-C is the prompt's Ctrl-C, not a signal in the middle of an
 import; the terminal's mode is the one it had when golem ends, however it ends.
