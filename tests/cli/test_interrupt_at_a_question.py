@@ -5,6 +5,7 @@ not add the newline, and its prompt used to land after the ``^C``."""
 from __future__ import annotations
 
 import os
+import signal
 
 import pexpect
 from golem_cli.core.messages import Message
@@ -15,7 +16,17 @@ from tests.cli.conftest import GOLEM_CMD
 
 def _at_the_question(home, *args: str, question: str) -> tuple[str, int | None]:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")} | {"GOLEM_HOME": str(home), "TERM": "xterm"}
-    child = pexpect.spawn(GOLEM_CMD[0], [*GOLEM_CMD[1:], *args], env=env, encoding="utf-8", timeout=20, dimensions=(24, 100))
+    # SIGINT as a terminal gives it: a test run started in the background (CI, nohup) passes its
+    # children SIGINT ignored, and Ctrl-C would then do nothing at all.
+    child = pexpect.spawn(
+        GOLEM_CMD[0],
+        [*GOLEM_CMD[1:], *args],
+        env=env,
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(24, 100),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     child.expect_exact(question)
     child.sendintr()
     child.expect(pexpect.EOF)
