@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 import _measure
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import INTERRUPTED, Message, ToolCall, mark_interrupted
 from golem_cli.store import Store
 from golem_cli.store.meta import ConversationMeta, encode_meta, summarize

@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _measure
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message, Part, ToolCall
 
 GOLEM = str(Path(sys.executable).parent / "golem")

@@ -17,7 +17,7 @@ import os
 import random
 import time
 
-from golem_cli.cli.streaming import ReplyRenderer
+from golem_cli.cli.render.streaming import ReplyRenderer
 from rich.console import Console
 from rich.markdown import Markdown
 

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from golem_cli.store.known import KnownMessages

@@ -19,7 +19,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from golem_cli.cli.terminal_text import VisibleStream, visible
+from golem_cli.cli.render.terminal_text import VisibleStream, visible
 
 ASCII = "The quick brown fox jumps over the lazy dog; then it sat down and wrote some code.\n"
 PROSE = "The quick brown fox — naïve café, 日本語のテキスト — jumps over the lazy dog’s “bed”.\n"

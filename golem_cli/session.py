@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
+from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
+from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
-from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
-from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError

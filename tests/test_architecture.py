@@ -201,7 +201,7 @@ def test_importing_the_codec_loads_no_run_loop():
     import subprocess
     import sys
 
-    code = "import sys, golem_cli.core.codec; print(sorted(m for m in sys.modules if m.startswith(('golem_cli', 'asyncio'))))"
+    code = "import sys, golem_cli.core.codec.history; print(sorted(m for m in sys.modules if m.startswith(('golem_cli', 'asyncio'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "golem_cli.core.agent" not in out and "'asyncio'" not in out
     importlib.import_module("golem_cli.core.agent")

@@ -24,14 +24,14 @@ if TYPE_CHECKING:
 
 #: Command groups, in the order ``golem --help`` shows them.
 COMMAND_MODULES: tuple[str, ...] = (
-    "golem_cli.cli.chat",  # chat, resume, fork, ask
-    "golem_cli.cli.tools_command",  # tools
-    "golem_cli.cli.mcp_command",  # mcp list, mcp import
-    "golem_cli.cli.models",  # models
-    "golem_cli.cli.conversations",  # list, show, delete
-    "golem_cli.cli.search",  # search
-    "golem_cli.cli.normalize",  # normalize
-    "golem_cli.cli.transfer",  # export, import
+    "golem_cli.cli.commands.chat",  # chat, resume, fork, ask
+    "golem_cli.cli.commands.tools",  # tools
+    "golem_cli.cli.commands.mcp",  # mcp list, mcp import
+    "golem_cli.cli.commands.models",  # models
+    "golem_cli.cli.commands.conversations",  # list, show, delete
+    "golem_cli.cli.commands.search",  # search
+    "golem_cli.cli.commands.normalize",  # normalize
+    "golem_cli.cli.commands.transfer",  # export, import
 )
 
 
@@ -68,7 +68,7 @@ def build_app() -> typer.Typer:
     import typer
 
     from golem_cli.cli.command import to_typer
-    from golem_cli.cli.console import styled
+    from golem_cli.cli.render.console import styled
 
     app = typer.Typer(
         name="golem",

@@ -105,7 +105,7 @@ def read_messages(source: Source, *, missing: str = "no such file or conversatio
     read whole, so that errors name their position exactly as ``parse_history``'s do."""
     from contextlib import closing
 
-    from golem_cli.core.codec import PIECE, read_history_pieces
+    from golem_cli.core.codec.history import PIECE, read_history_pieces
     from golem_cli.store.files import read_pieces
 
     if source.stdin:  # a pipe is read once, whole (bounded like a file)
@@ -161,7 +161,7 @@ def write_stdout(data: bytes | Iterable[bytes]) -> None:
 
 def parse_history(data: bytes, label: str) -> list[Message]:
     """Decode a history; a ``HistoryFormatError`` names the source and the position."""
-    from golem_cli.core.codec import load_history
+    from golem_cli.core.codec.history import load_history
     from golem_cli.core.errors import HistoryFormatError
 
     try:

@@ -30,7 +30,7 @@ def conversation_ids(incomplete: str) -> list[tuple[str, str]]:
     as (ID, "title · updated"). (typer offers only values that start with what was typed, so a
     tail, which golem accepts, does not complete.)"""
     from golem_cli.cli.common import open_store
-    from golem_cli.cli.console import local_time
+    from golem_cli.cli.render.console import local_time
 
     typed = incomplete.strip().lower()
     offered = [("last", "the most recently updated conversation")] if "last".startswith(typed) else []

@@ -115,7 +115,7 @@ def report(exc: BaseException, *, debug: bool = False, saved: str = "") -> int:
         except (OSError, ValueError):
             pass
         return EXIT_INTERRUPTED
-    from golem_cli.cli.terminal_text import for_terminal
+    from golem_cli.cli.render.terminal_text import for_terminal
 
     line = describe(exc, saved=saved).replace("\n", " ")  # a server's message, a file name: shown, not obeyed
     try:

@@ -2,7 +2,7 @@
 
 Knows nothing of terminals, HTTP or files. Everything public is importable from here; names
 load on first use (PEP 562), so a command that only reads a history file does not pay for
-the run loop, and ``import golem_cli.core.codec`` stays as cheap as the codec itself.
+the run loop, and ``import golem_cli.core.codec.history`` stays as cheap as the codec itself.
 """
 
 from __future__ import annotations
@@ -16,12 +16,13 @@ _EXPORTS: dict[str, str] = {
     "SYSTEM": "messages", "USER": "messages", "ASSISTANT": "messages", "TOOL": "messages",
     "INTERRUPTED": "messages", "INTERRUPTED_REPLY_MARK": "messages", "is_interrupted_reply": "messages",
     "mark_interrupted": "messages",
-    "load_history": "codec", "dump_history": "codec",
+    "load_history": "codec.history", "dump_history": "codec.history",
     "new_id": "ids",
     # history operations
-    "repair_history": "repair", "normalize_history": "repair", "HistoryRepair": "repair",
-    "sanitize_history": "sanitize", "SanitizeReport": "sanitize", "UnsafePart": "sanitize",
-    "trim_history": "processors", "budget_history": "processors", "HistoryProcessor": "processors",
+    "repair_history": "history.repair", "normalize_history": "history.repair", "HistoryRepair": "history.repair",
+    "sanitize_history": "history.sanitize", "SanitizeReport": "history.sanitize", "UnsafePart": "history.sanitize",
+    "trim_history": "history.processors", "budget_history": "history.processors",
+    "HistoryProcessor": "history.processors",
     # errors and usage
     "GolemError": "errors", "InputError": "errors", "HistoryFormatError": "errors", "HistoryProcessorError": "errors",
     "HistoryValidationError": "errors", "ModelError": "errors", "PartialResult": "errors",
@@ -41,7 +42,7 @@ _EXPORTS: dict[str, str] = {
     "EchoModel": "offline", "ScriptedModel": "offline", "Step": "offline",
     "TokenCounter": "tokens", "EstimatingCounter": "tokens", "CallableCounter": "tokens",
     "counter_for": "tokens", "estimate_text": "tokens",
-    "validate_run_input": "validate",
+    "validate_run_input": "history.validate",
 }  # fmt: skip
 
 __all__ = sorted(_EXPORTS)
@@ -62,7 +63,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent, RunResult
-    from golem_cli.core.codec import dump_history, load_history
+    from golem_cli.core.codec.history import dump_history, load_history
     from golem_cli.core.errors import (
         GolemError,
         HistoryFormatError,
@@ -77,6 +78,10 @@ if TYPE_CHECKING:
         UsageLimitError,
     )
     from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+    from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
+    from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
+    from golem_cli.core.history.sanitize import SanitizeReport, UnsafePart, sanitize_history
+    from golem_cli.core.history.validate import validate_run_input
     from golem_cli.core.ids import new_id
     from golem_cli.core.messages import (
         ASSISTANT,
@@ -105,11 +110,8 @@ if TYPE_CHECKING:
         ToolDefinition,
     )
     from golem_cli.core.offline import EchoModel, ScriptedModel, Step
-    from golem_cli.core.processors import HistoryProcessor, budget_history, trim_history
-    from golem_cli.core.repair import HistoryRepair, normalize_history, repair_history
     from golem_cli.core.retry import RetryPolicy
     from golem_cli.core.runconfig import ApprovalHook, RunConfig, RunHooks
-    from golem_cli.core.sanitize import SanitizeReport, UnsafePart, sanitize_history
     from golem_cli.core.tokens import CallableCounter, EstimatingCounter, TokenCounter, counter_for, estimate_text
     from golem_cli.core.tools import (
         APPROVED,
@@ -126,4 +128,3 @@ if TYPE_CHECKING:
         tool,
     )
     from golem_cli.core.usage import Usage, UsageLimits
-    from golem_cli.core.validate import validate_run_input

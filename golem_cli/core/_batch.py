@@ -47,6 +47,7 @@ from typing import Any
 from golem_cli.core._state import RunState
 from golem_cli.core.errors import RunCanceledError, ToolCallError
 from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+from golem_cli.core.history.validate import part_error
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
 from golem_cli.core.runconfig import RunConfig, RunHooks
 from golem_cli.core.tools import (
@@ -60,7 +61,6 @@ from golem_cli.core.tools import (
     ToolResult,
     denial_text,
 )
-from golem_cli.core.validate import part_error
 
 Outcome = ToolResult | BaseException | None  # None: the call never started (or is running)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from golem_cli.core.errors import PartialResult, RunError
+from golem_cli.core.history.validate import thinking_error
 from golem_cli.core.messages import ASSISTANT, Message, mark_interrupted, replace
 from golem_cli.core.model import ResponseAccumulator
 from golem_cli.core.usage import Usage
-from golem_cli.core.validate import thinking_error
 
 
 def interruption(exc: BaseException) -> str:

@@ -37,11 +37,12 @@ from golem_cli.core.errors import (
     UsageLimitError,
 )
 from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+from golem_cli.core.history.processors import HistoryProcessor
+from golem_cli.core.history.repair import repair_history
+from golem_cli.core.history.validate import validate_run_input
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part
 from golem_cli.core.model import Model, ModelResponse, ModelSettings
-from golem_cli.core.processors import HistoryProcessor
-from golem_cli.core.repair import repair_history
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.runconfig import (
     DEFAULT_MAX_TURNS,
@@ -53,7 +54,6 @@ from golem_cli.core.runconfig import (
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
 from golem_cli.core.usage import Usage, UsageLimits
-from golem_cli.core.validate import validate_run_input
 
 __all__ = [
     "DEFAULT_MAX_TURNS",

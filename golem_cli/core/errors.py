@@ -180,7 +180,7 @@ class ToolCallError(GolemError):
     """A tool call failed the run; ``str()`` is Go's ``runner: tool "<name>" (call "<id>"): <err>``."""
 
     def __init__(self, tool_name: str, call_id: str, error: BaseException | str) -> None:
-        from golem_cli.core.gojson import go_quote_q  # msgspec: not for every command that imports errors
+        from golem_cli.core.codec.gojson import go_quote_q  # msgspec: not for every command that imports errors
 
         self.tool_name, self.call_id, self.error = tool_name, call_id, error
         super().__init__(f"runner: tool {go_quote_q(tool_name)} (call {go_quote_q(call_id)}): {error}")
@@ -190,7 +190,7 @@ class RunCanceledError(GolemError):
     """A tool ended the run with ``ToolCanceled`` (stage ``canceled``)."""
 
     def __init__(self, tool_name: str, call_id: str, reason: str) -> None:
-        from golem_cli.core.gojson import go_quote_q
+        from golem_cli.core.codec.gojson import go_quote_q
 
         self.tool_name, self.call_id, self.reason = tool_name, call_id, reason
         super().__init__(

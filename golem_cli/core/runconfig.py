@@ -18,9 +18,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from golem_cli.core.history.processors import HistoryProcessor
 from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelSettings, ToolDefinition
-from golem_cli.core.processors import HistoryProcessor
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, Tool

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from golem_cli.core.gojson import html_escape_json
+from golem_cli.core.codec.gojson import html_escape_json
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 from golem_cli.core.model import ModelResponse, StreamDone, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 

@@ -67,7 +67,7 @@ def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: in
     mtime = messages_sig[0] / 1e9
     if sidecar is not None and sidecar.size == messages_sig[1]:
         return Entry(sidecar, messages_sig, sidecar_sig)
-    from golem_cli.core.codec import load_history
+    from golem_cli.core.codec.history import load_history
     from golem_cli.core.errors import HistoryFormatError
 
     try:

@@ -447,7 +447,7 @@ class Index:
     def _update_texts(
         self, db: sqlite3.Connection, *, seconds: float | None = None, stop: Callable[[], bool] | None = None
     ) -> bool:
-        from golem_cli.core.codec import load_history
+        from golem_cli.core.codec.history import load_history
         from golem_cli.core.errors import HistoryFormatError
 
         self._refresh(db)
@@ -622,7 +622,7 @@ def _index_text(
     base = rid << MESSAGE_BITS
     new = messages[start:limit]
     if not full:  # messages a save is writing: their text as the file will give it back
-        from golem_cli.core.codec import as_saved
+        from golem_cli.core.codec.history import as_saved
 
         new = [as_saved(m) for m in new]
     db.executemany(

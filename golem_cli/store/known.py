@@ -128,7 +128,7 @@ class KnownMessages:
     def encode(self, messages: Sequence[Message]) -> Encoding:
         """``dump_history(messages)``, encoding only the messages after the known ones when
         ``messages`` starts with them, unchanged."""
-        from golem_cli.core.codec import dump_appended, dump_with_batches
+        from golem_cli.core.codec.history import dump_appended, dump_with_batches
 
         messages = list(messages)
         n = len(self._messages)

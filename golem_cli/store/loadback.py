@@ -48,7 +48,7 @@ class LoadBackCheck:
         element proves the whole, and only a batch of messages is decoded at a time (a whole
         decode held a second copy of every message). Offsets that do not tile ``data`` so are
         not used."""
-        from golem_cli.core.codec import load_history
+        from golem_cli.core.codec.history import load_history
         from golem_cli.core.errors import HistoryFormatError
 
         tail = self._appended(data)

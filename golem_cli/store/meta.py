@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import msgspec
 
+from golem_cli.core.history.numbering import numbered
 from golem_cli.core.ids import id_time_ms
 from golem_cli.core.messages import USER, Message
-from golem_cli.core.numbering import numbered
 
 SUMMARY_LENGTH = 80
 

@@ -47,7 +47,7 @@ SYSTEM = "system"  # core.messages.SYSTEM, without importing the messages module
 class Hit:
     """The first matching message of one conversation: ``message_index`` counts from 0 in the
     file's array (what a program indexes), ``number`` as ``golem show`` and ``fork --at``
-    number messages (core/numbering.py: from 1, system messages aside; None for one)."""
+    number messages (core/history/numbering.py: from 1, system messages aside; None for one)."""
 
     __slots__ = ("message_index", "meta", "number", "role", "snippet")
 
@@ -295,9 +295,9 @@ def _check_files(
 ) -> list[Hit]:
     """The first match in each of these conversations, newest first, read from their files
     (only those the prefilter admits are decoded), at most ``limit`` of them."""
-    from golem_cli.core.codec import load_history
+    from golem_cli.core.codec.history import load_history
     from golem_cli.core.errors import HistoryFormatError
-    from golem_cli.core.numbering import number_of
+    from golem_cli.core.history.numbering import number_of
     from golem_cli.store.files import read_regular
     from golem_cli.store.textscan import problem_text
 

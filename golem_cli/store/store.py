@@ -191,7 +191,7 @@ class Store:
 
     def load(self, cid: str) -> list[Message]:
         """The conversation's messages. ``CorruptConversation`` if the file is not a history."""
-        from golem_cli.core.codec import read_history
+        from golem_cli.core.codec.history import read_history
         from golem_cli.core.errors import HistoryFormatError
 
         path = self.messages_path(cid)
@@ -219,7 +219,7 @@ class Store:
         the messages (ADR 0016). The same errors as ``load``."""
         from contextlib import closing
 
-        from golem_cli.core.codec import PIECE, read_history_pieces
+        from golem_cli.core.codec.history import PIECE, read_history_pieces
 
         path = self.messages_path(cid)
         try:
@@ -421,9 +421,9 @@ class Store:
         """Copy the first ``at`` messages (all by default) into a new conversation titled
         after its parent, whose metadata records the parent and the fork point; returns the
         new ID (``new`` when given). ``at`` counts as ``golem show`` numbers
-        (core/numbering.py: system messages have no number and come along up to message
+        (core/history/numbering.py: system messages have no number and come along up to message
         ``at + 1``)."""
-        from golem_cli.core.numbering import numbered, through
+        from golem_cli.core.history.numbering import numbered, through
 
         messages = self.load(cid)
         shown = numbered(messages)

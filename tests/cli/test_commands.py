@@ -6,7 +6,7 @@ import json
 import os
 import stat
 
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, ToolCall, mark_interrupted
 from golem_cli.store import Store
 

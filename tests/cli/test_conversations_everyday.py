@@ -64,7 +64,7 @@ def test_show_counts_what_it_numbers(golem, home):
 def test_show_search_and_fork_number_an_imported_mid_history_system_message_alike(golem, home, tmp_path):
     """A file imported as it is may hold a system message mid-history: ``show`` leaves it
     unnumbered, a ``search`` hit after it carries the number ``show`` gives, and ``fork --at``
-    takes that number to mean the same message (core/numbering.py)."""
+    takes that number to mean the same message (core/history/numbering.py)."""
     history = tmp_path / "imported.json"
     history.write_text(json.dumps([
         {"role": "user", "content": "one"}, {"role": "assistant", "content": "reply one"},

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from golem_cli.cli.findings import DROPPED, SYNTHESIZED, TRUNCATED, repair_findings
+from golem_cli.cli.render.findings import DROPPED, SYNTHESIZED, TRUNCATED, repair_findings
+from golem_cli.core.history.repair import HistoryRepair, normalize_history
 from golem_cli.core.messages import Message, ToolCall
-from golem_cli.core.repair import HistoryRepair, normalize_history
 
 
 class Walks(list):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from golem_cli.core.codec import dump_history, load_history
-from golem_cli.core.repair import normalize_history
+from golem_cli.core.codec.history import dump_history, load_history
+from golem_cli.core.history.repair import normalize_history
 
 from tests.vectors import load_vector, messages_from_json, vector_files
 

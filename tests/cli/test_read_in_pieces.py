@@ -12,7 +12,8 @@ from unittest import mock
 
 import pytest
 from golem_cli.cli import common
-from golem_cli.core import HistoryFormatError, Message, ToolCall, codec, dump_history, load_history
+from golem_cli.core import HistoryFormatError, Message, ToolCall, dump_history, load_history
+from golem_cli.core.codec import history as codec
 
 WORDS = ["the", "of", "and", "東京", "café", "<div>", "x<y", "return", "import", "def"]
 

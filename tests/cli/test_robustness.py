@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
 

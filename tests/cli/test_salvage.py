@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from golem_cli.cli.salvage import salvage
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.cli.commands.salvage import salvage
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from hypothesis import given, settings

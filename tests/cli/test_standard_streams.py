@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import unicodedata
 
-from golem_cli.cli import terminal_text
-from golem_cli.cli.terminal_text import VisibleStream, for_terminal, visible
-from golem_cli.cli.tool_view import result_preview, summarize_args
+from golem_cli.cli.render import terminal_text
+from golem_cli.cli.render.terminal_text import VisibleStream, for_terminal, visible
+from golem_cli.cli.tools.view import result_preview, summarize_args
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from golem_cli.cli.render import markdown_document, plain_lines
-from golem_cli.cli.terminal_text import visible
-from golem_cli.cli.tool_view import summarize_args
+from golem_cli.cli.render.terminal_text import visible
+from golem_cli.cli.render.transcript import markdown_document, plain_lines
+from golem_cli.cli.tools.view import summarize_args
 from golem_cli.core.messages import Message, ToolCall
 
 LONG = "\n".join(f"line {i}" for i in range(1, 11))

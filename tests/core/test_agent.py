@@ -10,17 +10,17 @@ from dataclasses import replace
 import pytest
 from golem_cli.core.agent import Agent, RunResult, resolve_instructions
 from golem_cli.core.errors import GolemError, HistoryProcessorError, HistoryValidationError, ModelError, RunError
+from golem_cli.core.history.processors import budget_history, trim_history
+from golem_cli.core.history.repair import repair_history
+from golem_cli.core.history.validate import validate_run_input
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelSettings, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.offline import EchoModel, ScriptedModel, Step, call, fail, reply
-from golem_cli.core.processors import budget_history, trim_history
-from golem_cli.core.repair import repair_history
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
 from golem_cli.core.usage import Usage
-from golem_cli.core.validate import validate_run_input
 from hypothesis import given, settings
 
 from tests.core.strategies import HISTORIES

@@ -16,6 +16,7 @@ from golem_cli.core.agent import (
     UsageLimits,
 )
 from golem_cli.core.errors import ModelError, PartialResult, RunError
+from golem_cli.core.history.repair import repair_history
 from golem_cli.core.messages import (
     INTERRUPTED,
     INTERRUPTED_REPLY_MARK,
@@ -28,7 +29,6 @@ from golem_cli.core.messages import (
 )
 from golem_cli.core.model import StreamDone, TextDelta, ToolCallDelta
 from golem_cli.core.offline import ScriptedModel, Step, call, fail, reply
-from golem_cli.core.repair import repair_history
 from golem_cli.core.tokens import CallableCounter
 from golem_cli.core.tools import ModelRetry, ToolCanceled, tool
 from golem_cli.core.usage import Usage

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from golem_cli.core.history.repair import repair_history
+from golem_cli.core.history.validate import validate_run_input
 from golem_cli.core.messages import SYSTEM, USER, Message
 from golem_cli.core.model import ModelRequest
-from golem_cli.core.repair import repair_history
-from golem_cli.core.validate import validate_run_input
 
 
 def run(coro):

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 from golem_cli.core.agent import Agent, ToolCallFinished
 from golem_cli.core.errors import RunError
+from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED, ToolCall
 from golem_cli.core.offline import ScriptedModel, Step, reply
-from golem_cli.core.repair import normalize_history
 from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import tool
 

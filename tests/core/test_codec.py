@@ -7,9 +7,10 @@ import json
 import re
 
 import pytest
-from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, codec, dump_history, load_history
-from golem_cli.core.repair import normalize_history
-from golem_cli.core.toolargs import wire_args
+from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, dump_history, load_history
+from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.toolargs import wire_args
+from golem_cli.core.history.repair import normalize_history
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

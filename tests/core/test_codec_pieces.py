@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from unittest import mock
 
-from golem_cli.core import HistoryFormatError, Message, ToolCall, codec, dump_history
+from golem_cli.core import HistoryFormatError, Message, ToolCall, dump_history
+from golem_cli.core.codec import history as codec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

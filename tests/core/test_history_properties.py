@@ -146,7 +146,7 @@ def test_dump_load_is_a_fixed_point(history):
 def test_skipping_the_second_pass_when_no_call_id_repeats_changes_nothing(history):
     """_repair runs the reference's second pass only when a call ID repeats (the only way it
     can change anything); forcing it must give the same history and report."""
-    from golem_cli.core.repair import _repair, _scan
+    from golem_cli.core.history.repair import _repair, _scan
 
     needed = _scan(history, truncation=False)[0]
     assert _repair(history, needed) == _repair(history, needed, always_twice=True)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from golem_cli.core.history.processors import budget_history
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
-from golem_cli.core.processors import budget_history
 from golem_cli.core.tokens import (
     MESSAGE_OVERHEAD,
     PART_TOKENS,

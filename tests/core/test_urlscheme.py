@@ -3,7 +3,7 @@ reference it replaced (issue 8: that one took 34 s for a 50 MB URL part)."""
 
 from __future__ import annotations
 
-from golem_cli.core.urlscheme import url_scheme
+from golem_cli.core.history.urlscheme import url_scheme
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from golem_cli.core.codec.gojson import go_quote_q
 from golem_cli.core.errors import HistoryValidationError
-from golem_cli.core.gojson import go_quote_q
+from golem_cli.core.history.validate import part_error, thinking_error, validate_run_input
 from golem_cli.core.messages import Message, Part, ThinkingBlock
-from golem_cli.core.validate import part_error, thinking_error, validate_run_input
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 from golem_cli.core import HistoryProcessorError
-from golem_cli.core.processors import trim_history
-from golem_cli.core.repair import normalize_history, repair_history
-from golem_cli.core.sanitize import sanitize_history
+from golem_cli.core.history.processors import trim_history
+from golem_cli.core.history.repair import normalize_history, repair_history
+from golem_cli.core.history.sanitize import sanitize_history
 
 from tests.vectors import load_vector, messages_from_json, vector_files
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.errors import ModelError
 
 from tests.providers.helpers import complete, make_model, stream

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from golem_cli.core.codec import load_history
+from golem_cli.core.codec.history import load_history
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelSettings, ToolDefinition

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from golem_cli.core.codec import load_history
+from golem_cli.core.codec.gojson import go_quote_q as go_q
+from golem_cli.core.codec.history import load_history
 from golem_cli.core.errors import ModelError
-from golem_cli.core.gojson import go_quote_q as go_q
 from golem_cli.core.messages import Message, Part, ToolCall
 from golem_cli.core.model import ModelRequest, ModelSettings, ToolDefinition
 from golem_cli.providers.openai.wire import request_body

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pexpect
-from golem_cli.core.repair import normalize_history
+from golem_cli.core.history.repair import normalize_history
 from golem_cli.store import Store
 
 from tests.repl.conftest import plain

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
-from golem_cli.core.repair import normalize_history
 
 from tests.mcpservers import demo_toml, http_demo, published
 from tests.providerserver import ProviderServer, Scenario

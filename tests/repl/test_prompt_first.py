@@ -35,7 +35,7 @@ sys.exit(main(sys.argv[2:]))
 
 #: Loaded after the prompt is shown, never before it.
 LATER = ("rich", "httpx", "click", "pygments", "markdown_it", "golem_cli.core.agent", "golem_cli.providers._http",
-         "golem_cli.providers.openai.model", "golem_cli.cli.streaming", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
+         "golem_cli.providers.openai.model", "golem_cli.cli.render.streaming", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
 #: Without tools, the session opens after the prompt too: the model is resolved and the
 #: conversation created once the prompt is drawn (the banner needs only the model's name and
 #: the new ID), so neither the codec nor the store's index nor the providers load before it.
@@ -60,7 +60,7 @@ def test_what_the_prompt_does_not_wait_for(server: ProviderServer, home: Path, t
     config = home / "config.toml"
     config.write_text(config.read_text() + demo_toml("demo"))
     modules = loaded_at_the_prompt(home, tmp_path, *args)
-    assert "prompt_toolkit" in modules and "golem_cli.cli.repl" in modules  # it did reach the prompt
+    assert "prompt_toolkit" in modules and "golem_cli.cli.repl.loop" in modules  # it did reach the prompt
     later = LATER if "-T" in args else LATER + OPENED_LATER
     early = [m for m in modules if any(m == name or m.startswith(name + ".") for name in later)]
     assert early == []

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 import pexpect
-from golem_cli.cli.chat import LOAD_AFTER_THE_PROMPT
+from golem_cli.cli.commands.chat import LOAD_AFTER_THE_PROMPT
 from golem_cli.core import INTERRUPTED, Message, ToolCall
-from golem_cli.core.repair import normalize_history
+from golem_cli.core.history.repair import normalize_history
 from golem_cli.store import Store
 
 from tests.repl.conftest import plain

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from golem_cli.cli.streaming import ReplyRenderer, split_finished
+from golem_cli.cli.render.streaming import ReplyRenderer, split_finished
 from rich.console import Console
 
 
@@ -59,7 +59,7 @@ def test_plain_mode_writes_deltas_verbatim():
 
 
 def test_live_tail_shows_the_newest_text_of_a_long_paragraph():
-    from golem_cli.cli.streaming import _Tail
+    from golem_cli.cli.render.streaming import _Tail
 
     c, out = console()
     tail = _Tail(max_lines=6)
@@ -84,7 +84,7 @@ def test_spinner_says_thinking_while_the_model_reasons():
 def test_an_endless_paragraph_is_drawn_within_bounds():
     """A flood without line breaks: the live region renders only what it can show, and the
     rest is printed as text, not re-rendered as megabytes of markdown (issue 8)."""
-    from golem_cli.cli.streaming import MARKDOWN_LIMIT, _Tail
+    from golem_cli.cli.render.streaming import MARKDOWN_LIMIT, _Tail
 
     tail = _Tail(10)
     tail.text = "All work and no play. " * 100_000

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from golem_cli.core.codec import load_history
+from golem_cli.core.codec.history import load_history
+from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
-from golem_cli.core.repair import normalize_history
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
 from tests.repl.conftest import GOLEM, Chat, golem_env, plain

@@ -14,7 +14,7 @@ import re
 import resource
 
 import pexpect
-from golem_cli.core.codec import load_history
+from golem_cli.core.codec.history import load_history
 from golem_cli.store import Store
 
 from tests.repl.conftest import plain

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from golem_cli.store import index as index_mod
@@ -221,7 +221,7 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
 
 def test_a_lost_sidecar_gives_the_fork_point_as_show_numbers_it(store):
     """A system message mid-history has no number: the derived fork point skips it, as
-    ``Store.fork`` and ``golem show`` do (core/numbering.py)."""
+    ``Store.fork`` and ``golem show`` do (core/history/numbering.py)."""
     roles = ["user", "assistant", "system", "user", "assistant"]
     parent = store.create([Message(role, f"m{i}", conversation_id=P) for i, role in enumerate(roles)], cid=P)
     child = store.fork(parent, 3)

@@ -7,8 +7,8 @@ import typing
 
 import msgspec
 import pytest
-from golem_cli.core import codec
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.store import Store
 from golem_cli.store.known import LIST_FIELDS, KnownMessages

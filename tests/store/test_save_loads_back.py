@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
@@ -144,7 +144,7 @@ def test_the_check_refuses_exactly_what_the_reader_refuses(known_pieces, new_pie
 
 
 def test_a_long_first_save_is_checked_a_batch_at_a_time(tmp_path, monkeypatch) -> None:
-    from golem_cli.core import codec
+    from golem_cli.core.codec import history as codec
 
     history = [Message(role="user", content=f"message {i} " * 20) for i in range(3 * codec._BATCH)]
     decoded: list[int] = []
@@ -179,7 +179,7 @@ def test_a_bad_message_deep_in_a_first_save_is_refused_with_its_position(tmp_pat
 @settings(max_examples=300, deadline=None)
 def test_batches_that_do_not_tile_the_bytes_prove_nothing(n, bad_at, shifts, dropped) -> None:
     """Whatever offsets are passed (moved, or a batch left out), ``check`` agrees with a whole load."""
-    from golem_cli.core import codec
+    from golem_cli.core.codec import history as codec
 
     history = [_bad_call() if i == bad_at else Message(role="user", content=f"m{i}") for i in range(n)]
     data, batches = codec.dump_with_batches(history)

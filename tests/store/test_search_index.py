@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.store import Store
 from golem_cli.store import index as index_mod

@@ -8,7 +8,7 @@ import stat
 import time
 
 import pytest
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import ConversationExists, ConversationNotFound, StoreError

@@ -8,8 +8,8 @@ import tracemalloc
 from unittest import mock
 
 import pytest
-from golem_cli.core import codec
-from golem_cli.core.codec import dump_history
+from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import ConversationNotFound, CorruptConversation, Store
 

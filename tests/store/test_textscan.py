@@ -8,7 +8,7 @@ import os
 import random
 import sys
 
-from golem_cli.core.codec import dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message
 from golem_cli.store.search import _match, parse_query
 from golem_cli.store.searchtext import message_text

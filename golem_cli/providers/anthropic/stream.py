@@ -15,9 +15,9 @@ from typing import Any
 
 import msgspec
 
+from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelResponse, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
-from golem_cli.core.toolargs import wire_args
 from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, finish_reason
 from golem_cli.providers.anthropic.wire import FINISH_REASONS, usage
 

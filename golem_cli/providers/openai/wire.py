@@ -14,11 +14,11 @@ from typing import Any
 
 import msgspec
 
+from golem_cli.core.codec.gojson import go_quote, go_quote_q
+from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.errors import ModelError
-from golem_cli.core.gojson import go_quote, go_quote_q
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, ToolDefinition
-from golem_cli.core.toolargs import wire_args
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import count, encode_json, finish_reason, paired
 

@@ -1,0 +1,1 @@
+"""Each `golem` command group, one module each."""

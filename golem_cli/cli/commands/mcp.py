@@ -1,0 +1,194 @@
+"""``golem mcp list`` and ``golem mcp import FILE``: the configured tool servers, and servers
+brought over from Claude Desktop's or Cursor's JSON."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from golem_cli.cli.command import Argument, Command, Option
+
+if TYPE_CHECKING:
+    from golem_cli.config.mcp_import import Imported, Plan
+
+PANEL = "Chat"
+ACTIONS = ("list", "import")
+
+
+def mcp(*, action: str, file: str | None, as_json: bool, no_start: bool, dry_run: bool) -> int:
+    from golem_cli.cli.errors import InputError
+
+    if action == "list":
+        if file is not None:
+            raise InputError("golem mcp list takes no file (did you mean golem mcp import FILE?)")
+        return list_servers(as_json=as_json, start=not no_start)
+    if action == "import":
+        if file is None:
+            raise InputError("give the JSON file to import: golem mcp import FILE (e.g. claude_desktop_config.json)")
+        return import_servers(Path(file), dry_run=dry_run)
+    raise InputError(f"golem mcp: no action {action!r}; use list or import")
+
+
+# --- list ----------------------------------------------------------------------------------
+
+
+def list_servers(*, as_json: bool, start: bool) -> int:
+    """Every configured server: how golem reaches it, and (unless ``start`` is off) whether it
+    starts and how many tools it offers."""
+    import asyncio
+    import time
+
+    from golem_cli.cli.render.console import out, print_json
+    from golem_cli.config.paths import config_file
+    from golem_cli.config.settings import load_settings
+    from golem_cli.tools.mcp.config import server_configs
+
+    settings = load_settings()
+    configs = server_configs(settings.mcp_servers)
+    status: dict[str, dict[str, Any]] = {}
+    if start and any(c.enabled for c in configs.values()):
+        from golem_cli.tools.mcp.source import McpSource
+
+        sources = [McpSource(c) for c in configs.values() if c.enabled]
+
+        async def check(source: McpSource) -> None:
+            began = time.monotonic()
+            try:
+                await source.start()
+            except Exception:
+                status[source.group] = {"status": "failed", "problem": source.problem}
+            else:
+                status[source.group] = {"status": "ready", "tools": [e.own_name for e in source.entries()],
+                                        "seconds": round(time.monotonic() - began, 2)}  # fmt: skip
+            finally:
+                await source.close()
+
+        async def check_all() -> None:
+            await asyncio.gather(*(check(s) for s in sources))
+
+        asyncio.run(check_all())
+    if as_json:
+        print_json([
+            {"name": c.name, "transport": c.transport, "where": c.where, "enabled": c.enabled,
+             "allow": list(c.allow), **status.get(c.name, {})}
+            for c in configs.values()
+        ])  # fmt: skip
+        return 0
+    if not configs:
+        out(f"No tool servers configured. Add [mcp_servers.NAME] tables to {config_file()},")
+        out("or bring them from Claude Desktop or Cursor: golem mcp import FILE.")
+        return 0
+    width = max(len(name) for name in configs)
+    for c in configs.values():
+        state = status.get(c.name, {})
+        if not c.enabled:
+            said = "disabled (enabled = false)"
+        elif state.get("status") == "ready":
+            n = len(state["tools"])
+            said = f"ready, {n} tool{'s' if n != 1 else ''} ({state['seconds']:.1f} s)"
+        elif state.get("status") == "failed":
+            said = f"did not start: {state['problem']}"
+        else:
+            said = ""
+        out(f"{c.name:<{width}}  {c.transport:<5}  {c.where}" + (f"\n{'':<{width}}  {said}" if said else ""))
+    out("")
+    out("Enable one in a chat with -T NAME (all its tools) or -T NAME.TOOL; golem tools lists the tools.")
+    return 0
+
+
+# --- import --------------------------------------------------------------------------------
+
+
+def import_servers(file: Path, *, dry_run: bool) -> int:
+    """Add the servers of a Claude Desktop / Cursor JSON file to config.toml."""
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.render.console import note, out
+    from golem_cli.config import mcp_import
+    from golem_cli.config.paths import config_file
+    from golem_cli.store.files import UnreadableFile, read_regular
+
+    try:
+        data = read_regular(file, mcp_import.MAX_JSON_BYTES, what="a JSON file")
+    except UnreadableFile as e:
+        raise InputError(str(e)) from None
+    except FileNotFoundError:
+        raise InputError(f"{file}: no such file") from None
+    except OSError as e:
+        raise InputError(f"{file}: cannot read: {e.strerror or e}") from None
+    servers = mcp_import.servers_from_json(data, str(file))
+    result = mcp_import.plan(config_file(), servers, origin=file.name)
+    for item in result.refused:
+        note(f"golem: not imported: {item.source_name!r}: {item.refused}")
+    if result.conflicts:
+        for item in result.conflicts:
+            note(f"golem: [mcp_servers.{item.name}] is already in {result.path} with other settings")
+        raise InputError(
+            f"nothing imported: {len(result.conflicts)} name(s) conflict with {result.path}",
+            hint="remove or rename those tables in config.toml (or the servers in the JSON file) and import again",
+        )
+    for item in result.unchanged:
+        out(f"unchanged: {item.name} (already in {result.path} with these settings)")
+    if not result.added:
+        if not result.unchanged:
+            raise InputError(f"{file}: no server could be imported")
+        return 0
+    verb = "would add" if dry_run else "added"
+    out(f"{verb} to {result.path}:")
+    for item in result.added:
+        out(_describe(item))
+    if dry_run:
+        out("(dry run: nothing written)")
+        return 0
+    _write(result)
+    out("")
+    names = [item.name for item in result.added]
+    out(f"Use them in a chat with -T NAME (golem chat -T {names[0]}); golem mcp list checks they start.")
+    out('Every call asks first; allow = ["read_*"] in a server\'s table lets matching tools run without asking.')
+    return 0
+
+
+def _describe(item: Imported) -> str:
+    """A line for a server, without secrets: environment and header values are not shown."""
+    from golem_cli.tools.mcp.config import ServerConfig
+
+    config = ServerConfig.from_table(item.name, item.table)
+    extra = []
+    if item.table.get("env"):
+        extra.append("env: " + ", ".join(item.table["env"]))
+    if item.table.get("headers"):
+        extra.append("headers: " + ", ".join(item.table["headers"]))
+    if item.table.get("enabled") is False:
+        extra.append("disabled")
+    if item.ignored:
+        extra.append("not imported: " + ", ".join(item.ignored))
+    renamed = f" (was {item.source_name!r})" if item.name != item.source_name else ""
+    details = f"  [{'; '.join(extra)}]" if extra else ""
+    return f"  {item.name}{renamed}  {config.transport}  {config.where}{details}"
+
+
+def _write(result: Plan) -> None:
+    """The new text over config.toml: atomically, to the file a symlink points at (so a
+    dotfiles link stays a link), keeping its mode (0600 for a new file: it may hold tokens)."""
+    import os
+
+    from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, write_atomic
+
+    target = Path(os.path.realpath(result.path))
+    try:
+        mode = os.stat(target).st_mode & 0o777
+    except FileNotFoundError:
+        mode = PRIVATE_FILE
+        ensure_private_dir(target.parent)
+    write_atomic(target, result.text.encode("utf-8"), mode=mode)
+
+
+COMMANDS = (
+    Command("mcp", mcp, "Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.", PANEL, [
+        Argument("action", "list|import", "list: the configured servers and whether they start; "
+                 "import: add the servers of a Claude Desktop / Cursor JSON file to config.toml."),
+        Argument("file", "FILE", "The JSON file to import ({\"mcpServers\": {...}}).", required=False),
+        Option("as_json", "--json", help="list: print the servers as JSON."),
+        Option("no_start", "--no-start", help="list: only show the configuration; start nothing."),
+        Option("dry_run", "--dry-run", help="import: show what would be added; write nothing."),
+    ]),
+)  # fmt: skip

@@ -1,0 +1,90 @@
+"""``golem search TEXT``: which conversations mention something, with the line that does."""
+
+from __future__ import annotations
+
+from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import roles
+
+PANEL = "Conversations"
+
+
+ROLES = ("user", "assistant", "system", "tool")
+
+
+def since_time(text: str, now: float) -> float:
+    """Unix time from ``--since``: an ISO 8601 date or time (local time unless it names a
+    zone), or an age: a number of minutes (m), hours (h), days (d) or weeks (w)."""
+    import re
+    from datetime import datetime
+
+    from golem_cli.cli.errors import InputError
+
+    age = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
+    if age:
+        return now - int(age.group(1)) * {"m": 60, "h": 3600, "d": 86400, "w": 604800}[age.group(2)]
+    try:
+        return datetime.fromisoformat(text.strip()).timestamp()
+    except (ValueError, OverflowError, OSError):
+        raise InputError(
+            f"--since {text!r}: give a date (2025-06-01), a time (2025-06-01T09:30) or an age (3d, 12h, 2w)"
+        ) from None
+
+
+def search(*, query: str, limit: int, as_json: bool, role: str | None = None, since: str | None = None) -> int:
+    from golem_cli.cli.common import open_store
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.render import console
+    from golem_cli.store.search import find
+
+    if not query.strip():
+        raise InputError("give some text to search for")
+    if role and role not in ROLES:
+        raise InputError(f"--role {role!r}: one of {', '.join(ROLES)}")
+    import time
+
+    after = since_time(since, time.time()) if since else 0.0
+    store = open_store()
+    found = find(store, query, limit or None, role=role or "", since=after)
+    hits = found.hits
+    try:
+        if found.unreadable:
+            from golem_cli.cli.commands.conversations import warn_unreadable
+
+            warn_unreadable(store, dict(found.unreadable))
+        if as_json:
+            console.print_json([
+                {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
+                 "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet}
+                for hit in hits
+            ])  # fmt: skip
+            return 0
+        from golem_cli.cli.render.short_ids import HINT_LENGTH
+
+        width = max([HINT_LENGTH, *found.prefixes.values()])
+        for hit in hits:
+            title = hit.meta.display_title[:40]
+            console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
+            # numbered as `golem show` numbers messages, so that `fork --at` takes the number
+            where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
+            console.out(f"    {where}: {hit.snippet}")
+        if not hits:
+            console.note(f"no conversation mentions {query!r}")
+            return 1
+        return 0
+    finally:
+        if found.behind:  # answered from the files: build the index for the next search
+            store.index_later()
+
+
+COMMANDS = (
+    Command("search", search, "Find conversations that mention TEXT, newest first.", PANEL, [
+        Argument("query", "TEXT", 'Text to look for (case-insensitive). "a phrase" matches those words in order, '
+                 "word* words that start with it; with either, every term must be in one message."),
+        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many conversations to show (0: all)."),
+        Option("role", "--role", type=str, metavar="ROLE", complete=roles,
+               help="Only messages of this role: user, assistant, system, tool."),
+        Option("since", "--since", type=str, metavar="WHEN",
+               help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),
+        Option("as_json", "--json", help="Print JSON."),
+    ]),
+)  # fmt: skip

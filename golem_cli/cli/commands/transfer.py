@@ -1,0 +1,166 @@
+"""``golem export`` and ``golem import``: moving conversations in and out of the store.
+
+Export writes exactly what a Go golem program reads (``--format json``) or a markdown
+document for people. Import treats the file as untrusted: it is sanitized (system prompts
+and non-http(s) URL parts removed, pairing repaired) unless ``--trust`` is given, and the
+report says what was removed and where.
+"""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from golem_cli.cli.command import Argument, Command, Option
+from golem_cli.cli.completion import ID_HELP, conversation_ids
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from golem_cli.core.messages import Message
+    from golem_cli.store import Store
+
+PANEL = "Conversations"
+
+
+class Format(enum.StrEnum):
+    json = "json"
+    markdown = "markdown"
+
+
+def export(*, ref: str, fmt: Format, output: Path | None) -> int:
+    """Write a stored conversation to ``output`` (or stdout); returns the exit code."""
+    import sys
+
+    from golem_cli.cli import common
+    from golem_cli.cli.render import console
+
+    if common.is_stdio(output):
+        output = None
+    store = common.open_store()
+    cid = store.resolve(ref)
+    messages = store.read(cid)  # never saved: decoded as the file is read
+    count = len(messages)
+    data: Iterable[bytes]
+    if fmt is Format.json:
+        from golem_cli.core.codec.history import drain_chunks
+
+        data = drain_chunks(messages)  # written as encoded, each batch freed once written
+    else:
+        from golem_cli.cli.render.transcript import markdown_document
+
+        data = [markdown_document(messages, store.meta(cid), cid).encode()]
+    if output is not None:
+        common.write_user_file(output, data)
+        console.note(f"exported {count} messages of {cid} to {output}")
+        return 0
+    sys.stdout.flush()
+    if fmt is Format.markdown and sys.stdout.isatty():  # a file or a pipe gets the bytes exactly
+        from golem_cli.cli.render.terminal_text import visible
+
+        data = [visible(b"".join(data).decode()).encode()]
+    for chunk in data:
+        sys.stdout.buffer.write(chunk)
+    if fmt is Format.json and sys.stdout.isatty():
+        sys.stdout.buffer.write(b"\n")
+    return 0
+
+
+def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool) -> int:
+    """Store a history file as a new conversation, sanitized unless ``trust``."""
+    from golem_cli.cli import common
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.render import console, findings, report
+    from golem_cli.core.errors import HistoryFormatError
+
+    store = common.open_store()
+    source = common.standard_input() if common.is_stdio(file) else common.Source(str(file), file)
+    label = source.label
+    try:
+        history = common.read_messages(source, missing="no such file")
+    except HistoryFormatError as e:
+        raise HistoryFormatError(
+            f"{e}; `golem normalize --salvage {source.ref} -o OUT.json` keeps its complete messages to import"
+        ) from None
+    if not history:
+        raise InputError(f"{label}: holds no messages; nothing to import")
+    found: list[findings.Finding] = []
+    rep = None
+    out = history
+    if not trust:
+        from golem_cli.core.history.sanitize import sanitize_history
+
+        out, rep = sanitize_history(history)
+        found = findings.sanitize_findings(history, out, rep)
+        if not out:
+            raise InputError(f"{label}: nothing is left once sanitized (--trust imports it as it is)")
+    own, why = _own_id(file, history, store)
+    cid = store.create(out, cid=own, title=title or "")
+    if why:
+        console.note(why)
+    if as_json:
+        console.print_json(
+            {
+                "id": cid,
+                "source": label,
+                "trusted": trust,
+                "messagesIn": len(history),
+                "messagesOut": len(out),
+                "changed": common.differs(history, out),
+                "report": rep.to_json() if rep is not None else None,  # the contract's spelling
+                "findings": report.findings_json(found),
+                "note": why or None,
+            }
+        )
+        return 0
+    if found:
+        console.out(f"{label}: sanitized, {len(found)} finding(s):")
+        report.print_findings(found, styled=console.styled())
+    elif not trust:
+        console.out(f"{label}: nothing to sanitize")
+    console.out(f"imported {len(out)} messages as {cid}")
+    return 0
+
+
+def _own_id(file: Path, history: list[Message], store: Store) -> tuple[str | None, str]:
+    """The file's own conversation ID when it is free: the file name (a copy of a stored
+    conversation), else the conversation ID stamped on its last messages."""
+    from golem_cli.store import is_conversation_id
+
+    candidates = []
+    if file.name.endswith(".json") and is_conversation_id(file.name[:-5]):
+        candidates.append(file.name[:-5])
+    stamped = next((m.conversation_id for m in reversed(history) if m.conversation_id), "")
+    if stamped and is_conversation_id(stamped.lower()):
+        candidates.append(stamped.lower())
+    for cid in candidates:
+        if not store.exists(cid):
+            return cid, ""
+    if candidates:
+        return None, f"conversation {candidates[0]} is already stored; imported under a new ID"
+    return None, ""
+
+
+COMMANDS = (
+    Command("export", export, """Export a conversation as JSON or markdown.
+
+        JSON is exactly what a Go golem program unmarshals as []model.Message.""", PANEL, [
+        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
+        Option("fmt", "--format", "-f", type=Format, default=Format.json,
+               help="json: the Go-readable message array; markdown: a document."),
+        Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout (- is stdout)."),
+    ]),
+    Command("import", import_history, """Import a history file as a new conversation.
+
+        The history is sanitized unless --trust.
+
+        Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
+        calls with results; the report names each change. The conversation keeps the file's
+        own ID (its name, or its messages' conversation ID) when free, else gets a new one.""", PANEL, [
+        Argument("file", "FILE", "A JSON array of golem messages (- reads standard input).", type=Path),
+        Option("trust", "--trust", help="Store the history as it is, without sanitizing."),
+        Option("title", "--title", type=str, help="A title for the imported conversation."),
+        Option("as_json", "--json", help="Print the result and the report as JSON."),
+    ]),
+)  # fmt: skip

@@ -1,0 +1,1 @@
+"""Output for people and scripts: transcripts, streaming markdown, terminal-safe text, reports."""

@@ -1,0 +1,1 @@
+"""The interactive chat: the loop, slash commands, the chat's start."""

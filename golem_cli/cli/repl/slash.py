@@ -1,0 +1,335 @@
+"""The REPL's slash commands: each a short function over the session, listed in ``COMMANDS``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from golem_cli.cli.attach import Attachment
+    from golem_cli.cli.tools.choice import ToolChoice
+    from golem_cli.core.history.repair import HistoryRepair
+    from golem_cli.core.messages import Message, Part
+    from golem_cli.session import ChatSession, TurnOutcome
+
+EXIT = "exit"
+
+
+class Repl(Protocol):
+    """What a command may use of the REPL (``cli.repl.Repl``, which imports this module)."""
+
+    session: ChatSession
+    attachments: list[Attachment]
+    tools: ToolChoice | None
+
+    @property
+    def console(self) -> Console: ...
+
+    async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None: ...
+
+    def id_markup(self, cid: str, *, hint: bool = False) -> str: ...
+
+    async def start_tool_servers(self) -> None: ...
+
+    async def tool_servers_ready(self) -> bool: ...
+
+
+Handler = Callable[[Repl, str], Awaitable[str | None]]
+
+
+def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "") -> list[str]:
+    """The repair report as lines for people: what changed, where, and which tool. Worded by
+    what happened: repaired, or only noted (cut-off arguments are kept as they are)."""
+    from golem_cli.cli.render.findings import repair_findings
+    from golem_cli.cli.render.report import lines
+
+    found = repair_findings(before, after, repair)
+    if not found:
+        return []
+    head = f"Repaired this conversation{when}:" if repair.changed else "Nothing to repair. Noted:"
+    return [head, *lines(found)]
+
+
+def _error(repl: Repl, exc: BaseException) -> None:
+    from rich.markup import escape
+
+    from golem_cli.cli.errors import describe
+    from golem_cli.cli.render.terminal_text import visible
+
+    repl.console.print(f"[red]error:[/red] {escape(visible(describe(exc)))}", highlight=False)
+
+
+async def _help(repl: Repl, arg: str) -> None:
+    from rich.text import Text
+
+    width = max(len(usage) for usage, _ in COMMANDS.values())
+    for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
+        repl.console.print(Text.assemble("  ", (f"{usage:<{width}}", "bold"), "  ", text), highlight=False)
+
+
+async def _ids(repl: Repl, arg: str) -> None:
+    s = repl.session
+    # soft_wrap: each on one line however narrow the terminal (the terminal folds it, and a
+    # double-click or a script still gets the whole path)
+    for line in (
+        f"conversation {s.conversation_id}",
+        f"last run     {s.last_run_id or '(none yet)'}",
+        f"file         {s.store.messages_path(s.conversation_id)}",
+    ):
+        repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+async def _fork(repl: Repl, arg: str) -> None:
+    if repl.session.is_empty:  # a copy of nothing would outlive the chat as an empty conversation
+        repl.console.print("Nothing to fork yet: this conversation has no prompt.")
+        return
+    old = repl.session.conversation_id
+    new = repl.session.fork()
+    repl.console.print(f"Forked {repl.id_markup(old, hint=True)} into {repl.id_markup(new)}; continuing in the fork.")
+
+
+async def _model(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
+        return
+    from golem_cli.cli.model_choice import choose_model, close_model
+    from golem_cli.core.errors import GolemError
+
+    try:
+        choice = choose_model(arg)
+    except GolemError as e:
+        _error(repl, e)
+        return
+    old = repl.session.model
+    repl.session.set_model(choice.model)
+    await close_model(old)
+    repl.console.print(f"Model is now {choice.model.name}.", highlight=False, markup=False)
+
+
+async def _system(repl: Repl, arg: str) -> None:
+    """``/system`` alone shows the prompt (as ``/model`` and ``/option`` do; it used to clear it,
+    a surprise for anyone who typed it to look); ``/system clear`` removes it."""
+    if not arg:
+        current = repl.session.system
+        if not current:
+            repl.console.print("No system prompt. /system TEXT sets one.")
+            return
+        repl.console.print("System prompt:", highlight=False)
+        repl.console.print(current, highlight=False, markup=False)
+        repl.console.print("[dim]/system TEXT replaces it, /system clear removes it.[/dim]")
+        return
+    cleared = arg == "clear"
+    repl.session.set_system("" if cleared else arg)
+    repl.console.print("System prompt cleared." if cleared else "System prompt set.")
+
+
+async def _trim(repl: Repl, arg: str) -> None:
+    session = repl.session
+    words = arg.split()
+    tokens = len(words) == 2 and words[1] in ("tokens", "token")
+    try:
+        n = int(words[0]) if words and (len(words) == 1 or tokens) else 0
+    except ValueError:
+        n = 0
+    if n < 1:
+        now = f"{session.context_tokens} tokens" if session.context_tokens else f"{session.max_messages} messages"
+        repl.console.print(f"Usage: /trim N (messages) or /trim N tokens (N >= 1); now {now}.")
+        return
+    if tokens:
+        session.context_tokens = n
+        repl.console.print(f"Each run now sends at most about {n} tokens of history; the file keeps it all.")
+        return
+    session.max_messages, session.context_tokens = n, None
+    repl.console.print(f"Each run now sends at most the newest {n} messages; the file keeps them all.")
+
+
+async def _option(repl: Repl, arg: str) -> None:
+    import dataclasses
+
+    from golem_cli.core.errors import GolemError
+    from golem_cli.core.model import ModelSettings
+    from golem_cli.providers.options import OPTIONS, describe, settings_from
+
+    session = repl.session
+    key, _, value = arg.partition(" ")
+    if not key:
+        mine = describe(session.options)
+        configured = describe(getattr(session.model, "defaults", ModelSettings()))
+        repl.console.print("Options for this chat: " + ("; ".join(mine) or "none") + ".", markup=False)
+        if configured:
+            repl.console.print("From the config file: " + "; ".join(configured) + ".", markup=False)
+        usage = "Usage: /option NAME VALUE, /option NAME (unset), /option clear. Names: " + ", ".join(OPTIONS)
+        repl.console.print(usage + ".", markup=False, highlight=False)
+        return
+    if key == "clear":
+        session.options = ModelSettings()
+        repl.console.print("Options cleared.")
+        return
+    try:
+        if not value.strip():
+            if key not in OPTIONS:
+                settings_from([(key, "")], "in /option")  # says which names there are
+            updated = dataclasses.replace(session.options, **{key: None})
+        else:
+            updated = settings_from([(key, value.strip())], "in /option", session.options)
+            if key == "stop":  # /option stop X replaces, it does not add to earlier stops
+                updated = dataclasses.replace(updated, stop=(value.strip(),))
+            check = getattr(session.model, "check_settings", None)
+            if check is not None:
+                check(updated)
+    except GolemError as e:
+        _error(repl, e)
+        return
+    session.options = updated
+    shown = "; ".join(describe(updated)) or "none"
+    repl.console.print(f"Options for this chat: {shown}.", markup=False, highlight=False)
+
+
+async def _history(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.render.transcript import print_rich
+
+    words = arg.split()
+    if not repl.session.history:
+        repl.console.print("Nothing said yet.")
+        return
+    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words)
+
+
+async def _normalize(repl: Repl, arg: str) -> None:
+    before, repair = repl.session.normalize()
+    for line in report_lines(before, repl.session.history, repair) or ["Nothing to repair."]:
+        repl.console.print(line, markup=False, highlight=False)
+
+
+async def _retry(repl: Repl, arg: str) -> None:
+    if not await repl.tool_servers_ready():  # before the rewind, so a stopped wait changes nothing
+        return
+    rewound = repl.session.rewind_for_retry()
+    if rewound is None:
+        repl.console.print("Nothing to retry yet.")
+        return
+    prompt, kept = rewound
+    if kept:
+        repl.console.print(f"[dim]The previous reply is kept in conversation[/dim] {repl.id_markup(kept, hint=True)}.")
+    await repl.ask(prompt.content, prompt.parts)
+
+
+async def _attach(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.attach import describe, fetch_for, part_from
+    from golem_cli.core.errors import GolemError
+
+    if not arg:
+        shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
+        repl.console.print(
+            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False
+        )
+        return
+    try:
+        (part,) = fetch_for(repl.session.model, [part_from(arg)])  # downloaded if the provider cannot
+    except GolemError as e:
+        _error(repl, e)
+        return
+    repl.attachments.append(part)
+    repl.console.print(f"Attached {describe(part)} to your next prompt.", highlight=False, markup=False)
+
+
+async def _title(repl: Repl, arg: str) -> None:
+    if not arg:
+        repl.console.print("Usage: /title TEXT")
+        return
+    repl.session.store.set_title(repl.session.conversation_id, arg)
+    repl.console.print(f"Title set: {arg}", highlight=False, markup=False)
+
+
+async def _tools(repl: Repl, arg: str) -> None:
+    from golem_cli.core.errors import GolemError
+
+    action, _, rest = arg.partition(" ")
+    names = rest.split()
+    if not await repl.tool_servers_ready():
+        return
+    box = repl.session.toolbox
+    if box is None:
+        if repl.tools is None:
+            repl.console.print("Tools are not available in this chat.")
+            return
+        try:
+            box = repl.tools.ensure()
+        except GolemError as e:
+            _error(repl, e)
+            return
+        repl.session.toolbox = box
+    if action in ("enable", "disable", "allow") and names:
+        try:
+            if action == "enable":
+                changed = [e.name for e in box.enable(names)]
+                if box.waiting:  # names of tool servers: start them now
+                    before = set(box.tools())
+                    await repl.start_tool_servers()
+                    changed += [t.name for t in box.tools() if t not in before]
+                repl.console.print(f"Enabled: {', '.join(changed) or 'nothing new'}.", highlight=False, markup=False)
+            elif action == "disable":
+                changed = [e.name for e in box.disable(names)]
+                repl.console.print(f"Disabled: {', '.join(changed) or 'nothing'}.", highlight=False, markup=False)
+            else:
+                allowed = box.approvals.allow(names)
+                waiting = ", ".join(box.approvals.waiting)
+                said = f"Run without asking: {', '.join(allowed) or 'nothing yet'}."
+                off = sorted({e.group for e in box.registry.entries()
+                              if e.name in allowed and not box.is_enabled(e.name)})  # fmt: skip
+                if off:
+                    said += f" Not enabled in this chat: /tools enable {' '.join(off)} lets the model use them."
+                said += f" (Waiting for their tool server: {waiting}.)" if waiting else ""
+                repl.console.print(said, highlight=False, markup=False)
+        except GolemError as e:
+            _error(repl, e)
+        return
+    if arg:
+        repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, groups fs, shell, web, all, "
+                           "or a tool server's name)")  # fmt: skip
+        return
+    from golem_cli.cli.commands.tools import tool_rows
+    from golem_cli.cli.render.terminal_text import visible
+
+    for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
+        repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
+    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
+
+
+async def _exit(repl: Repl, arg: str) -> str:
+    return EXIT
+
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "/help": ("/help", "this list"),
+    "/ids": ("/ids", "conversation ID, last run ID and the file"),
+    "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
+    "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
+    "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
+    "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
+    "/option": ("/option [NAME [VALUE]]", "show, set or unset a model option (temperature, max_tokens...)"),
+    "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
+    "/normalize": ("/normalize", "repair this conversation and report what changed"),
+    "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
+    "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
+    "/title": ("/title TEXT", "name this conversation"),
+    "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
+    "/exit": ("/exit", "leave (Ctrl-D works too)"),
+}
+HANDLERS: dict[str, Handler] = {
+    "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
+    "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
+    "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
+}  # fmt: skip
+NAMES = list(COMMANDS)
+
+
+async def dispatch(repl: Repl, line: str) -> str | None:
+    name, _, arg = line.strip().partition(" ")
+    handler = HANDLERS.get(name)
+    if handler is None:
+        repl.console.print(f"Unknown command {name}; /help lists them.", highlight=False, markup=False)
+        return None
+    return await handler(repl, arg.strip())

@@ -1,0 +1,128 @@
+"""Which tools a chat starts with: ``-T`` on top of ``tools = [...]`` in the config, ``--allow``
+on top of ``allow = [...]``, ``--yes``, and the tool servers of ``[mcp_servers.NAME]``. A chat
+without any tool imports nothing of the tools layer; ``/tools`` builds the toolbox when it is
+first needed. Tool servers start later, in the chat's event loop (``tool_servers.py``)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from golem_cli.cli.tools.view import ToolView
+    from golem_cli.config.settings import Settings
+    from golem_cli.tools.toolbox import Toolbox
+
+
+@dataclass
+class ToolChoice:
+    settings: Settings
+    tool: list[str] = field(default_factory=list)
+    allow: list[str] = field(default_factory=list)
+    yes: bool = False
+    _box: Toolbox | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [*self.settings.tools, *self.tool]
+
+    def toolbox(self) -> Toolbox | None:
+        """The chat's toolbox, or None when no tool is enabled (nothing to import)."""
+        if not self.names:
+            return None
+        return self.ensure()
+
+    def ensure(self) -> Toolbox:
+        """The toolbox, built on first use. An unknown name is a ``ToolSelectionError``
+        saying where it was written (the config file, ``-T``, ``--allow``); a ``tool_root``
+        that is not a directory is a ``ConfigError`` naming the file."""
+        if self._box is None:
+            from golem_cli.tools.registry import ToolSelectionError
+            from golem_cli.tools.toolbox import toolbox
+
+            s = self.settings
+            root = self._root()
+            try:
+                self._box = toolbox(
+                    enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
+                    output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
+                )  # fmt: skip
+            except ToolSelectionError as e:
+                raise self._located(e) from None
+        return self._box
+
+    def check(self) -> list[str]:
+        """Refuse ``--allow`` names that allow nothing here, before anything starts: an
+        unknown name, or a tool this chat does not enable (``--allow`` waives the question,
+        it does not enable: ``-T`` says what the model may use, so one flag never widens it
+        unseen, and ``allow = [...]`` in the config stays a standing policy that enables
+        nothing). Returns notes for flags that have no effect (``--yes`` without tools)."""
+        from golem_cli.core.errors import InputError
+
+        if not self.allow and not (self.yes and not self.names):
+            return []
+        box = self.ensure()
+        for name in self.allow:
+            if box.registry.waiting_for(name) is not None:
+                continue  # a tool server's: checked once it has started
+            chosen = [e for e in box.registry.entries() if e.name in box.registry.allowable([name])]
+            if chosen and not any(box.is_enabled(e.name) or e.name in box.waiting for e in chosen):
+                groups = " -T ".join(sorted({e.group for e in chosen}))
+                what = f"{chosen[0].name} is not" if len(chosen) == 1 else f"none of its {len(chosen)} tools is"
+                raise InputError(
+                    f"--allow {name}: {what} enabled in this chat (--allow skips the question, -T enables); "
+                    f"add -T {groups}"
+                )
+        if self.yes and not self.names:
+            return ["golem: --yes has no effect: no tool is enabled (add -T fs, shell, web or all)"]
+        return []
+
+    def _root(self) -> str | None:
+        from pathlib import Path
+
+        root = self.settings.tool_root
+        if root is not None and not Path(root).expanduser().is_dir():
+            from golem_cli.config.settings import ConfigError
+
+            where = self.settings.source or "config.toml"
+            missing = not Path(root).expanduser().exists()
+            raise ConfigError(f"{where}: tool_root {root!r} {'does not exist' if missing else 'is not a directory'}")
+        return root
+
+    def _located(self, error: Exception) -> Exception:
+        """``error`` naming the config file when the name was written there."""
+        from golem_cli.tools.registry import ToolSelectionError
+
+        name = getattr(error, "name", "")
+        s = self.settings
+        if not name or not isinstance(error, ToolSelectionError):
+            return error
+        if name in self.tool or name in self.allow or not (name in s.tools or name in s.allow):
+            return error  # typed on the command line: the name says it
+        where = f"{s.source or 'config.toml'}: {'tools' if name in s.tools else 'allow'}"
+        located = ToolSelectionError(f"{where}: {error}", hint=error.hint)
+        located.name = name
+        return located
+
+    def stderr_view(self) -> ToolView:
+        """For ``golem ask``: calls and results on stderr (stdout is the reply), questions on
+        the terminal when there is one."""
+        from golem_cli.cli.render.console import rich_console
+        from golem_cli.cli.tools.typeahead import AnswerTail
+        from golem_cli.cli.tools.view import ToolView
+
+        # No prompt follows in ``ask``: keys typed after a one-key answer stay in the terminal
+        # (for a next question, or the shell), not read and dropped by the answer's tail.
+        view = ToolView(rich_console(stderr=True), tail=AnswerTail(reads=False))
+        if self._box is not None and can_ask():
+            self._box.approvals.ask = view.ask
+        return view
+
+
+def can_ask() -> bool:
+    """A person can answer a question: stdin and stderr are both a terminal."""
+    try:
+        return sys.stdin.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,1 @@
+"""The JSON contract shared with Go golem: histories and their spellings."""

@@ -1,0 +1,1 @@
+"""Operations over a whole history: repair, sanitize, trimming, run-start validation, numbering."""
