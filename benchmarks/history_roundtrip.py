@@ -23,7 +23,9 @@ import tempfile
 import time
 import tracemalloc
 
-from golem_cli.core import dump_history, load_history, new_id, normalize_history
+from golem_cli.core.codec.history import dump_history, load_history
+from golem_cli.core.history.repair import normalize_history
+from golem_cli.core.ids import new_id
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 
 WORDS = (

@@ -79,9 +79,9 @@ async def golem_run_way(calls: int) -> float:
     from golem_cli.core.agent import Agent
     from golem_cli.core.messages import ToolCall
     from golem_cli.core.model import ModelRequest
-    from golem_cli.core.offline import ScriptedModel, Step
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.tools.toolbox import toolbox
+    from tests.scripted import ScriptedModel, Step
 
     box = toolbox(enabled=["demo"], servers={"demo": demo_table()}, yes=True)
     await box.start()

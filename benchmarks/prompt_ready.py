@@ -69,7 +69,8 @@ LAUNCH = DRAWN + (
 )
 BARE_PROMPT = DRAWN + BARE
 LOAD = (
-    "import sys, time; from golem_cli.core import load_history, normalize_history; "
+    "import sys, time; from golem_cli.core.codec.history import load_history; "
+    "from golem_cli.core.history.repair import normalize_history; "
     "d = open(sys.argv[1], 'rb').read(); t = time.perf_counter(); normalize_history(load_history(d)); "
     "print(time.perf_counter() - t)"
 )

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _measure
 from cli_speed import uuid7_at, write_conversation, write_store
-from golem_cli.core import dump_history
+from golem_cli.core.codec.history import dump_history
 from golem_cli.store import Store
 from history_roundtrip import generate as generate_history
 
@@ -170,7 +170,8 @@ def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) ->
         path = store.messages_path(cid)
         label = f"resume, {n:,} messages ({path.stat().st_size / 1e6:.0f} MB)"
         print(f"\n{label}")
-        yard = [PY, "-c", "import sys,time;from golem_cli.core import load_history,normalize_history;"
+        yard = [PY, "-c", "import sys,time;from golem_cli.core.codec.history import load_history;"
+                "from golem_cli.core.history.repair import normalize_history;"
                 "d=open(sys.argv[1],'rb').read();t=time.perf_counter();normalize_history(load_history(d));"
                 "print(time.perf_counter()-t)", str(path)]  # fmt: skip
         samples: dict[str, list[tuple[float, float]]] = {"floor": [], "resume": [], "load": []}

@@ -34,12 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from golem_cli.core.agent import Agent
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.core.model import ModelRequest
-from golem_cli.core.offline import ScriptedModel, Step
 from golem_cli.core.tools import Tool
 from golem_cli.session import ChatSession
 from golem_cli.store import Store
 from golem_cli.tools.registry import BUILTIN, Registry, ToolEntry
 from golem_cli.tools.toolbox import Toolbox, toolbox
+from tests.scripted import ScriptedModel, Step
 
 
 def history(turns: int) -> list[Message]:

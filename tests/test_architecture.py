@@ -11,7 +11,6 @@ import ast
 import importlib
 from pathlib import Path
 
-import golem_cli.core
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
@@ -188,13 +187,6 @@ def test_the_cycle_scan_catches_lazy_and_type_only_circles(tmp_path):
     assert import_cycles(graph) == [{"pkg.a", "pkg.sub.b", "pkg.c"}]
     (pkg / "c.py").write_text("")
     assert import_cycles(import_graph(pkg)) == []
-
-
-def test_core_public_api_resolves():
-    for name in golem_cli.core.__all__:
-        assert getattr(golem_cli.core, name) is not None
-    with pytest.raises(AttributeError):
-        golem_cli.core.no_such_name  # noqa: B018
 
 
 def test_importing_the_codec_loads_no_run_loop():

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from golem_cli.core import Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 
 REPO = Path(__file__).resolve().parents[1]
 #: The spec, its vectors and the provider recordings, kept in the repository so that the

@@ -32,12 +32,8 @@ from golem_cli.core._state import RunState
 from golem_cli.core.errors import (
     GolemError,
     HistoryProcessorError,
-    RunCanceledError,
-    ToolCallError,
-    UsageLimitError,
 )
-from golem_cli.core.events import ToolCallFinished, ToolCallStarted
-from golem_cli.core.history.processors import HistoryProcessor
+from golem_cli.core.history.processors import HistoryProcessor, TokenCounter
 from golem_cli.core.history.repair import repair_history
 from golem_cli.core.history.validate import validate_run_input
 from golem_cli.core.ids import new_id
@@ -51,26 +47,10 @@ from golem_cli.core.runconfig import (
     RunConfig,
     RunHooks,
 )
-from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import Tool
 from golem_cli.core.usage import Usage, UsageLimits
 
-__all__ = [
-    "DEFAULT_MAX_TURNS",
-    "DEFAULT_TOOL_RETRIES",
-    "Agent",
-    "HistoryProcessor",
-    "RunCanceledError",
-    "RunConfig",
-    "RunHooks",
-    "RunResult",
-    "ToolCallError",
-    "ToolCallFinished",
-    "ToolCallStarted",
-    "UsageLimitError",
-    "UsageLimits",
-    "resolve_instructions",
-]
+__all__ = ["Agent", "RunResult"]
 
 
 @dataclass(frozen=True, slots=True)

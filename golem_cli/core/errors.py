@@ -37,6 +37,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+__all__ = [
+    "GolemError",
+    "HistoryFormatError",
+    "HistoryProcessorError",
+    "HistoryValidationError",
+    "InputError",
+    "ModelError",
+    "PartialResult",
+    "RunCanceledError",
+    "RunError",
+    "ToolCallError",
+    "UsageLimitError",
+]
+
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.core.usage import Usage

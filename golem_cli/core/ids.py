@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+__all__ = ["new_id"]
+
 
 def new_id() -> str:
     """A fresh UUIDv7: 48 bits of Unix milliseconds, then random bits (version 7, RFC variant).

@@ -18,6 +18,22 @@ from typing import Final
 
 import msgspec
 
+__all__ = [
+    "ASSISTANT",
+    "INTERRUPTED",
+    "INTERRUPTED_REPLY_MARK",
+    "SYSTEM",
+    "TOOL",
+    "USER",
+    "Message",
+    "Part",
+    "ThinkingBlock",
+    "ToolCall",
+    "is_interrupted_reply",
+    "mark_interrupted",
+    "replace",
+]
+
 SYSTEM: Final = "system"
 USER: Final = "user"
 ASSISTANT: Final = "assistant"

@@ -15,6 +15,20 @@ from typing import Any, Protocol, runtime_checkable
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
 from golem_cli.core.usage import Usage
 
+__all__ = [
+    "Model",
+    "ModelRequest",
+    "ModelResponse",
+    "ModelSettings",
+    "ResponseAccumulator",
+    "StreamDone",
+    "StreamEvent",
+    "TextDelta",
+    "ThinkingDelta",
+    "ToolCallDelta",
+    "ToolDefinition",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class ToolDefinition:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from golem_cli.core.errors import ModelError
 
-__all__ = ["RetryPolicy", "policy_for"]
+__all__ = ["RetryPolicy"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,22 +18,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from golem_cli.core.history.processors import HistoryProcessor
+from golem_cli.core.history.processors import HistoryProcessor, TokenCounter
 from golem_cli.core.messages import Message
 from golem_cli.core.model import Model, ModelSettings, ToolDefinition
 from golem_cli.core.retry import RetryPolicy
-from golem_cli.core.tokens import TokenCounter
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, Tool
 from golem_cli.core.usage import UsageLimits
 
-__all__ = [
-    "DEFAULT_MAX_TURNS",
-    "DEFAULT_TOOL_RETRIES",
-    "ApprovalHook",
-    "Callback",
-    "RunConfig",
-    "RunHooks",
-]
+__all__ = ["ApprovalHook", "RunConfig", "RunHooks"]
 
 #: Model turns per run (Go ``DefaultMaxIterations``).
 DEFAULT_MAX_TURNS = 10

@@ -3,11 +3,9 @@
 ``budget_history(counter, max_tokens)`` needs *a* number for a list of messages. The exact
 number depends on the provider's tokenizer, which golem cannot download at run time (no
 tiktoken files, no network). So the core ships ``EstimatingCounter``, a documented estimate
-that errs on the high side, and lets a provider that knows better supply the exact count:
-
-* a model object with a ``count_tokens(messages) -> int`` method is wrapped by
-  ``counter_for(model)`` (``ModelCounter``);
-* any function ``messages -> int`` becomes a counter with ``CallableCounter(func)``.
+that errs on the high side; anything with a ``count(messages) -> int`` method
+(``history.processors.TokenCounter``) can stand in for it where a caller knows the exact
+count.
 
 How the estimate works (``estimate_text``): the text is split into pieces with a
 pre-tokenizer close to the one GPT tokenizers use (``PRETOKENIZE``: contractions, a word with
@@ -44,10 +42,12 @@ additive; and the estimate is within a factor of two of cl100k on ordinary Engli
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from typing import Final, Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Final
 
 from golem_cli.core.messages import Message, Part
+
+__all__ = ["EstimatingCounter", "estimate_text"]
 
 MESSAGE_OVERHEAD: Final = 4
 TOOL_CALL_OVERHEAD: Final = 3
@@ -126,13 +126,6 @@ def estimate_message(message: Message) -> int:
     return total
 
 
-@runtime_checkable
-class TokenCounter(Protocol):
-    """Counts the tokens a list of messages costs (instructions and tools not included)."""
-
-    def count(self, messages: Sequence[Message]) -> int: ...
-
-
 class EstimatingCounter:
     """The offline estimate (module docstring). Remembers per-message counts, because a budget
     counts every suffix of a long history and would otherwise re-read it quadratically."""
@@ -154,28 +147,3 @@ class EstimatingCounter:
         # Keeping the message alive keeps its id() from being reused while cached.
         self._cache[id(message)] = (message, tokens)
         return tokens
-
-
-class CallableCounter:
-    """A counter from any ``messages -> int`` function, e.g. a provider's exact tokenizer."""
-
-    def __init__(self, func: Callable[[Sequence[Message]], int]) -> None:
-        self._func = func
-
-    def count(self, messages: Sequence[Message]) -> int:
-        return int(self._func(messages))
-
-
-class ModelCounter(CallableCounter):
-    """Exact counts from a model that offers ``count_tokens(messages) -> int``."""
-
-    def __init__(self, model: object) -> None:
-        super().__init__(model.count_tokens)  # type: ignore[attr-defined]
-
-
-def counter_for(model: object | None = None) -> TokenCounter:
-    """The best counter available: the model's own exact count if it has one, else the
-    offline estimate."""
-    if model is not None and callable(getattr(model, "count_tokens", None)):
-        return ModelCounter(model)
-    return EstimatingCounter()

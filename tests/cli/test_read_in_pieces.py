@@ -12,8 +12,10 @@ from unittest import mock
 
 import pytest
 from golem_cli.cli import common
-from golem_cli.core import HistoryFormatError, Message, ToolCall, dump_history, load_history
 from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.history import dump_history, load_history
+from golem_cli.core.errors import HistoryFormatError
+from golem_cli.core.messages import Message, ToolCall
 
 WORDS = ["the", "of", "and", "東京", "café", "<div>", "x<y", "return", "import", "def"]
 

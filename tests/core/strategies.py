@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from golem_cli.core import Message, Part, ThinkingBlock, ToolCall
+from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from hypothesis import strategies as st
 
 CALL_IDS = st.sampled_from(["", "a", "b", "c", "call-1", "x"])

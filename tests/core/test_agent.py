@@ -16,7 +16,7 @@ from golem_cli.core.history.validate import validate_run_input
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.model import ModelSettings, TextDelta, ThinkingDelta, ToolCallDelta
-from golem_cli.core.offline import EchoModel, ScriptedModel, Step, call, fail, reply
+from golem_cli.core.offline import EchoModel
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
@@ -25,6 +25,7 @@ from hypothesis import given, settings
 
 from tests.core.strategies import HISTORIES
 from tests.core.test_agent_support import assert_valid_request, run, stamps
+from tests.scripted import ScriptedModel, Step, call, fail, reply
 
 
 @tool
@@ -563,7 +564,7 @@ def test_construction_errors():
         Agent(model, tools=[echo, echo])
     with pytest.raises(ValueError, match="tool retries must not be negative"):
         Agent(model, tool_retries=-1)
-    from golem_cli.core.agent import UsageLimits
+    from golem_cli.core.usage import UsageLimits
 
     with pytest.raises(ValueError, match="requires a token_counter"):
         Agent(model, usage_limits=UsageLimits(per_request_input_tokens=5))

@@ -6,16 +6,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from golem_cli.core.agent import (
-    Agent,
-    RunCanceledError,
-    ToolCallError,
-    ToolCallFinished,
-    ToolCallStarted,
-    UsageLimitError,
-    UsageLimits,
-)
-from golem_cli.core.errors import ModelError, PartialResult, RunError
+from golem_cli.core.agent import Agent
+from golem_cli.core.errors import ModelError, PartialResult, RunCanceledError, RunError, ToolCallError, UsageLimitError
+from golem_cli.core.events import ToolCallFinished, ToolCallStarted
 from golem_cli.core.history.repair import repair_history
 from golem_cli.core.messages import (
     INTERRUPTED,
@@ -28,14 +21,13 @@ from golem_cli.core.messages import (
     mark_interrupted,
 )
 from golem_cli.core.model import StreamDone, TextDelta, ToolCallDelta
-from golem_cli.core.offline import ScriptedModel, Step, call, fail, reply
-from golem_cli.core.tokens import CallableCounter
 from golem_cli.core.tools import ModelRetry, ToolCanceled, tool
-from golem_cli.core.usage import Usage
+from golem_cli.core.usage import Usage, UsageLimits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.test_agent_support import assert_valid_request, run, stamps
+from tests.scripted import ScriptedModel, Step, call, fail, reply
 
 
 @tool
@@ -219,9 +211,16 @@ def test_request_and_tool_call_limits():
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool", "tool"]
 
 
+class Counter:
+    """A token counter from a function of the messages."""
+
+    def __init__(self, func):
+        self.count = func
+
+
 def test_per_request_bound_is_checked_before_sending():
     model = ScriptedModel([reply("never")])
-    counter = CallableCounter(lambda messages: 1000)
+    counter = Counter(lambda messages: 1000)
     agent = Agent(model, usage_limits=UsageLimits(per_request_input_tokens=10), token_counter=counter)
     err = run_error(agent.run("go"))
     assert str(err) == "golem: usage stage: run exceeded the per-request input token limit of 10 (used 1000)"
@@ -230,7 +229,7 @@ def test_per_request_bound_is_checked_before_sending():
     def broken(messages):
         raise RuntimeError("tokenizer missing")
 
-    agent = Agent(model, usage_limits=UsageLimits(per_request_input_tokens=10), token_counter=CallableCounter(broken))
+    agent = Agent(model, usage_limits=UsageLimits(per_request_input_tokens=10), token_counter=Counter(broken))
     err = run_error(agent.run("go"))
     assert str(err) == "golem: model stage: golem: token count failed before request: tokenizer missing"
 

@@ -10,7 +10,6 @@ from golem_cli.core.agent import Agent
 from golem_cli.core.errors import RunError
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED, Message, ToolCall
-from golem_cli.core.offline import ScriptedModel, Step, reply
 from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import (
     APPROVED,
@@ -25,6 +24,7 @@ from golem_cli.core.tools import (
 )
 
 from tests.core.test_agent_support import run
+from tests.scripted import ScriptedModel, Step, reply
 
 ran: list[str] = []
 

@@ -7,15 +7,16 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from golem_cli.core.agent import Agent, ToolCallFinished
+from golem_cli.core.agent import Agent
 from golem_cli.core.errors import RunError
+from golem_cli.core.events import ToolCallFinished
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED, ToolCall
-from golem_cli.core.offline import ScriptedModel, Step, reply
 from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import tool
 
 from tests.core.test_agent_support import run
+from tests.scripted import ScriptedModel, Step, reply
 
 
 @tool

@@ -7,10 +7,12 @@ import json
 import re
 
 import pytest
-from golem_cli.core import HistoryFormatError, Message, ThinkingBlock, ToolCall, dump_history, load_history
 from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.codec.toolargs import wire_args
+from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.history.repair import normalize_history
+from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

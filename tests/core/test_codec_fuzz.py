@@ -13,7 +13,8 @@ import signal
 from contextlib import contextmanager
 
 import pytest
-from golem_cli.core import HistoryFormatError, dump_history, load_history
+from golem_cli.core.codec.history import dump_history, load_history
+from golem_cli.core.errors import HistoryFormatError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from unittest import mock
 
-from golem_cli.core import HistoryFormatError, Message, ToolCall, dump_history
 from golem_cli.core.codec import history as codec
+from golem_cli.core.codec.history import dump_history
+from golem_cli.core.errors import HistoryFormatError
+from golem_cli.core.messages import Message, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

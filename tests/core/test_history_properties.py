@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import copy
 
-from golem_cli.core import (
-    INTERRUPTED,
-    Message,
-    dump_history,
-    load_history,
-    normalize_history,
-    repair_history,
-    sanitize_history,
-    trim_history,
-)
+from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.errors import HistoryProcessorError
+from golem_cli.core.history.processors import trim_history
+from golem_cli.core.history.repair import normalize_history, repair_history
+from golem_cli.core.history.sanitize import sanitize_history
+from golem_cli.core.messages import INTERRUPTED, Message
 from hypothesis import given, settings
 
 from tests.core.strategies import HISTORIES

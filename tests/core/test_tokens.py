@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from golem_cli.core.history.processors import budget_history
+from golem_cli.core.history.processors import TokenCounter, budget_history
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.core.tokens import (
     MESSAGE_OVERHEAD,
     PART_TOKENS,
     PRETOKENIZE,
-    CallableCounter,
     EstimatingCounter,
-    ModelCounter,
-    TokenCounter,
-    counter_for,
     estimate_message,
     estimate_text,
 )
@@ -127,22 +123,15 @@ def test_cache_returns_the_same_count_and_survives_eviction():
     assert first == sum(estimate_message(m) for m in history)
 
 
-def test_callable_and_model_counters_supply_exact_counts():
-    exact = CallableCounter(lambda messages: 7 * len(messages))
-    assert exact.count([Message(role="user")] * 3) == 21
+def test_anything_that_counts_is_a_counter_a_budget_takes():
+    class Exact:
+        def count(self, messages):
+            return 100 * len(messages)
 
-    class ExactModel:
-        name = "x:exact"
-
-        def count_tokens(self, messages):
-            return 100 + len(messages)
-
-    counter = counter_for(ExactModel())
-    assert isinstance(counter, ModelCounter)
-    assert counter.count([Message(role="user")]) == 101
-    assert isinstance(counter_for(object()), EstimatingCounter)
-    assert isinstance(counter_for(), EstimatingCounter)
-    assert isinstance(counter_for(), TokenCounter)
+    history = [Message(role="user", content="old"), Message(role="user", content="new")]
+    assert isinstance(Exact(), TokenCounter)
+    assert budget_history(Exact(), 100)(history) == history[1:]
+    assert budget_history(Exact(), 200)(history) == history
 
 
 def test_budget_history_runs_on_the_estimate():

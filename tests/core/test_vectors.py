@@ -9,7 +9,7 @@ docs/adr/0001-repair-fixed-point.md.
 from __future__ import annotations
 
 import pytest
-from golem_cli.core import HistoryProcessorError
+from golem_cli.core.errors import HistoryProcessorError
 from golem_cli.core.history.processors import trim_history
 from golem_cli.core.history.repair import normalize_history, repair_history
 from golem_cli.core.history.sanitize import sanitize_history

@@ -15,7 +15,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from golem_cli.core import Message, ToolCall, dump_history, load_history, normalize_history
+from golem_cli.core.codec.history import dump_history, load_history
+from golem_cli.core.history.repair import normalize_history
+from golem_cli.core.messages import Message, ToolCall
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +100,7 @@ def test_golem_reads_foreign_spellings_as_go_does(go_roundtrip, data):
 ])  # fmt: skip
 def test_numbers_and_nesting_load_as_go_loads_them(go_roundtrip, extra):
     """Go never converts a number it does not store, and nests up to 10,000 levels."""
-    from golem_cli.core import HistoryFormatError
+    from golem_cli.core.errors import HistoryFormatError
 
     data = b'[{"role":"user","content":"hi","unknownKey":' + extra.encode() + b"}]"
     try:

@@ -20,7 +20,6 @@ from golem_cli.core.agent import Agent
 from golem_cli.core.errors import GolemError, ModelError
 from golem_cli.core.messages import Message
 from golem_cli.core.model import ModelRequest, ModelSettings
-from golem_cli.core.offline import ScriptedModel, reply
 from golem_cli.providers.anthropic import wire as anthropic_wire
 from golem_cli.providers.openai import wire as openai_wire
 from hypothesis import HealthCheck, given, settings
@@ -31,6 +30,7 @@ from tests.providers.helpers import anthropic_model, complete, openai_model, str
 from tests.providerserver import ProviderServer, Scenario, load_recording, recording_paths
 from tests.providerserver.sdk import assert_valid
 from tests.providerserver.validate import validate_anthropic, validate_openai
+from tests.scripted import ScriptedModel, reply
 from tests.vectors import load_vector, message_from_json, vector_files
 
 

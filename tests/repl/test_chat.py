@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from golem_cli.core import INTERRUPTED, Message, ToolCall, is_interrupted_reply
 from golem_cli.core.ids import is_uuid7
+from golem_cli.core.messages import INTERRUPTED, Message, ToolCall, is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario

@@ -7,7 +7,7 @@ import time
 
 import pexpect
 import pytest
-from golem_cli.core import is_interrupted_reply
+from golem_cli.core.messages import is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
@@ -101,7 +101,7 @@ def test_retry_after_an_interrupted_reply_keeps_it_in_a_fork(spawn, home, server
 
 
 def test_a_conversation_with_only_cut_off_arguments_is_not_called_repaired(spawn, home):
-    from golem_cli.core import Message, ToolCall
+    from golem_cli.core.messages import Message, ToolCall
 
     cid = Store(home).create([
         Message(role="user", content="roll"),
@@ -137,7 +137,7 @@ def test_footer_counts_agree_with_the_request_on_every_path(spawn, home, server)
 
 
 def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
-    from golem_cli.core import Message
+    from golem_cli.core.messages import Message
 
     store = Store(home)
     other = store.create([Message(role="user", content="made a moment before")])
@@ -155,7 +155,7 @@ def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
 
 
 def test_resume_picker_asks_again_and_empty_leaves(spawn, home):
-    from golem_cli.core import Message
+    from golem_cli.core.messages import Message
 
     store = Store(home)
     older = store.create([Message(role="user", content="older one")], model="local:echo")

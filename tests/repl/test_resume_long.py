@@ -10,8 +10,8 @@ import re
 
 import pexpect
 from golem_cli.cli.commands.chat import LOAD_AFTER_THE_PROMPT
-from golem_cli.core import INTERRUPTED, Message, ToolCall
 from golem_cli.core.history.repair import normalize_history
+from golem_cli.core.messages import INTERRUPTED, Message, ToolCall
 from golem_cli.store import Store
 
 from tests.repl.conftest import plain

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from golem_cli.core.agent import Agent
 from golem_cli.core.messages import ToolCall
-from golem_cli.core.offline import ScriptedModel, Step, reply
 from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import SchemaTool, Tool
 from golem_cli.tools.approval import Answer, Approvals, Question, format_arguments
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
 from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError, tools_of
 
+from tests.scripted import ScriptedModel, Step, reply
 from tests.tools.conftest import run
 
 BUILTINS = ["read_file", "list_files", "search_files", "write_file", "edit_file", "run_command", "fetch_url"]

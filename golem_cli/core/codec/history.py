@@ -30,6 +30,8 @@ from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock, ToolCall
 
+__all__ = ["dump_history", "load_history"]
+
 # --- the field layout, read from the declarations in messages.py ---------------------------------
 #
 # ``Message`` and its parts are declared once, in messages.py. The decoding structs below and the

@@ -9,15 +9,21 @@ repair to patch with synthesized evidence.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from golem_cli.core.errors import HistoryProcessorError
 from golem_cli.core.messages import Message, opens_request
 
+__all__ = ["HistoryProcessor", "TokenCounter", "budget_history", "trim_history"]
+
 HistoryProcessor = Callable[[list[Message]], list[Message]]
 
 
+@runtime_checkable
 class TokenCounter(Protocol):
+    """Counts the tokens a list of messages costs (instructions and tools not included): the
+    offline estimate (``tokens.EstimatingCounter``), or a provider's exact count."""
+
     def count(self, messages: Sequence[Message]) -> int: ...
 
 

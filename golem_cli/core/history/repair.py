@@ -22,6 +22,8 @@ from golem_cli.core.codec.toolargs import args_are_object
 from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 
+__all__ = ["HistoryRepair", "normalize_history", "repair_history"]
+
 
 @dataclass(slots=True)
 class HistoryRepair:

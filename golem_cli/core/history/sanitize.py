@@ -15,6 +15,8 @@ from golem_cli.core.history.repair import HistoryRepair, normalize_history
 from golem_cli.core.history.urlscheme import url_scheme
 from golem_cli.core.messages import SYSTEM, USER, Message, replace
 
+__all__ = ["SanitizeReport", "UnsafePart", "sanitize_history"]
+
 SAFE_SCHEMES = ("http", "https")
 
 
