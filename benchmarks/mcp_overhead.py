@@ -95,7 +95,7 @@ async def golem_run_way(calls: int) -> float:
     try:
         agent = Agent(ScriptedModel([step] * (calls + 1)), tools=box.tools(), max_turns=calls + 5)
         began = time.perf_counter()
-        await agent.run("go", hooks=RunHooks(approve=box.approvals))
+        await agent.run_with_history([], "go", hooks=RunHooks(approve=box.approvals))
         return (time.perf_counter() - began) / calls
     finally:
         await box.close()

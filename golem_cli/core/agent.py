@@ -20,8 +20,6 @@ is resume-ready: ``agent.run_with_history(err.partial.messages, "next")`` contin
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -43,7 +41,6 @@ from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.runconfig import (
     DEFAULT_MAX_TURNS,
     DEFAULT_TOOL_RETRIES,
-    Callback,
     RunConfig,
     RunHooks,
 )
@@ -90,9 +87,10 @@ def resolve_instructions(static: str, dynamic: str) -> str:
 class Agent:
     """A model with instructions, tools and policies (its ``RunConfig``); runs are independent.
 
-    The keyword arguments are ``RunConfig``'s fields, documented there. The four Go-shaped
-    run methods are thin entry points over one implementation; a caller that needs other
-    tools or settings for one run uses ``Agent.from_config(replace(agent.config, ...))``.
+    The keyword arguments are ``RunConfig``'s fields, documented there. The two run methods
+    are Go's ``RunWithHistory`` and ``RunStreamWithHistory`` (Go's ``Run`` and ``RunStream``
+    are these on an empty history); a caller that needs other tools or settings for one run
+    uses ``Agent.from_config(replace(agent.config, ...))``.
     """
 
     config: RunConfig
@@ -143,20 +141,7 @@ class Agent:
         agent.config = config
         return agent
 
-    # --- public runs: thin entry points over ``_execute`` ----------------------------------
-
-    async def run(
-        self,
-        prompt: str,
-        *,
-        parts: Sequence[Part] = (),
-        run_id: str | None = None,
-        conversation_id: str | None = None,
-        hooks: RunHooks | None = None,
-    ) -> RunResult:
-        """A run on an empty history (the processor still sees it). ``hooks`` (every run
-        method takes them) approve tool calls and hear what is recorded; see ``RunHooks``."""
-        return await self._execute([], prompt, parts, run_id, conversation_id, stream=False, hooks=hooks)
+    # --- runs: the same steps, streamed or not -------------------------------------------
 
     async def run_with_history(
         self,
@@ -168,40 +153,23 @@ class Agent:
         conversation_id: str | None = None,
         hooks: RunHooks | None = None,
     ) -> RunResult:
-        """Continue ``history`` (typically an earlier ``messages`` or ``partial.messages``)."""
+        """Continue ``history`` (``[]`` for a new conversation, an earlier ``messages`` or
+        ``partial.messages``) with ``prompt``; each model turn asks for the whole reply.
+        ``hooks`` approve tool calls and hear what is recorded (``RunHooks``)."""
         return await self._execute(history, prompt, parts, run_id, conversation_id, stream=False, hooks=hooks)
-
-    async def run_stream(
-        self,
-        prompt: str,
-        *,
-        on_delta: Callback | None = None,
-        on_event: Callback | None = None,
-        parts: Sequence[Part] = (),
-        run_id: str | None = None,
-        conversation_id: str | None = None,
-        hooks: RunHooks | None = None,
-    ) -> RunResult:
-        """``run`` over streamed model turns; see ``run_stream_with_history``."""
-        hooks = _with_callbacks(hooks, on_delta, on_event)
-        return await self._execute([], prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
 
     async def run_stream_with_history(
         self,
         history: Sequence[Message],
         prompt: str,
         *,
-        on_delta: Callback | None = None,
-        on_event: Callback | None = None,
         parts: Sequence[Part] = (),
         run_id: str | None = None,
         conversation_id: str | None = None,
         hooks: RunHooks | None = None,
     ) -> RunResult:
-        """``run_with_history`` over streamed model turns.
-
-        ``on_delta`` and ``on_event`` are the run's ``RunHooks`` (see there), added to
-        ``hooks`` when both are given.
+        """``run_with_history`` over streamed model turns (``hooks.on_delta`` and
+        ``hooks.on_event`` hear them).
 
         Interruption (``KeyboardInterrupt`` anywhere, e.g. from ``on_delta``, or cancellation
         of the task) raises ``RunError(interrupted=True)``: at stage ``model``, with the text
@@ -213,16 +181,7 @@ class Agent:
         (``interrupted`` stays False). Converting the cancellation into ``RunError`` means
         the task ends with that error rather than ``CancelledError``.
         """
-        hooks = _with_callbacks(hooks, on_delta, on_event)
         return await self._execute(history, prompt, parts, run_id, conversation_id, stream=True, hooks=hooks)
-
-    def run_sync(self, prompt: str, **kwargs: Any) -> RunResult:
-        """``run`` for callers without an event loop."""
-        return asyncio.run(self.run(prompt, **kwargs))
-
-    def run_with_history_sync(self, history: Sequence[Message], prompt: str, **kwargs: Any) -> RunResult:
-        """``run_with_history`` for callers without an event loop."""
-        return asyncio.run(self.run_with_history(history, prompt, **kwargs))
 
     # --- the steps -----------------------------------------------------------------------
 
@@ -238,7 +197,7 @@ class Agent:
             raise HistoryProcessorError(f"golem: history processor: {exc}") from exc
         return list(processed) if processed is not None else []
 
-    async def instructions_text(self) -> str:
+    async def _instructions(self) -> str:
         """The run's resolved instructions (static, then the function's text)."""
         dynamic = ""
         if self.config.instructions_func is not None:
@@ -265,7 +224,7 @@ class Agent:
         validate_run_input(parts, processed)
         run_id = run_id or new_id()
         conversation_id = conversation_id or _inherited_conversation(processed) or new_id()
-        instructions = await self.instructions_text()
+        instructions = await self._instructions()
 
         messages: list[Message] = []
         if instructions:
@@ -292,15 +251,6 @@ class Agent:
             sent_messages=sent,
             response=response,
         )
-
-
-def _with_callbacks(hooks: RunHooks | None, on_delta: Callback | None, on_event: Callback | None) -> RunHooks:
-    """``hooks`` with the streaming callbacks given as keywords (they win when both are set)."""
-    base = hooks or RunHooks()
-    return dataclasses.replace(
-        base, on_delta=on_delta if on_delta is not None else base.on_delta,
-        on_event=on_event if on_event is not None else base.on_event,
-    )  # fmt: skip
 
 
 def _inherited_conversation(history: Sequence[Message]) -> str:

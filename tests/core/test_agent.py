@@ -18,6 +18,7 @@ from golem_cli.core.messages import INTERRUPTED, Message, Part, ThinkingBlock, T
 from golem_cli.core.model import ModelSettings, TextDelta, ThinkingDelta, ToolCallDelta
 from golem_cli.core.offline import EchoModel
 from golem_cli.core.retry import RetryPolicy
+from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
 from golem_cli.core.usage import Usage
@@ -81,7 +82,7 @@ def test_no_instructions_means_no_system_message_and_empty_prompt_is_still_sent(
 def test_instructions_join(static, dynamic, want):
     assert resolve_instructions(static, dynamic) == want
     model = ScriptedModel([reply("ok")])
-    run(Agent(model, instructions=static, instructions_func=lambda: dynamic).run("hi"))
+    run(Agent(model, instructions=static, instructions_func=lambda: dynamic).run_with_history([], "hi"))
     first = model.requests[0].messages[0]
     if want:
         assert first == Message(role="system", content=want)
@@ -98,7 +99,7 @@ def test_dynamic_instructions_are_evaluated_once_per_run_and_may_be_async():
 
     model = ScriptedModel([call("echo"), reply("done"), reply("again")])
     agent = Agent(model, instructions="Static.", instructions_func=dynamic, tools=[echo])
-    first = run(agent.run("hi"))
+    first = run(agent.run_with_history([], "hi"))
     assert len(evaluations) == 1  # two model turns, one evaluation
     assert all(r.messages[0].content == "Static.\n\ncall #1" for r in model.requests)
     second = run(agent.run_with_history(first.messages, "more"))
@@ -112,7 +113,7 @@ def test_dynamic_instructions_are_evaluated_once_per_run_and_may_be_async():
 
 
 def test_fresh_run_mints_uuid7_identity_and_explicit_values_win():
-    result = run(Agent(ScriptedModel([reply("ok")])).run("hi"))
+    result = run(Agent(ScriptedModel([reply("ok")])).run_with_history([], "hi"))
     assert is_uuid7(result.run_id) and is_uuid7(result.conversation_id)
     assert result.run_id != result.conversation_id
     history = [Message(role="user", content="x", conversation_id="from-history")]
@@ -147,7 +148,7 @@ def test_conversation_id_is_resolved_from_the_processed_history():
 
 def test_chained_runs_share_the_conversation_and_fork_with_a_new_id():
     agent = Agent(EchoModel())
-    first = run(agent.run("hi"))
+    first = run(agent.run_with_history([], "hi"))
     second = run(agent.run_with_history(first.messages, "and then?"))
     assert second.conversation_id == first.conversation_id and second.run_id != first.run_id
     fork = run(agent.run_with_history(first.messages, "fork", conversation_id="forked"))
@@ -231,7 +232,7 @@ def test_processor_sees_exactly_the_supplied_history_and_its_output_is_sent():
     assert seen == [original] and history == original
     assert [m.content for m in model.requests[0].messages] == ["3", "4", "processor mutated its copy", "p"]
     assert result.sent_messages == 3
-    run(Agent(ScriptedModel([reply("ok")]), history_processor=processor).run("p"))
+    run(Agent(ScriptedModel([reply("ok")]), history_processor=processor).run_with_history([], "p"))
     assert seen[-1] == []  # a plain run hands the processor an empty history
     none_model = ScriptedModel([reply("ok")])
     run(Agent(none_model, history_processor=lambda h: None).run_with_history(history, "p"))  # type: ignore[arg-type,return-value]
@@ -266,7 +267,7 @@ def test_trim_processor_bounds_what_is_sent_and_new_messages_are_what_to_store()
 def test_processor_errors_are_plain_errors_before_any_model_call(processor, text):
     model = ScriptedModel([reply("never")])
     with pytest.raises(HistoryProcessorError) as info:
-        run(Agent(model, history_processor=processor).run("hi"))
+        run(Agent(model, history_processor=processor).run_with_history([], "hi"))
     assert str(info.value) == text
     assert not isinstance(info.value, RunError)
     assert model.requests == []
@@ -292,7 +293,7 @@ def test_validation_runs_on_the_processed_history_before_any_model_call():
         run(Agent(model, history_processor=lambda h: h[1:]).run_with_history(bad, "hi"))
     assert str(info.value).startswith("golem: history message 0:")  # processed indices
     with pytest.raises(HistoryValidationError, match=r'^golem: prompt part 0: model: unsupported part kind "x"$'):
-        run(Agent(model).run("hi", parts=[Part(kind="x", url="https://x")]))
+        run(Agent(model).run_with_history([], "hi", parts=[Part(kind="x", url="https://x")]))
     assert model.requests == []
     run(Agent(model, history_processor=lambda h: h[:1]).run_with_history(bad, "hi"))  # trimmed away: fine
     assert len(model.requests) == 1
@@ -301,7 +302,7 @@ def test_validation_runs_on_the_processed_history_before_any_model_call():
 def test_prompt_parts_ride_the_prompt():
     image = Part(kind="image", data=b"\x89PNG", media_type="image/png")
     model = ScriptedModel([reply("a cat")])
-    result = run(Agent(model).run("what is this?", parts=[image]))
+    result = run(Agent(model).run_with_history([], "what is this?", parts=[image]))
     assert model.requests[0].messages[-1].parts == [image]
     assert result.new_messages[0].parts == [image]
 
@@ -333,7 +334,7 @@ def test_tool_calls_run_in_parallel_and_results_keep_call_order():
             reply("all done"),
         ]
     )
-    result = run(Agent(model, tools=[slow]).run("go"))
+    result = run(Agent(model, tools=[slow]).run_with_history([], "go"))
     tool_messages = [m for m in result.messages if m.role == "tool"]
     assert [(m.tool_call_id, m.content) for m in tool_messages] == [
         ("c1", "first done"),
@@ -353,7 +354,7 @@ def test_sync_tools_run_in_parallel_threads():
     specs = [(f"c{i}", "nap", f'{{"n": {i}}}') for i in range(4)]
     model = ScriptedModel([calls(*specs), reply("ok")])
     start = time.monotonic()
-    result = run(Agent(model, tools=[Tool(nap)]).run("go"))
+    result = run(Agent(model, tools=[Tool(nap)]).run_with_history([], "go"))
     assert time.monotonic() - start < 0.6  # 4 x 0.2 s would be 0.8 s sequentially
     assert [m.content for m in result.messages if m.role == "tool"] == ["0", "1", "2", "3"]
 
@@ -371,11 +372,11 @@ def test_sequential_tools_are_barriers_and_parallel_can_be_switched_off():
     bar = Tool(step, name="bar", sequential=True)
     specs = [("1", "par", '{"name":"a"}'), ("2", "par", '{"name":"b"}'), ("3", "bar", '{"name":"B"}'),
              ("4", "par", '{"name":"c"}')]  # fmt: skip
-    run(Agent(ScriptedModel([calls(*specs), reply("ok")]), tools=[par, bar]).run("go"))
+    run(Agent(ScriptedModel([calls(*specs), reply("ok")]), tools=[par, bar]).run_with_history([], "go"))
     assert log[:4] == ["start a", "start b", "end a", "end b"]
     assert log[4:] == ["start B", "end B", "start c", "end c"]
     log.clear()
-    run(Agent(ScriptedModel([calls(*specs), reply("ok")]), tools=[par, bar], parallel_tool_calls=False).run("go"))
+    run(Agent(ScriptedModel([calls(*specs), reply("ok")]), tools=[par, bar], parallel_tool_calls=False).run_with_history([], "go"))
     assert log == ["start a", "end a", "start b", "end b", "start B", "end B", "start c", "end c"]
 
 
@@ -387,7 +388,7 @@ def test_tool_context_carries_the_call_and_run_identity():
         seen.append(ctx)
         return "me"
 
-    run(Agent(ScriptedModel([call("who", id="c9"), reply("ok")]), tools=[who]).run("go", run_id="R", conversation_id="C"))
+    run(Agent(ScriptedModel([call("who", id="c9"), reply("ok")]), tools=[who]).run_with_history([], "go", run_id="R", conversation_id="C"))
     assert seen == [ToolContext(call_id="c9", tool_name="who", args="{}", run_id="R", conversation_id="C")]
 
 
@@ -398,7 +399,7 @@ def test_tool_parts_are_kept_on_the_result_message():
     def snap() -> list:
         return ["cropped", image]
 
-    result = run(Agent(ScriptedModel([call("snap"), reply("ok")]), tools=[snap]).run("go"))
+    result = run(Agent(ScriptedModel([call("snap"), reply("ok")]), tools=[snap]).run_with_history([], "go"))
     tool_message = next(m for m in result.messages if m.role == "tool")
     assert tool_message.content == "cropped" and tool_message.parts == [image]
 
@@ -409,7 +410,7 @@ def test_model_retry_budget_is_per_tool_and_per_run():
         raise ModelRetry(f"bad {n}")
 
     model = ScriptedModel([call("picky", '{"n": 1}', id="a"), call("picky", '{"n": 2}', id="b"), reply("gave up")])
-    result = run(Agent(model, tools=[picky], tool_retries=0).run("go"))
+    result = run(Agent(model, tools=[picky], tool_retries=0).run_with_history([], "go"))
     rejections = [m.content for m in result.messages if m.role == "tool"]
     assert rejections == [
         "Your tool call was rejected: bad 1. Correct the arguments and call the tool again.",
@@ -420,7 +421,7 @@ def test_model_retry_budget_is_per_tool_and_per_run():
 
 def test_bad_arguments_are_fed_back_as_a_rejection():
     model = ScriptedModel([call("echo", '{"text": 5}', id="x"), call("echo", '{"text": "5"}', id="y"), reply("ok")])
-    result = run(Agent(model, tools=[echo]).run("go"))
+    result = run(Agent(model, tools=[echo]).run_with_history([], "go"))
     first = next(m for m in result.messages if m.tool_call_id == "x")
     assert first.content.startswith("Your tool call was rejected: invalid arguments: Expected `str`, got `int`")
     assert next(m for m in result.messages if m.tool_call_id == "y").content == "echo:5"
@@ -437,7 +438,7 @@ def test_usage_requests_tool_calls_and_finish_reason_add_up():
             reply("done", usage=Usage(30, 4), finish_reason="length"),
         ]
     )
-    result = run(Agent(model, tools=[echo]).run("go"))
+    result = run(Agent(model, tools=[echo]).run_with_history([], "go"))
     assert isinstance(result, RunResult)
     assert result.usage == Usage(60, 9, cache_read_tokens=5, reasoning_tokens=1)
     assert (result.requests, result.tool_calls, result.finish_reason) == (3, 3, "length")
@@ -457,7 +458,7 @@ def test_streaming_delivers_every_text_delta_in_order_across_tool_turns():
     async def on_delta(text: str) -> None:  # async callbacks are awaited
         deltas.append(text)
 
-    result = run(Agent(model, tools=[echo]).run_stream("go", on_delta=on_delta, on_event=events.append))
+    result = run(Agent(model, tools=[echo]).run_stream_with_history([], "go", hooks=RunHooks(on_delta=on_delta, on_event=events.append)))
     assert "".join(deltas) == "Let me check. It said echo:x."
     assert deltas[:2] == ["Let", " me"]
     assert any(isinstance(e, ToolCallDelta) for e in events)
@@ -466,7 +467,7 @@ def test_streaming_delivers_every_text_delta_in_order_across_tool_turns():
         "StreamDone", "ToolCallStarted", "ToolCallFinished", "StreamDone",
     ]  # fmt: skip
     assert result.output == "It said echo:x." and result.messages[-1].thinking == [ThinkingBlock(text="ok", signature="s")]
-    plain = run(Agent(ScriptedModel(model.steps), tools=[echo]).run("go", run_id=result.run_id,
+    plain = run(Agent(ScriptedModel(model.steps), tools=[echo]).run_with_history([], "go", run_id=result.run_id,
                                                                     conversation_id=result.conversation_id))
     assert plain.messages == result.messages  # same shape streamed or not
 
@@ -474,14 +475,14 @@ def test_streaming_delivers_every_text_delta_in_order_across_tool_turns():
 def test_echo_fallback_end_to_end():
     deltas: list[str] = []
     agent = Agent(EchoModel())
-    first = run(agent.run_stream("hello", on_delta=deltas.append))
+    first = run(agent.run_stream_with_history([], "hello", hooks=RunHooks(on_delta=deltas.append)))
     assert "".join(deltas) == first.output and "You said: hello" in first.output
-    second = run(agent.run_stream_with_history(first.messages, "again", on_delta=deltas.append))
+    second = run(agent.run_stream_with_history(first.messages, "again", hooks=RunHooks(on_delta=deltas.append)))
     assert "3 messages" in second.output
     assert first.usage.input_tokens > 0
 
 
-def test_streaming_needs_a_streaming_model_and_sync_runs_work():
+def test_streaming_needs_a_streaming_model():
     class RequestOnly:
         name = "x:plain"
 
@@ -490,9 +491,8 @@ def test_streaming_needs_a_streaming_model_and_sync_runs_work():
 
     agent = Agent(RequestOnly())  # type: ignore[arg-type]
     with pytest.raises(GolemError, match="does not support streaming"):
-        run(agent.run_stream("hi"))
-    assert "You said: hi" in agent.run_sync("hi").output
-    assert "You said: yo" in agent.run_with_history_sync([], "yo").output
+        run(agent.run_stream_with_history([], "hi"))
+    assert "You said: hi" in run(agent.run_with_history([], "hi")).output
 
 
 NO_WAIT = RetryPolicy(max_attempts=3, backoff_base=0)
@@ -501,26 +501,26 @@ NO_WAIT = RetryPolicy(max_attempts=3, backoff_base=0)
 def test_retryable_model_errors_are_retried_up_to_max_attempts():
     flaky = ModelError("overloaded", status=529, retryable=True)
     model = ScriptedModel([fail(flaky), fail(flaky), reply("finally")])
-    result = run(Agent(model, retry=NO_WAIT).run("hi"))
+    result = run(Agent(model, retry=NO_WAIT).run_with_history([], "hi"))
     assert result.output == "finally" and result.requests == 3 and len(model.requests) == 3
     model = ScriptedModel([fail(flaky), fail(flaky)])
     with pytest.raises(RunError) as info:
-        run(Agent(model, retry=replace(NO_WAIT, max_attempts=2)).run("hi"))
+        run(Agent(model, retry=replace(NO_WAIT, max_attempts=2)).run_with_history([], "hi"))
     assert str(info.value) == "golem: model stage: runner: model failed after 2 attempts: overloaded"
     assert info.value.cause.status == 529 and info.value.cause.attempts == 2 and info.value.cause.message == "overloaded"
     model = ScriptedModel([fail(ModelError("bad request", status=400)), reply("never")])
     with pytest.raises(RunError, match="^golem: model stage: bad request$"):
-        run(Agent(model, retry=NO_WAIT).run("hi"))
+        run(Agent(model, retry=NO_WAIT).run_with_history([], "hi"))
     assert len(model.requests) == 1
 
 
 def test_a_stream_is_retried_only_if_nothing_arrived():
     flaky = ModelError("reset", retryable=True)
     model = ScriptedModel([fail(flaky), reply("second try")])
-    assert run(Agent(model, retry=NO_WAIT).run_stream("hi")).output == "second try"
+    assert run(Agent(model, retry=NO_WAIT).run_stream_with_history([], "hi")).output == "second try"
     model = ScriptedModel([Step(text="partial answer", cut_after=1, error=flaky), reply("never")])
     with pytest.raises(RunError):
-        run(Agent(model, retry=NO_WAIT).run_stream("hi"))
+        run(Agent(model, retry=NO_WAIT).run_stream_with_history([], "hi"))
     assert len(model.requests) == 1
 
 
@@ -531,12 +531,12 @@ def test_the_retry_policy_is_the_agents_else_the_models_else_one_attempt():
         retry_policy = RetryPolicy(max_attempts=2, backoff_base=0)
 
     model = Declaring([fail(flaky), reply("declared")])
-    assert run(Agent(model).run("hi")).output == "declared"  # the model's own policy
+    assert run(Agent(model).run_with_history([], "hi")).output == "declared"  # the model's own policy
     model = Declaring([fail(flaky), fail(flaky), reply("the agent's")])
-    assert run(Agent(model, retry=NO_WAIT).run("hi")).output == "the agent's"
+    assert run(Agent(model, retry=NO_WAIT).run_with_history([], "hi")).output == "the agent's"
     model = ScriptedModel([fail(flaky), reply("never")])
     with pytest.raises(RunError):
-        run(Agent(model).run("hi"))  # a model declaring nothing gets one attempt
+        run(Agent(model).run_with_history([], "hi"))  # a model declaring nothing gets one attempt
     assert len(model.requests) == 1
 
 
@@ -544,7 +544,7 @@ def test_ctrl_c_during_the_wait_between_attempts_ends_the_run_as_interrupted():
     model = ScriptedModel([fail(ModelError("busy", retryable=True, retry_after=30)), reply("never")])
 
     async def go():
-        task = asyncio.create_task(Agent(model, retry=RetryPolicy(max_attempts=2)).run("hi"))
+        task = asyncio.create_task(Agent(model, retry=RetryPolicy(max_attempts=2)).run_with_history([], "hi"))
         while not model.requests:
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.05)
@@ -577,11 +577,11 @@ def test_one_run_can_use_a_variation_of_the_agents_config():
     model = ScriptedModel([calls(("c1", "echo", '{"text": "x"}')), reply("done"), reply("plain")])
     agent = Agent(model, instructions="be brief")
     with_tools = Agent.from_config(replace(agent.config, tools=(echo,), settings=ModelSettings(temperature=0.5)))
-    result = run(with_tools.run("use the tool"))
+    result = run(with_tools.run_with_history([], "use the tool"))
     assert result.output == "done" and result.tool_calls == 1
     assert [d.name for d in model.requests[0].tools] == ["echo"] and model.requests[0].settings.temperature == 0.5
     assert model.requests[0].messages[0].content == "be brief"
-    assert run(agent.run("no tools now")).output == "plain"
+    assert run(agent.run_with_history([], "no tools now")).output == "plain"
     assert model.requests[2].tools == [] and model.requests[2].settings == ModelSettings()
     assert agent.config.tools == () and with_tools.config.model is agent.config.model
 

@@ -21,6 +21,7 @@ from golem_cli.core.messages import (
     mark_interrupted,
 )
 from golem_cli.core.model import StreamDone, TextDelta, ToolCallDelta
+from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import ModelRetry, ToolCanceled, tool
 from golem_cli.core.usage import Usage, UsageLimits
 from hypothesis import given, settings
@@ -67,7 +68,7 @@ def resume_ok(partial: PartialResult, **agent_kwargs) -> ScriptedModel:
 
 def test_model_failure_after_a_tool_turn_keeps_the_turn():
     model = ScriptedModel([call("echo", usage=Usage(11, 4)), fail("provider gone")])
-    err = run_error(Agent(model, tools=[echo]).run("go", run_id="R", conversation_id="C"))
+    err = run_error(Agent(model, tools=[echo]).run_with_history([], "go", run_id="R", conversation_id="C"))
     assert err.stage == "model" and str(err) == "golem: model stage: provider gone"
     assert isinstance(err.cause, ModelError) and err.__cause__ is err.cause
     p = err.partial
@@ -81,7 +82,7 @@ def test_model_failure_after_a_tool_turn_keeps_the_turn():
 
 
 def test_partial_is_none_when_nothing_happened():
-    err = run_error(Agent(ScriptedModel([fail("nothing ran")])).run("go"))
+    err = run_error(Agent(ScriptedModel([fail("nothing ran")])).run_with_history([], "go"))
     assert err.stage == "model" and err.partial is None
     # a user-only supplied history changes nothing
     history = [Message(role="user", content="earlier")]
@@ -100,7 +101,7 @@ def test_an_assistant_turn_in_supplied_history_makes_partial_non_nil():
 def test_usage_alone_makes_partial_non_nil():
     # a usage-limit crossing on a text reply: usage and an assistant turn
     limits = UsageLimits(input_tokens=50)
-    err = run_error(Agent(ScriptedModel([reply("long answer", usage=Usage(100, 0))]), usage_limits=limits).run("go"))
+    err = run_error(Agent(ScriptedModel([reply("long answer", usage=Usage(100, 0))]), usage_limits=limits).run_with_history([], "go"))
     assert err.partial is not None
 
 
@@ -108,7 +109,7 @@ def test_an_exception_from_on_delta_fails_at_the_model_stage_keeping_streamed_te
     def on_delta(text: str) -> None:
         raise ValueError("terminal closed")
 
-    err = run_error(Agent(ScriptedModel([Step(text="hello there", chunk=5)])).run_stream("go", on_delta=on_delta))
+    err = run_error(Agent(ScriptedModel([Step(text="hello there", chunk=5)])).run_stream_with_history([], "go", hooks=RunHooks(on_delta=on_delta)))
     assert err.stage == "model" and str(err) == "golem: model stage: terminal closed" and not err.interrupted
     assert err.partial.messages[-1].content == mark_interrupted("hello")
 
@@ -118,7 +119,7 @@ def test_an_exception_from_on_delta_fails_at_the_model_stage_keeping_streamed_te
 
 def test_tool_failure_keeps_evidence_through_the_requesting_turn():
     model = ScriptedModel([calls(("c1", "echo", "{}"), ("c2", "explode", "{}"), usage=Usage(7, 3))])
-    err = run_error(Agent(model, tools=[echo, explode]).run("go"))
+    err = run_error(Agent(model, tools=[echo, explode]).run_with_history([], "go"))
     assert err.stage == "tool"
     assert str(err) == 'golem: tool stage: runner: tool "explode" (call "c2"): tool exploded'
     assert isinstance(err.cause, ToolCallError) and isinstance(err.cause.error, RuntimeError)
@@ -133,7 +134,7 @@ def test_tool_failure_keeps_evidence_through_the_requesting_turn():
 
 def test_undeclared_tool_fails_without_executing_anything():
     model = ScriptedModel([calls(("c1", "echo", "{}"), ("c2", "nope", "{}"))])
-    err = run_error(Agent(model, tools=[echo]).run("go"))
+    err = run_error(Agent(model, tools=[echo]).run_with_history([], "go"))
     assert str(err) == 'golem: tool stage: runner: tool "nope" (call "c2"): tool was not declared for this run'
     assert err.partial.tool_calls == 0 and err.partial.messages[-1].tool_calls[1].name == "nope"
 
@@ -144,10 +145,10 @@ def test_retry_budget_exhausted_fails_at_the_tool_stage():
         raise ModelRetry("wrong")
 
     model = ScriptedModel([call("picky", id="a"), call("picky", id="b")])
-    err = run_error(Agent(model, tools=[picky], tool_retries=1).run("go"))
+    err = run_error(Agent(model, tools=[picky], tool_retries=1).run_with_history([], "go"))
     assert str(err) == 'golem: tool stage: runner: tool "picky" (call "b"): tool failed after 2 attempts: wrong'
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool", "assistant"]
-    err = run_error(Agent(ScriptedModel([call("picky", id="a")]), tools=[picky], tool_retries=0).run("go"))
+    err = run_error(Agent(ScriptedModel([call("picky", id="a")]), tools=[picky], tool_retries=0).run_with_history([], "go"))
     assert str(err) == 'golem: tool stage: runner: tool "picky" (call "a"): wrong'
 
 
@@ -156,7 +157,7 @@ def test_invalid_tool_part_and_timeout_fail_at_the_tool_stage():
     def bad_part() -> Part:
         return Part(kind="image")
 
-    err = run_error(Agent(ScriptedModel([call("bad_part", id="p")]), tools=[bad_part]).run("go"))
+    err = run_error(Agent(ScriptedModel([call("bad_part", id="p")]), tools=[bad_part]).run_with_history([], "go"))
     assert str(err) == (
         'golem: tool stage: runner: tool "bad_part" (call "p"): '
         "tool produced an invalid part 0: model: image part has neither a URL nor inline data"
@@ -167,7 +168,7 @@ def test_invalid_tool_part_and_timeout_fail_at_the_tool_stage():
         await asyncio.sleep(5)
         return "late"
 
-    err = run_error(Agent(ScriptedModel([call("hang", id="h")]), tools=[hang]).run("go"))
+    err = run_error(Agent(ScriptedModel([call("hang", id="h")]), tools=[hang]).run_with_history([], "go"))
     assert str(err) == 'golem: tool stage: runner: tool "hang" (call "h"): tool timed out after 0.01s'
     assert err.partial.tool_calls == 1
 
@@ -177,7 +178,7 @@ def test_invalid_tool_part_and_timeout_fail_at_the_tool_stage():
 
 def test_turn_limit_keeps_every_completed_round():
     model = ScriptedModel([call("echo", usage=Usage(5, 2)), call("echo")])
-    err = run_error(Agent(model, tools=[echo], max_turns=1).run("go"))
+    err = run_error(Agent(model, tools=[echo], max_turns=1).run_with_history([], "go"))
     assert str(err) == "golem: loop stage: runner: model turn limit exceeded after 1 turns"
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool"]
     assert err.partial.tool_calls == 1 and len(model.requests) == 1
@@ -194,7 +195,7 @@ def test_turn_limit_keeps_every_completed_round():
 )
 def test_usage_limits_keep_the_crossing_response(limits, text):
     model = ScriptedModel([reply("a very long answer", usage=Usage(100, 7))])
-    err = run_error(Agent(model, usage_limits=limits).run("go"))
+    err = run_error(Agent(model, usage_limits=limits).run_with_history([], "go"))
     assert err.stage == "usage" and str(err) == f"golem: usage stage: {text}"
     assert isinstance(err.cause, UsageLimitError)
     assert [m.content for m in err.partial.messages] == ["go", "a very long answer"]
@@ -203,10 +204,10 @@ def test_usage_limits_keep_the_crossing_response(limits, text):
 
 def test_request_and_tool_call_limits():
     model = ScriptedModel([call("echo"), call("echo"), reply("x")])
-    err = run_error(Agent(model, tools=[echo], usage_limits=UsageLimits(requests=1)).run("go"))
+    err = run_error(Agent(model, tools=[echo], usage_limits=UsageLimits(requests=1)).run_with_history([], "go"))
     assert str(err) == "golem: usage stage: run exceeded the request limit of 1 (used 2)"
     model = ScriptedModel([calls(("a", "echo", "{}"), ("b", "echo", "{}")), reply("x")])
-    err = run_error(Agent(model, tools=[echo], usage_limits=UsageLimits(tool_calls=1)).run("go"))
+    err = run_error(Agent(model, tools=[echo], usage_limits=UsageLimits(tool_calls=1)).run_with_history([], "go"))
     assert str(err) == "golem: usage stage: run exceeded the tool call limit of 1 (used 2)"
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool", "tool"]
 
@@ -222,7 +223,7 @@ def test_per_request_bound_is_checked_before_sending():
     model = ScriptedModel([reply("never")])
     counter = Counter(lambda messages: 1000)
     agent = Agent(model, usage_limits=UsageLimits(per_request_input_tokens=10), token_counter=counter)
-    err = run_error(agent.run("go"))
+    err = run_error(agent.run_with_history([], "go"))
     assert str(err) == "golem: usage stage: run exceeded the per-request input token limit of 10 (used 1000)"
     assert model.requests == [] and err.partial is None
 
@@ -230,7 +231,7 @@ def test_per_request_bound_is_checked_before_sending():
         raise RuntimeError("tokenizer missing")
 
     agent = Agent(model, usage_limits=UsageLimits(per_request_input_tokens=10), token_counter=Counter(broken))
-    err = run_error(agent.run("go"))
+    err = run_error(agent.run_with_history([], "go"))
     assert str(err) == "golem: model stage: golem: token count failed before request: tokenizer missing"
 
 
@@ -238,7 +239,7 @@ def test_decode_failure_keeps_the_rejected_response_and_corrections_accumulate()
     def never(text: str) -> str:
         raise ValueError("unparseable")
 
-    err = run_error(Agent(ScriptedModel([reply("not a number", usage=Usage(6, 5))]), output_validator=never).run("go"))
+    err = run_error(Agent(ScriptedModel([reply("not a number", usage=Usage(6, 5))]), output_validator=never).run_with_history([], "go"))
     assert str(err) == "golem: decode stage: unparseable"
     assert [m.content for m in err.partial.messages] == ["go", "not a number"]
 
@@ -246,11 +247,11 @@ def test_decode_failure_keeps_the_rejected_response_and_corrections_accumulate()
         raise ModelRetry("try again")
 
     model = ScriptedModel([reply("first try", usage=Usage(10, 3)), fail("provider gone mid-correction")])
-    err = run_error(Agent(model, output_validator=picky, output_retries=1).run("go"))
+    err = run_error(Agent(model, output_validator=picky, output_retries=1).run_with_history([], "go"))
     assert err.stage == "model" and err.partial.requests == 2 and err.partial.usage.input_tokens == 10
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "user"]
     model = ScriptedModel([reply("one"), reply("two")])
-    err = run_error(Agent(model, output_validator=picky, output_retries=1).run("go"))
+    err = run_error(Agent(model, output_validator=picky, output_retries=1).run_with_history([], "go"))
     assert str(err) == "golem: decode stage: golem: output failed validation after 2 attempts: try again"
     assert len(err.partial.messages) == 4
 
@@ -287,7 +288,7 @@ def test_tool_cancel_closes_the_batch_so_no_repair_is_needed():
             )
         ]
     )
-    err = run_error(Agent(model, tools=[work, stop, later]).run("go", run_id="R", conversation_id="C"))
+    err = run_error(Agent(model, tools=[work, stop, later]).run_with_history([], "go", run_id="R", conversation_id="C"))
     assert err.stage == "canceled" and not err.interrupted
     assert str(err) == 'golem: canceled stage: runner: tool "stop" (call "c2") canceled the run: user said stop'
     assert isinstance(err.cause, RunCanceledError) and err.cause.reason == "user said stop"
@@ -319,7 +320,7 @@ def test_task_cancellation_mid_stream_keeps_text_and_the_cut_tool_call():
     async def scenario() -> RunError:
         model = ScriptedModel([SLOW_REPLY])
         task = asyncio.create_task(
-            Agent(model, tools=[echo]).run_stream_with_history(history, "go", on_event=seen.append)
+            Agent(model, tools=[echo]).run_stream_with_history(history, "go", hooks=RunHooks(on_event=seen.append))
         )
         while sum(type(e).__name__ == "ToolCallDelta" for e in seen) < 2:
             await asyncio.sleep(0.001)
@@ -353,7 +354,7 @@ def test_ctrl_c_from_on_delta_keeps_what_arrived():
         if len(got) == 3:
             raise KeyboardInterrupt
 
-    err = run_error(Agent(ScriptedModel([SLOW_REPLY]), tools=[echo]).run_stream("go", on_delta=on_delta))
+    err = run_error(Agent(ScriptedModel([SLOW_REPLY]), tools=[echo]).run_stream_with_history([], "go", hooks=RunHooks(on_delta=on_delta)))
     assert err.stage == "model" and err.interrupted and str(err) == "golem: model stage: interrupted"
     assert isinstance(err.__cause__, KeyboardInterrupt)
     assert err.partial.messages[-1].content == mark_interrupted("".join(got))
@@ -364,7 +365,7 @@ def test_ctrl_c_from_on_delta_keeps_what_arrived():
 def test_interruption_before_anything_arrived_still_keeps_the_prompt():
     async def scenario() -> RunError:
         model = ScriptedModel([Step(text="slow", delay=1.0)])
-        task = asyncio.create_task(Agent(model).run_stream("my carefully typed prompt"))
+        task = asyncio.create_task(Agent(model).run_stream_with_history([], "my carefully typed prompt"))
         await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(RunError) as info:
@@ -381,7 +382,7 @@ def test_interruption_before_anything_arrived_still_keeps_the_prompt():
 
 def test_cancellation_of_a_non_streamed_request():
     async def scenario() -> RunError:
-        task = asyncio.create_task(Agent(ScriptedModel([Step(text="x", delay=1.0)])).run("go"))
+        task = asyncio.create_task(Agent(ScriptedModel([Step(text="x", delay=1.0)])).run_with_history([], "go"))
         await asyncio.sleep(0.05)
         task.cancel()
         with pytest.raises(RunError) as info:
@@ -398,7 +399,7 @@ def test_ctrl_c_inside_a_tool_fails_at_the_tool_stage():
         raise KeyboardInterrupt
 
     model = ScriptedModel([calls(("c1", "echo", "{}"), ("c2", "interrupted_tool", "{}"))])
-    err = run_error(Agent(model, tools=[echo, interrupted_tool]).run_stream("go"))
+    err = run_error(Agent(model, tools=[echo, interrupted_tool]).run_stream_with_history([], "go"))
     assert err.stage == "tool" and err.interrupted
     assert str(err) == 'golem: tool stage: runner: tool "interrupted_tool" (call "c2"): interrupted'
     # c1 finished before the stop: it ran, so its result is evidence and stays (stamped);
@@ -424,7 +425,7 @@ def test_task_cancellation_during_a_tool_batch():
             return "never"
 
         model = ScriptedModel([call("wait_forever", id="w")])
-        task = asyncio.create_task(Agent(model, tools=[wait_forever]).run("go"))
+        task = asyncio.create_task(Agent(model, tools=[wait_forever]).run_with_history([], "go"))
         await began.wait()
         task.cancel()
         with pytest.raises(RunError) as info:
@@ -448,7 +449,7 @@ def test_dropped_stream_keeps_partial_text_and_a_cut_tool_call():
         cut_after=10,
         error=ModelError("connection reset by peer", status=None),
     )
-    err = run_error(Agent(ScriptedModel([step]), tools=[echo]).run_stream("weather?"))
+    err = run_error(Agent(ScriptedModel([step]), tools=[echo]).run_stream_with_history([], "weather?"))
     assert err.stage == "model" and not err.interrupted
     assert str(err) == "golem: model stage: connection reset by peer"
     cut = err.partial.messages[-1]
@@ -462,7 +463,7 @@ def test_dropped_stream_keeps_partial_text_and_a_cut_tool_call():
 
 
 def test_dropped_stream_before_any_delta_follows_the_nil_rule():
-    err = run_error(Agent(ScriptedModel([Step(text="abc", cut_after=0)])).run_stream("go"))
+    err = run_error(Agent(ScriptedModel([Step(text="abc", cut_after=0)])).run_stream_with_history([], "go"))
     assert err.stage == "model" and err.partial is None
 
 
@@ -476,7 +477,7 @@ def test_stream_ending_without_a_final_response_is_a_model_error():
         async def stream(self, request):
             yield TextDelta("half an ans")
 
-    err = run_error(Agent(Truncating()).run_stream("go"))  # type: ignore[arg-type]
+    err = run_error(Agent(Truncating()).run_stream_with_history([], "go"))  # type: ignore[arg-type]
     assert str(err) == "golem: model stage: model: stream ended before the response was complete"
     assert err.partial.messages[-1].content == mark_interrupted("half an ans")
 
@@ -513,7 +514,7 @@ def test_a_real_sigint_under_asyncio_run_becomes_an_interrupted_run_error():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(RunError) as info:
-            asyncio.run(Agent(model).run_stream("go", on_delta=on_delta))
+            asyncio.run(Agent(model).run_stream_with_history([], "go", hooks=RunHooks(on_delta=on_delta)))
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # asyncio.run restored it
     finally:
         signal.signal(signal.SIGINT, previous)
@@ -550,7 +551,7 @@ def test_any_cut_point_leaves_a_resumable_partial(text, args, chunk, cut_at, sec
     cut_step = Step(text=text, tool_calls=step.tool_calls, chunk=chunk, cut_after=cut_at) if how == "drop" else step
     model = ScriptedModel([*([call("echo", id="first")] if second_turn else []), cut_step, reply("end")])
     try:
-        run(Agent(model, tools=[echo]).run_stream("go", on_event=on_event))
+        run(Agent(model, tools=[echo]).run_stream_with_history([], "go", hooks=RunHooks(on_event=on_event)))
     except RunError as err:
         partial = err.partial
         assert err.interrupted == (how == "ctrl-c")

@@ -68,7 +68,7 @@ def test_approved_denied_and_reasoned_denials_become_results():
         [batch(("c1", "write", '{"path":"ok"}'), ("c2", "write", '{"path":"no"}'), ("c3", "write", '{"path":"why"}')),
          reply("done")]
     )  # fmt: skip
-    result = run(Agent(model, tools=[write]).run("go", hooks=RunHooks(approve=approve)))
+    result = run(Agent(model, tools=[write]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
     assert [(r.call.id, r.tool.name, r.args) for r in asked] == [
         ("c1", "write", {"path": "ok"}), ("c2", "write", {"path": "no"}), ("c3", "write", {"path": "why"}),
     ]  # fmt: skip
@@ -99,7 +99,7 @@ def test_questions_are_asked_one_at_a_time_before_the_group_runs():
         return str(n)
 
     model = ScriptedModel([batch(("a", "slow", '{"n":1}'), ("b", "slow", '{"n":2}')), reply("done")])
-    run(Agent(model, tools=[slow]).run("go", hooks=RunHooks(approve=approve)))
+    run(Agent(model, tools=[slow]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
     assert events[:4] == ["ask a", "answer a", "ask b", "answer b"]
     assert events[4:6] == ["start 1", "start 2"]  # approved calls still run in parallel
 
@@ -112,7 +112,7 @@ def test_bad_arguments_are_never_asked_about():
         return APPROVED
 
     model = ScriptedModel([batch(("c1", "write", '{"path": 3}')), batch(("c2", "write", '{"path":"x"}')), reply("ok")])
-    result = run(Agent(model, tools=[write]).run("go", hooks=RunHooks(approve=approve)))
+    result = run(Agent(model, tools=[write]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
     assert asked == ["c2"]
     assert tool_results(result.messages)[0][1].startswith("Your tool call was rejected: invalid arguments")
 
@@ -136,7 +136,7 @@ def test_stopping_at_the_question_closes_the_batch(how):
          reply("never")]
     )  # fmt: skip
     with pytest.raises(RunError) as info:
-        run(Agent(model, tools=[write, look]).run("go", hooks=RunHooks(approve=approve)))
+        run(Agent(model, tools=[write, look]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
     err = info.value
     assert err.stage == "canceled" and not err.interrupted
     assert ran == []  # the group never started: c1 was approved but had not run yet
@@ -156,7 +156,7 @@ def test_a_stop_in_a_later_group_keeps_the_earlier_results():
     model = ScriptedModel([batch(("c1", "look", '{"path":"a"}'), ("c2", "seq", '{"path":"b"}'),
                                  ("c3", "look", '{"path":"c"}'))])  # fmt: skip
     with pytest.raises(RunError) as info:
-        run(Agent(model, tools=[look, seq]).run("go", hooks=RunHooks(approve=approve)))
+        run(Agent(model, tools=[look, seq]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
     assert ran == ["look:a", "seq:b"]
     assert tool_results(info.value.partial.messages) == [
         ("c1", "saw a", False), ("c2", "s", False), ("c3", INTERRUPTED, False)
@@ -166,15 +166,15 @@ def test_a_stop_in_a_later_group_keeps_the_earlier_results():
 def test_an_approval_hook_must_answer_with_an_approval():
     model = ScriptedModel([batch(("c1", "write", '{"path":"x"}'))])
     with pytest.raises(RunError) as info:
-        run(Agent(model, tools=[write]).run("go", hooks=RunHooks(approve=lambda r: True)))  # type: ignore[arg-type,return-value]
+        run(Agent(model, tools=[write]).run_with_history([], "go", hooks=RunHooks(approve=lambda r: True)))  # type: ignore[arg-type,return-value]
     assert info.value.stage == "model" and "must return an Approval, got True" in str(info.value)
 
 
 def test_undeclared_tools_fail_the_run_or_are_answered():
     steps = [batch(("c1", "gone", "{}"), ("c2", "look", '{"path":"a"}')), reply("fine")]
     with pytest.raises(RunError, match="tool was not declared for this run"):
-        run(Agent(ScriptedModel(steps), tools=[look]).run("go"))
-    result = run(Agent(ScriptedModel(steps), tools=[look], undeclared_tools="answer").run("go"))
+        run(Agent(ScriptedModel(steps), tools=[look]).run_with_history([], "go"))
+    result = run(Agent(ScriptedModel(steps), tools=[look], undeclared_tools="answer").run_with_history([], "go"))
     assert tool_results(result.messages) == [
         ("c1", "tool 'gone' is not available in this chat", True), ("c2", "saw a", False)
     ]  # fmt: skip
@@ -189,7 +189,7 @@ def test_record_hook_sees_the_calling_turn_before_any_tool_runs():
         seen.append(([m.role for m in messages], list(ran)))
 
     model = ScriptedModel([batch(("c1", "look", '{"path":"a"}')), reply("done")])
-    result = run(Agent(model, tools=[look]).run("go", hooks=RunHooks(on_record=on_record)))
+    result = run(Agent(model, tools=[look]).run_with_history([], "go", hooks=RunHooks(on_record=on_record)))
     assert seen == [(["user", "assistant"], []), (["user", "assistant", "tool"], ["look:a"])]
     assert len(result.new_messages) == 4
 
@@ -204,7 +204,7 @@ def test_interrupting_a_running_tool_keeps_the_call_for_repair():
         return "late"
 
     async def main() -> RunError:
-        task = asyncio.ensure_future(Agent(ScriptedModel([batch(("h1", "hang", "{}"))]), tools=[hang]).run("go"))
+        task = asyncio.ensure_future(Agent(ScriptedModel([batch(("h1", "hang", "{}"))]), tools=[hang]).run_with_history([], "go"))
         await started.wait()
         task.cancel()
         try:
@@ -236,7 +236,7 @@ def test_schema_tools_take_the_argument_object_and_send_their_schema():
     with pytest.raises(ModelRetry, match="not a valid JSON object"):
         t.decode_args('{"q":')
     model = ScriptedModel([batch(("s1", "srv__search", '{"q":"x"}')), reply("ok")])
-    result = run(Agent(model, tools=[t]).run("go"))
+    result = run(Agent(model, tools=[t]).run_with_history([], "go"))
     assert tool_results(result.messages) == [("s1", "found x", False)]
     assert got[0][1].call_id == "s1"
     sync = SchemaTool("plain", "", {"type": "object"}, lambda arguments, context: arguments)

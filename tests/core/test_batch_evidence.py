@@ -51,7 +51,7 @@ def test_ctrl_c_keeps_the_results_of_calls_that_finished():
 
     async def scenario() -> RunError:
         model = ScriptedModel([batch(("q", "quick", '{"path":"a"}'), ("s", "slow", "{}"))])
-        task = asyncio.create_task(Agent(model, tools=[quick, slow]).run("go", hooks=RunHooks(on_event=events.append)))
+        task = asyncio.create_task(Agent(model, tools=[quick, slow]).run_with_history([], "go", hooks=RunHooks(on_event=events.append)))
         while not any(isinstance(e, ToolCallFinished) for e in events):  # quick is done, slow runs
             await asyncio.sleep(0.01)
         task.cancel()
@@ -79,7 +79,7 @@ def test_results_are_announced_as_each_call_finishes_and_recorded_in_call_order(
 
     events: list[object] = []
     model = ScriptedModel([batch(("l", "late", "{}"), ("q", "quick", '{"path":"x"}')), reply("done")])
-    result = run(Agent(model, tools=[late, quick]).run("go", hooks=RunHooks(on_event=events.append)))
+    result = run(Agent(model, tools=[late, quick]).run_with_history([], "go", hooks=RunHooks(on_event=events.append)))
     finished = [e.call.id for e in events if isinstance(e, ToolCallFinished)]
     assert finished == ["q", "l"]
     assert [m.tool_call_id for m in result.messages if m.role == "tool"] == ["l", "q"]
@@ -87,7 +87,7 @@ def test_results_are_announced_as_each_call_finishes_and_recorded_in_call_order(
 
 def test_two_bad_calls_of_one_tool_in_one_response_both_get_feedback():
     model = ScriptedModel([batch(("b1", "quick", '{"pathx":"a"}'), ("b2", "quick", '{"pathy":"b"}')), reply("fixed")])
-    result = run(Agent(model, tools=[quick], tool_retries=1).run("go"))
+    result = run(Agent(model, tools=[quick], tool_retries=1).run_with_history([], "go"))
     rejected = results(result.messages)
     assert [r[0] for r in rejected] == ["b1", "b2"]
     assert all(r[1].startswith("Your tool call was rejected: invalid arguments:") and not r[2] for r in rejected)
@@ -98,7 +98,7 @@ def test_the_retry_budget_counts_responses_and_says_how_many():
     bad = '{"pathx":"a"}'
     model = ScriptedModel([batch(("b1", "quick", bad), ("b2", "quick", bad)), batch(("b3", "quick", bad))])
     with pytest.raises(RunError) as info:
-        run(Agent(model, tools=[quick], tool_retries=1).run("go"))
+        run(Agent(model, tools=[quick], tool_retries=1).run_with_history([], "go"))
     assert str(info.value).startswith(
         'golem: tool stage: runner: tool "quick" (call "b3"): tool failed after 2 attempts:'
     )
@@ -106,21 +106,21 @@ def test_the_retry_budget_counts_responses_and_says_how_many():
 
 def test_answer_mode_turns_one_calls_error_into_its_failed_result():
     model = ScriptedModel([batch(("w", "quick", '{"path":"a"}'), ("x", "broken", '{"path":"long"}')), reply("ok")])
-    result = run(Agent(model, tools=[quick, broken], tool_errors="answer").run("go"))
+    result = run(Agent(model, tools=[quick, broken], tool_errors="answer").run_with_history([], "go"))
     assert results(result.messages) == [
         ("w", "did a", False),
         ("x", "the tool failed: OSError: [Errno 36] File name too long: 'long'", True),
     ]
     # Go's rule stays the default: the batch fails the run and keeps no result
     with pytest.raises(RunError) as info:
-        run(Agent(ScriptedModel(model.steps), tools=[quick, broken]).run("go"))
+        run(Agent(ScriptedModel(model.steps), tools=[quick, broken]).run_with_history([], "go"))
     assert info.value.stage == "tool" and results(info.value.partial.messages) == []
 
 
 def test_answer_mode_answers_a_retry_past_the_budget():
     bad = '{"pathx":"a"}'
     model = ScriptedModel([batch(("b1", "quick", bad)), batch(("b2", "quick", bad)), reply("gave up")])
-    result = run(Agent(model, tools=[quick], tool_retries=1, tool_errors="answer").run("go"))
+    result = run(Agent(model, tools=[quick], tool_retries=1, tool_errors="answer").run_with_history([], "go"))
     (first, second) = results(result.messages)
     assert first[1].startswith("Your tool call was rejected:") and not first[2]
     assert second[1].startswith("Your tool call was rejected again: tool failed after 2 attempts: invalid arguments")
@@ -138,5 +138,5 @@ def test_a_failure_stops_later_groups_from_starting():
 
     model = ScriptedModel([batch(("x", "broken", '{"path":"p"}'), ("a", "after", "{}"))])
     with pytest.raises(RunError):
-        run(Agent(model, tools=[broken, after]).run("go"))
+        run(Agent(model, tools=[broken, after]).run_with_history([], "go"))
     assert ran == []

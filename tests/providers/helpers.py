@@ -105,7 +105,7 @@ def through_agent(model: Model, *, streaming: bool = True, text: str = "hello th
     async def go() -> RunResult | RunError:
         agent = Agent(model)
         try:
-            return await (agent.run_stream(text) if streaming else agent.run(text))
+            return await (agent.run_stream_with_history([], text) if streaming else agent.run_with_history([], text))
         except RunError as exc:
             return exc
         finally:

@@ -85,7 +85,7 @@ def write_call(path: str = "out.txt", content: str = "hi\n", id: str = "w1") -> 
 
 def one_run(registry: Registry, approvals: Approvals, steps: list[Step]):
     agent = Agent(ScriptedModel(steps), tools=tools_of(registry.entries()), undeclared_tools="answer")
-    return run(agent.run("go", hooks=RunHooks(approve=approvals)))
+    return run(agent.run_with_history([], "go", hooks=RunHooks(approve=approvals)))
 
 
 def results(result) -> list[tuple[str, bool]]:
