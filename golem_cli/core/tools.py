@@ -207,10 +207,6 @@ class Tool:
             raise ModelRetry(f"arguments are not a valid JSON object: {exc}") from exc
         return {field: getattr(decoded, field) for field in self._fields}
 
-    async def execute(self, args: str, context: ToolContext) -> ToolResult:
-        """Decode ``args``, run the function, and normalize what it returned."""
-        return await self.call(self.decode_args(args), context)
-
     async def call(self, kwargs: dict[str, Any], context: ToolContext) -> ToolResult:
         """Run the function on already decoded arguments (``decode_args``)."""
         kwargs = dict(kwargs)

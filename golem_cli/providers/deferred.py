@@ -60,7 +60,7 @@ class DeferredModel:
             await close()
 
     def __getattr__(self, name: str) -> Any:
-        # Everything else the runtime asks of a model (retry_policy, accepts_url, count_tokens)
+        # Everything else golem asks of a model (retry_policy, accepts_url)
         # is the adapter's: asking builds it.
         if name.startswith("_"):
             raise AttributeError(name)

@@ -32,8 +32,6 @@ def ollama_base_url(value: str) -> str:
     return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}/v1"
 
 
-#: Google's OpenAI-compatible endpoint for Gemini models.
-GEMINI_OPENAI_URL = "https://generativelanguage.googleapis.com/v1beta/openai"
 #: Azure OpenAI's API version when neither ``api_version`` nor ``OPENAI_API_VERSION`` says.
 AZURE_API_VERSION = "2024-10-21"
 

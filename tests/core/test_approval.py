@@ -240,4 +240,4 @@ def test_schema_tools_take_the_argument_object_and_send_their_schema():
     assert tool_results(result.messages) == [("s1", "found x", False)]
     assert got[0][1].call_id == "s1"
     sync = SchemaTool("plain", "", {"type": "object"}, lambda arguments, context: arguments)
-    assert run(sync.execute('{"a":1}', got[0][1])).text == '{"a":1}'
+    assert run(sync.call(sync.decode_args('{"a":1}'), got[0][1])).text == '{"a":1}'

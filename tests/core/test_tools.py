@@ -47,6 +47,11 @@ def roll_dice(sides: int, times: int = 1, label: Annotated[str, "shown to the us
     return f"{label}{sides}x{times}"
 
 
+
+def execute(tool, args, context):
+    """A call as a run makes it: the model's argument text decoded, then the call."""
+    return tool.call(tool.decode_args(args), context)
+
 def test_schema_from_signature_and_docstring():
     assert roll_dice.name == "roll_dice"
     assert roll_dice.description == "Roll a die.\n\nLonger explanation on a second paragraph."
@@ -92,9 +97,9 @@ def test_mutable_defaults_are_not_shared():
 
 
 def test_arguments_decode_and_call():
-    result = run(roll_dice.execute('{"sides": 6, "times": 2}', CTX))
+    result = run(execute(roll_dice, '{"sides": 6, "times": 2}', CTX))
     assert result == ToolResult(text="6x2")
-    assert run(roll_dice.execute(' {"sides":20} \n', CTX)).text == "20x1"
+    assert run(execute(roll_dice, ' {"sides":20} \n', CTX)).text == "20x1"
 
 
 @pytest.mark.parametrize(
@@ -109,12 +114,12 @@ def test_arguments_decode_and_call():
 )
 def test_bad_arguments_ask_the_model_to_retry(args, fragment):
     with pytest.raises(ModelRetry) as info:
-        run(roll_dice.execute(args, CTX))
+        run(execute(roll_dice, args, CTX))
     assert fragment in info.value.reason
 
 
 def test_unknown_argument_keys_are_ignored():
-    assert run(roll_dice.execute('{"sides": 4, "color": "red"}', CTX)).text == "4x1"
+    assert run(execute(roll_dice, '{"sides": 4, "color": "red"}', CTX)).text == "4x1"
 
 
 def test_async_tools_and_context_injection():
@@ -129,7 +134,7 @@ def test_async_tools_and_context_injection():
     assert lookup.sequential and lookup.max_retries == 3
     assert "ctx" not in lookup.parameters["properties"]
     context = ToolContext(call_id="c9", tool_name="lookup", args='{"query":"x"}', run_id="r", conversation_id="c")
-    assert run(lookup.execute('{"query": "abc"}', context)).text == "ABC"
+    assert run(execute(lookup, '{"query": "abc"}', context)).text == "ABC"
     assert seen == [context]
 
 
@@ -141,7 +146,7 @@ def test_sync_tools_run_in_a_worker_thread():
     def where() -> str:
         return "main" if threading.get_ident() == main else "worker"
 
-    assert run(Tool(where).execute("{}", CTX)).text == "worker"
+    assert run(execute(Tool(where), "{}", CTX)).text == "worker"
 
 
 def test_timeout_raises_timeout_error():
@@ -150,13 +155,13 @@ def test_timeout_raises_timeout_error():
         return "late"
 
     with pytest.raises(ToolTimeoutError, match=r"^tool timed out after 0\.01s$"):
-        run(Tool(slow, timeout=0.01).execute("{}", CTX))
+        run(execute(Tool(slow, timeout=0.01), "{}", CTX))
 
     async def own_timeout() -> str:
         raise TimeoutError("socket timed out")  # a tool's own timeout is just an error
 
     with pytest.raises(TimeoutError, match="socket") as info:
-        run(Tool(own_timeout, timeout=5).execute("{}", CTX))
+        run(execute(Tool(own_timeout, timeout=5), "{}", CTX))
     assert not isinstance(info.value, ToolTimeoutError)
 
 

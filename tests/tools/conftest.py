@@ -40,7 +40,7 @@ def call(registry: Registry, name: str, **args):
 
     entry = registry.entry(name)
     assert entry is not None
-    return run(entry.tool.execute(json.dumps(args), CTX)).text
+    return run(entry.tool.call(entry.tool.decode_args(json.dumps(args)), CTX)).text
 
 
 def live_in_group(pgid: int) -> list[int]:

@@ -184,7 +184,7 @@ def test_cancelling_a_search_kills_its_process_at_once(root: Path):
     tool = registry.entry("search_files").tool
 
     async def scenario() -> float:
-        task = asyncio.create_task(tool.execute('{"pattern": "(a+)+$"}', CTX))
+        task = asyncio.create_task(tool.call(tool.decode_args('{"pattern": "(a+)+$"}'), CTX))
         deadline = time.monotonic() + 10
         while not workers() and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
