@@ -94,3 +94,68 @@ def test_an_endless_paragraph_is_drawn_within_bounds():
     renderer.feed("*not emphasis* " * (MARKDOWN_LIMIT // 10))
     renderer.finish()
     assert "*not emphasis*" in out.getvalue()  # printed as it came
+
+
+# --- the incremental splitter: blocks do not depend on where the stream was cut --------------
+
+from golem_cli.cli.render.streaming import BlockSplitter  # noqa: E402
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+#: lines that exercise every rule: fences of both kinds (opening, closing, with a language),
+#: blank and whitespace-only lines, text, tables, list items, and characters that are line
+#: breaks to ``str.splitlines`` but not to markdown streaming (``\r``, U+2028)
+LINES = st.sampled_from(
+    ["```", "```py", "~~~", "````", "", "  ", "text", "| a | b |", "- item", "x\r", "a\u2028b", "  ```  "]
+)
+
+
+@st.composite
+def streamed(draw):
+    """A reply and the places a provider cut it into deltas."""
+    text = "\n".join(draw(st.lists(LINES, max_size=30))) + draw(st.sampled_from(["", "\n", "tail"]))
+    cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=12)))
+    return text, [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+
+
+@given(streamed())
+def test_blocks_found_incrementally_equal_the_blocks_of_the_whole_text(case):
+    text, deltas = case
+    whole = BlockSplitter()
+    expected = whole.feed(text)
+    splitter = BlockSplitter()
+    found = [block for delta in deltas for block in splitter.feed(delta)]
+    assert found == expected
+    assert splitter.open_block == whole.open_block
+    assert "".join(found) + splitter.open_block == text
+
+
+@given(streamed(), st.integers(1, 6))
+def test_the_live_region_shows_the_open_blocks_last_lines(case, count):
+    text, deltas = case
+    splitter = BlockSplitter()
+    for delta in deltas:
+        splitter.feed(delta)
+    first, kept, more = splitter.last_lines(count)
+    lines = splitter.open_block.split("\n") if splitter.open_block else []
+    if splitter.open_block.endswith("\n"):
+        lines.pop()
+    assert kept == lines[-count:] and more == (len(lines) > count)
+    assert not lines or first.rstrip("\n") == lines[0]
+
+
+def test_a_renderer_prints_the_same_blocks_however_the_reply_arrives():
+    text = "# T\n\npara one\nstill one\n\n```py\nx = 1\n\ny = 2\n```\n| a | b |\n|---|---|\n\nend"
+    printed = []
+    for size in (1, 3, 7, len(text)):
+        c, _ = console()
+        r = ReplyRenderer(c, clock=lambda: 0.0)
+        blocks: list[str] = []
+        r._print_block = blocks.append  # what is rendered for good, apart from the live region's noise
+        for i in range(0, len(text), size):
+            r.feed(text[i : i + size])
+        assert r.finish() == text
+        printed.append(blocks)
+    assert printed[0] == ["# T\n\n", "para one\nstill one\n\n", "```py\nx = 1\n\ny = 2\n```\n",
+                          "| a | b |\n|---|---|\n\n", "end"]  # fmt: skip
+    assert all(blocks == printed[0] for blocks in printed)

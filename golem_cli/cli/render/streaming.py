@@ -27,34 +27,78 @@ if TYPE_CHECKING:
     from golem_cli.cli.render.terminal_text import VisibleStream
 
 
+FENCES = ("```", "~~~")
+
+
+class BlockSplitter:
+    """A streamed reply cut into markdown blocks as it arrives, each line read once.
+
+    A block is finished by a blank line outside a fenced code block, or by the line that closes
+    a fence; what follows the last finished block is the open block. Lines end at ``\n`` only.
+    Every delta costs what it holds: the scan resumes where the last one stopped (inside a fence
+    or not), so a long code block, table or paragraph streams in linear time."""
+
+    def __init__(self) -> None:
+        self._partial: list[str] = []  # pieces of the last line, not yet ended by a newline
+        self._lines: list[str] = []  # the open block's complete lines, each with its newline
+        self._fence = ""  # the open code fence ("```" or "~~~"), or "" outside one
+
+    def feed(self, delta: str) -> list[str]:
+        """Take the next piece of the reply; return the blocks it finished, in order."""
+        finished = []
+        start = 0
+        while (end := delta.find("\n", start)) >= 0:
+            line = delta[start : end + 1]
+            if self._partial:
+                line = "".join([*self._partial, line])
+                self._partial = []
+            self._lines.append(line)
+            if self._ends_block(line.strip()):
+                finished.append("".join(self._lines))
+                self._lines = []
+            start = end + 1
+        if start < len(delta):
+            self._partial.append(delta[start:])
+        return finished
+
+    def _ends_block(self, stripped: str) -> bool:
+        if self._fence:
+            if stripped.startswith(self._fence) and stripped.strip(self._fence[0]) == "":
+                self._fence = ""
+                return True  # a closed code block is a finished block
+            return False
+        if stripped.startswith(FENCES):
+            self._fence = stripped[:3]
+            return False
+        return stripped == ""
+
+    @property
+    def open_block(self) -> str:
+        """Everything after the last finished block."""
+        return "".join(self._lines + self._partial)
+
+    def last_lines(self, count: int) -> tuple[str, list[str], bool]:
+        """For the live region: the open block's first line, its last ``count`` lines (without
+        their newlines) and whether it holds more than that, without joining the whole block."""
+        partial = ["".join(self._partial)] if self._partial else []
+        total = len(self._lines) + len(partial)
+        kept = [line[:-1] for line in self._lines[max(0, total - count) :]] + partial
+        first = self._lines[0] if self._lines else "".join(partial)
+        return first, kept[-count:], total > count
+
+
 def split_finished(text: str) -> tuple[str, str]:
-    """Split ``text`` into (finished blocks, open tail) at the last blank line that is not
-    inside a fenced code block. A block is finished once a blank line follows it."""
-    in_fence = False
-    fence = ""
-    cut = 0
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        end = pos + len(line)
-        stripped = line.strip()
-        if not line.endswith("\n"):
-            break  # the last, incomplete line belongs to the tail
-        if in_fence:
-            if stripped.startswith(fence) and stripped.strip(fence[0]) == "":
-                in_fence = False
-                cut = end  # a closed code block is a finished block
-        elif stripped.startswith(("```", "~~~")):
-            in_fence = True
-            fence = stripped[:3]
-        elif stripped == "":
-            cut = end
-        pos = end
-    return text[:cut], text[cut:]
+    """``text`` as (finished blocks, open block): what a ``BlockSplitter`` fed it whole holds."""
+    splitter = BlockSplitter()
+    return "".join(splitter.feed(text)), splitter.open_block
 
 
 #: A block longer than this is printed as plain text (a flood, a huge paste): rich needs about a
 #: second per 100 KB of one paragraph.
 MARKDOWN_LIMIT = 256 * 1024
+
+#: The live region waits this many times as long as its last redraw took before it redraws again.
+REDRAW_SHARE = 5
 
 
 class _Tail:
@@ -64,13 +108,21 @@ class _Tail:
         self.text = ""
         self.max_lines = max_lines
 
+    def show(self, splitter: BlockSplitter) -> None:
+        """Show the open block of ``splitter``: its last lines (and an open fence's first line),
+        read without joining the whole block."""
+        first, kept, more = splitter.last_lines(self.max_lines)
+        head = first.strip()
+        shown = "\n".join(kept)
+        self.text = f"{head}\n{shown}" if more and head.startswith(FENCES) else shown
+
     def visible(self) -> str:
         lines = self.text.splitlines()
         if len(lines) <= self.max_lines:
             return self._bounded(self.text)
         head = lines[0].strip()
         kept = self._bounded("\n".join(lines[-self.max_lines :]))
-        if head.startswith(("```", "~~~")):
+        if head.startswith(FENCES):
             return "\n".join([head, kept])  # keep the fence open so code stays code
         return kept
 
@@ -110,11 +162,12 @@ class ReplyRenderer:
         self.stream = stream or sys.stdout
         self.interval = 1.0 / fps
         self.clock = clock
-        self.text = ""
-        self._printed = 0  # how much of ``text`` is already rendered for good
+        self._pieces: list[str] = []  # the reply so far, joined when asked for
+        self._blocks = BlockSplitter()
         self._live: Live | None = None
         self._tail: _Tail | None = None
         self._last_refresh = 0.0
+        self._wait = self.interval  # until the next redraw: longer when a redraw is slow
         self._spinning = False
         self._spinner: Spinner | None = None
         self.renders = 0
@@ -147,20 +200,24 @@ class ReplyRenderer:
             return
         if self._spinning:
             self._stop_spinner()
-        self.text += delta
+        self._pieces.append(delta)
         if not self.markdown:
             self.stream.write(delta if self._visible is None else self._visible.feed(delta))
             self.stream.flush()
             return
-        tail = self.text[self._printed :]
-        if "\n" in delta:  # a block can only finish at a line break
-            finished, tail = split_finished(tail)
-            if finished:
-                if self._tail is not None:
-                    self._tail.text = tail  # the live region redraws on print: not the old tail
-                self._print_block(finished)
-                self._printed += len(finished)
-        self._update_tail(tail)
+        finished = self._blocks.feed(delta)
+        if finished and self._tail is not None:
+            self._tail.show(self._blocks)  # the live region redraws on print: not the old tail
+        for block in finished:
+            self._print_block(block)
+        self._update_tail(bool(finished) or delta.strip() != "")
+
+    @property
+    def text(self) -> str:
+        """The reply so far."""
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
 
     def finish(self) -> str:
         """Render what is left and return the whole reply text."""
@@ -171,7 +228,7 @@ class ReplyRenderer:
                 self.stream.write("\n")
             self.stream.flush()
             return self.text
-        rest = self.text[self._printed :]
+        rest = self._blocks.open_block
         if self._spinning:
             self._stop_spinner()
         if self._live is not None:
@@ -180,7 +237,7 @@ class ReplyRenderer:
             self._live = None
         if rest.strip():
             self._print_block(rest)
-        self._printed = len(self.text)
+        self._blocks = BlockSplitter()
         return self.text
 
     # --- markdown mode ---------------------------------------------------------------------
@@ -203,22 +260,29 @@ class ReplyRenderer:
             self.console.print(markdown(text.strip("\n")))
         self.renders += 1
 
-    def _update_tail(self, tail: str) -> None:
+    def _update_tail(self, changed: bool) -> None:
+        """Redraw the live region with the open block, at most ``fps`` times a second; it opens
+        with the first text that is not blank."""
         if self._live is None:
-            if not tail.strip():
+            if not changed or not self._blocks.open_block.strip():
                 return
             from rich.live import Live
 
             assert self.console is not None
             self._tail = _Tail(max(4, self.console.size.height - 4))
+            self._tail.show(self._blocks)
             self._live = Live(self._tail, console=self.console, auto_refresh=False, transient=True)
             self._live.start()
         assert self._tail is not None
-        self._tail.text = tail
         now = self.clock()
-        if now - self._last_refresh >= self.interval:
+        if now - self._last_refresh >= self._wait:
             self._last_refresh = now
+            self._tail.show(self._blocks)
+            began = time.perf_counter()
             self._live.refresh()
+            # Redrawing takes at most a fifth of the time: highlighting a code block's last
+            # lines can take tens of milliseconds, and a long reply streams for minutes.
+            self._wait = max(self.interval, REDRAW_SHARE * (time.perf_counter() - began))
             self.renders += 1
 
     def __enter__(self) -> ReplyRenderer:

@@ -1,0 +1,105 @@
+"""How the CPU of streaming one reply grows with its length, through the real ``golem chat``.
+
+A reply of N lines of one kind (a code block, a table, a list, paragraphs) is streamed by the
+loopback provider server (tests/providerserver) into ``golem chat`` on a pseudo-terminal, as a
+person would see it (markdown on). The figure is the chat's CPU time (user + system, from its
+own ``wait4``) for the whole run, less the CPU of the same run with a one-line reply (start-up,
+the prompt, saving), so what is left is the cost of the reply. Linear streaming means 4× the
+lines costs about 4× that extra CPU; the issue's goal is at most 4.5×.
+
+    python benchmarks/stream_growth.py [--lines 500,2000] [--reps 3] [--golem PATH]
+
+``--golem`` runs another build (a worktree's ``.venv/bin/golem``) against the same server, so
+a before and an after are measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _measure
+from tests.providerserver import ProviderServer, Reply, Scenario
+
+END = "END-OF-REPLY"
+
+
+def reply(kind: str, lines: int) -> str:
+    """``lines`` lines of one markdown construct, then the end marker as its own paragraph."""
+    if kind == "code":
+        body = "```python\n" + "".join(f"value_{i} = compute({i}, 'x')  # step {i}\n" for i in range(lines)) + "```"
+    elif kind == "table":
+        body = "| n | square | note |\n|---|---|---|\n" + "".join(
+            f"| {i} | {i * i} | row {i} |\n" for i in range(lines)
+        )
+    elif kind == "list":
+        body = "".join(f"- item {i}: the model lists things one per line\n" for i in range(lines))
+    else:  # one paragraph of many lines, no blank line inside
+        body = "".join(f"sentence {i} of a long paragraph that keeps going without a break\n" for i in range(lines))
+    return f"{body.rstrip()}\n\n{END}\n"
+
+
+def chat_cpu(golem: str, env: dict[str, str], server: ProviderServer, text: str) -> float:
+    """CPU seconds of one ``golem chat`` that asks once and gets ``text`` back."""
+    import pexpect
+
+    server.enqueue(Scenario(reply=Reply(text=text)))
+    report = _measure._report_path()
+    try:
+        launch = _measure._launch(report, [golem, "chat", "-m", "local:bench"])
+        child = pexpect.spawn(
+            launch[0],
+            launch[1:],
+            env=env,
+            encoding="utf-8",
+            dimensions=(40, 120),
+            timeout=300,
+            maxread=65536,
+            searchwindowsize=8192,
+        )
+        child.expect("you>")
+        child.send("go\r")
+        child.expect(END)
+        child.expect("you>")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+        return _measure._read(report, [golem], b"").cpu
+    finally:
+        os.unlink(report)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lines", default="500,2000")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--kinds", default="code,table,list,paragraph")
+    parser.add_argument("--golem", default=str(Path(sys.executable).parent / "golem"))
+    args = parser.parse_args()
+    sizes = [int(n) for n in args.lines.split(",")]
+    server = ProviderServer(api_key=None).start_in_thread()
+    home = tempfile.mkdtemp(prefix="golem-stream-growth-")
+    Path(home, "config.toml").write_text(f'[providers.local]\nbase_url = "{server.openai_base_url}"\napi_key = "x"\n')
+    env = {**os.environ, "GOLEM_HOME": home, "TERM": "xterm-256color", "PYTHONDONTWRITEBYTECODE": "1"}
+    base = statistics.median(chat_cpu(args.golem, env, server, f"ok\n\n{END}\n") for _ in range(args.reps))
+    print(f"golem: {args.golem}\nchat with a one-line reply: {base * 1000:.0f} ms CPU (subtracted below)")
+    for kind in args.kinds.split(","):
+        extra = {}
+        for n in sizes:
+            cpu = statistics.median(chat_cpu(args.golem, env, server, reply(kind, n)) for _ in range(args.reps))
+            extra[n] = max(cpu - base, 1e-6)
+        row = "  ".join(f"{n:>5} lines {extra[n] * 1000:>7.0f} ms" for n in sizes)
+        growth = extra[sizes[-1]] / extra[sizes[0]]
+        print(f"{kind:<10} {row}   {sizes[-1] / sizes[0]:.0f}x the lines: {growth:.2f}x the CPU")
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()
