@@ -42,10 +42,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 from golem_cli.core._state import RunState
-from golem_cli.core.errors import RunCanceledError, ToolCallError
+from golem_cli.core.errors import RunCanceledError, RunError, ToolCallError
 from golem_cli.core.events import ToolCallFinished, ToolCallStarted
 from golem_cli.core.history.validate import part_error
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
@@ -65,161 +66,221 @@ from golem_cli.core.tools import (
 Outcome = ToolResult | BaseException | None  # None: the call never started (or is running)
 
 
-class _Fatal:
-    """An outcome that fails the run at the ``tool`` stage (Go's rule)."""
+class _Failure(NamedTuple):
+    """What fails the run at the ``tool`` stage (Go's rule): the error text, and its cause."""
 
-    def __init__(self, error: BaseException | str, cause: BaseException) -> None:
-        self.error, self.cause = error, cause
+    error: BaseException | str
+    cause: BaseException
+
+
+@dataclass(eq=False, kw_only=True, slots=True)
+class _Call:
+    """One call of the batch and what became of it."""
+
+    call: ToolCall
+    tool: Tool | None  # None: not declared (and the run answers such calls)
+    args: dict[str, Any] = field(default_factory=dict)  # decoded, once they decode
+    outcome: Outcome = None
+    result: Message | None = None  # the stamped result message, once known
+    failure: _Failure | None = None
+
+    def stops_run(self) -> bool:
+        return isinstance(self.outcome, ToolCanceled) or self.failure is not None
 
 
 async def run_batch(config: RunConfig, state: RunState, calls: Sequence[ToolCall], hooks: RunHooks) -> None:
     """Execute ``calls`` and append their stamped results to ``state.messages``, or raise the
     batch's ``RunError`` (stages ``tool`` and ``canceled``; ``tool`` with ``interrupted`` on
     Ctrl-C or cancellation, the evidence then ending with the results that finished)."""
-    declared: list[Tool | None] = []
-    for call in calls:
-        found = config.tool(call.name)
-        if found is None and config.undeclared_tools == "fail":
-            raise state.fail("tool", ToolCallError(call.name, call.id, "tool was not declared for this run"))
-        declared.append(found)
-    outcomes: list[Outcome] = [None] * len(calls)
-    results: list[Message | None] = [None] * len(calls)
-    fatal: list[_Fatal | None] = [None] * len(calls)
-    arguments: list[dict[str, Any]] = [{} for _ in calls]
-    budget = dict(state.feedbacks)  # retries used before this response
-    rejected: set[str] = set()  # tools whose retry this response uses
+    batch = [_Call(call=call, tool=_declared(config, state, call)) for call in calls]
+    await _Batch(config, state, hooks, batch).run()
 
-    def conclude(i: int) -> Message | None:
-        """Call ``i``'s result message from its outcome (None: it stops or fails the run)."""
-        call, tool, outcome = calls[i], declared[i], outcomes[i]
-        answer = config.tool_errors == "answer"
-        if isinstance(outcome, ToolResult):
-            for j, part in enumerate(outcome.parts):
-                if (err := part_error(part)) is not None:
-                    problem = f"tool produced an invalid part {j}: {err}"
-                    if answer:
-                        return _failed(call, problem)
-                    fatal[i] = _Fatal(problem, ValueError(problem))
-                    return None
-            return Message(role=TOOL, content=outcome.text, parts=list(outcome.parts), tool_call_id=call.id,
-                           tool_name=call.name)  # fmt: skip
-        if isinstance(outcome, ToolFailed):
-            return _failed(call, outcome.reason)
-        if isinstance(outcome, ToolCanceled | KeyboardInterrupt) or outcome is None:
-            return None
-        used = budget.get(call.name, 0)
-        if isinstance(outcome, ModelRetry) and used < _retry_limit(config, tool):
-            rejected.add(call.name)
-            rejection = f"Your tool call was rejected: {outcome.reason}. Correct the arguments and call the tool again."
-            return Message(role=TOOL, content=rejection, tool_call_id=call.id, tool_name=call.name)
-        error: BaseException | str = outcome
-        if isinstance(outcome, ModelRetry) and used > 0:
-            error = f"tool failed after {used + 1} attempts: {outcome}"
-        if answer:
-            if isinstance(outcome, ModelRetry):
-                return _failed(call, f"Your tool call was rejected again: {error}. Do not call it this way again.")
-            return _failed(call, f"the tool failed: {_describe(outcome)}")
-        fatal[i] = _Fatal(error, outcome)
+
+def _declared(config: RunConfig, state: RunState, call: ToolCall) -> Tool | None:
+    tool = config.tool(call.name)
+    if tool is None and config.undeclared_tools == "fail":
+        raise state.fail("tool", ToolCallError(call.name, call.id, "tool was not declared for this run"))
+    return tool
+
+
+class _Batch:
+    """The steps of one batch over its calls, in call order."""
+
+    def __init__(self, config: RunConfig, state: RunState, hooks: RunHooks, calls: list[_Call]) -> None:
+        self.config, self.state, self.hooks, self.calls = config, state, hooks, calls
+        self.used = dict(state.feedbacks)  # retries each tool used before this response
+        self.rejected: set[str] = set()  # tools whose retry this response uses
+
+    async def run(self) -> None:
+        try:
+            stop = await self._groups()
+        except (asyncio.CancelledError, KeyboardInterrupt) as exc:
+            raise self._interrupted() from exc
+        self._keep_feedback()
+        if stop is None:
+            self.state.messages.extend(self._results(self.calls))
+        elif stop.failure is not None:
+            raise self.state.fail(
+                "tool", ToolCallError(stop.call.name, stop.call.id, stop.failure.error)
+            ) from stop.failure.cause
+        else:
+            raise self._canceled(stop)
+
+    async def _groups(self) -> _Call | None:
+        """Each group approved, then run; the call that stops the run (later groups never start)."""
+        for group in _groups(self.calls, self.config.parallel_tool_calls):
+            runnable = await self._approve(group)
+            if not any(isinstance(c.outcome, ToolCanceled) for c in group):  # a stop at a question runs nothing
+                await self._execute_all(runnable)
+            stop = next((c for c in group if c.stops_run()), None)
+            if stop is not None:
+                return stop
         return None
 
-    async def settle(i: int) -> None:
-        message = conclude(i)
-        if message is not None:
-            results[i] = stamped = state.stamp(message)
-            await hooks.event(ToolCallFinished(calls[i], stamped))
+    # --- before a group runs: decode and approval ---------------------------------------------
 
-    async def prepare(i: int) -> bool:
-        """Decode and approve call ``i``; True when it is to run (else its outcome is set)."""
-        call, tool = calls[i], declared[i]
-        if tool is None:
-            outcomes[i] = ToolFailed(f"tool {call.name!r} is not available in this chat")
+    async def _approve(self, group: list[_Call]) -> list[_Call]:
+        """The calls of ``group`` that are to run; the others are settled as they are asked."""
+        runnable = []
+        for c in group:
+            if await self._prepare(c):
+                runnable.append(c)
+                continue
+            await self._settle(c)
+            if isinstance(c.outcome, ToolCanceled):
+                break
+        return runnable
+
+    async def _prepare(self, c: _Call) -> bool:
+        """Decode and approve one call; True when it is to run (else its outcome is set)."""
+        if c.tool is None:
+            c.outcome = ToolFailed(f"tool {c.call.name!r} is not available in this chat")
             return False
         try:
-            arguments[i] = tool.decode_args(call.args)
+            c.args = c.tool.decode_args(c.call.args)
         except ModelRetry as retry:
-            state.tool_calls += 1  # an attempted execution, as when the function rejects them
-            outcomes[i] = retry
+            self.state.tool_calls += 1  # an attempted execution, as when the function rejects them
+            c.outcome = retry
             return False
         try:
-            answer = await hooks.approval(ApprovalRequest(call, tool, arguments[i]))
-        except ToolCanceled as stop:
-            outcomes[i] = stop
-            return False
-        except ToolFailed as failed:  # known to fail before it runs: its failed result, no question
-            outcomes[i] = failed
+            answer = await self.hooks.approval(ApprovalRequest(c.call, c.tool, c.args))
+        except (ToolCanceled, ToolFailed) as said:  # ToolFailed: known to fail, never asked
+            c.outcome = said
             return False
         except (asyncio.CancelledError, KeyboardInterrupt):
-            outcomes[i] = ToolCanceled(STOPPED_AT_QUESTION)
+            c.outcome = ToolCanceled(STOPPED_AT_QUESTION)
             return False
         if not answer.approved:
-            outcomes[i] = ToolFailed(denial_text(answer.reason))
-            return False
-        return True
+            c.outcome = ToolFailed(denial_text(answer.reason))
+        return answer.approved
 
-    async def execute(i: int) -> None:
-        call, tool = calls[i], declared[i]
-        assert tool is not None
-        state.tool_calls += 1
-        context = ToolContext(call.id, call.name, call.args, state.run_id, state.conversation_id)
+    # --- running ------------------------------------------------------------------------------
+
+    async def _execute_all(self, runnable: list[_Call]) -> None:
+        for c in runnable:
+            await self.hooks.event(ToolCallStarted(c.call))
+        if len(runnable) == 1:
+            await self._execute(runnable[0])
+        elif runnable:
+            await asyncio.gather(*(self._execute(c) for c in runnable))
+        for c in runnable:
+            if isinstance(c.outcome, KeyboardInterrupt):
+                raise c.outcome
+
+    async def _execute(self, c: _Call) -> None:
+        assert c.tool is not None
+        self.state.tool_calls += 1
+        context = ToolContext(c.call.id, c.call.name, c.call.args, self.state.run_id, self.state.conversation_id)
         try:
-            outcomes[i] = await tool.call(arguments[i], context)
+            c.outcome = await c.tool.call(c.args, context)
         except KeyboardInterrupt as exc:  # a BaseException escaping a child task would
-            outcomes[i] = exc  # bypass the run and stop the event loop itself
+            c.outcome = exc  # bypass the run and stop the event loop itself
             return
         except Exception as exc:
-            outcomes[i] = exc
-        await settle(i)
+            c.outcome = exc
+        await self._settle(c)
 
-    stop: int | None = None  # the call that stopped (ToolCanceled) or failed the run
-    try:
-        for group in _groups(declared, config.parallel_tool_calls):
-            runnable: list[int] = []
-            for i in group:
-                if await prepare(i):
-                    runnable.append(i)
-                    continue
-                await settle(i)
-                if isinstance(outcomes[i], ToolCanceled):
-                    break
-            if not any(isinstance(outcomes[i], ToolCanceled) for i in group):
-                for i in runnable:
-                    await hooks.event(ToolCallStarted(calls[i]))
-                if len(runnable) == 1:
-                    await execute(runnable[0])
-                elif runnable:
-                    await asyncio.gather(*(execute(i) for i in runnable))
-                for i in runnable:
-                    if isinstance(outcomes[i], KeyboardInterrupt):
-                        raise outcomes[i]  # type: ignore[misc]
-            # stopped at a question (nothing of this group ran), by a tool, or failed:
-            # later groups never start
-            stop = next((i for i in group if isinstance(outcomes[i], ToolCanceled) or fatal[i]), None)
-            if stop is not None:
-                break
-    except (asyncio.CancelledError, KeyboardInterrupt) as exc:
-        _keep_feedback(state, rejected)
-        state.messages.extend(m for m in results if m is not None)
-        stopped = next((c for c, m in zip(calls, results, strict=True) if m is None), calls[-1])
-        raise state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True) from exc
+    # --- outcomes -----------------------------------------------------------------------------
 
-    _keep_feedback(state, rejected)
-    if stop is not None and (failure := fatal[stop]) is not None:
-        raise state.fail("tool", ToolCallError(calls[stop].name, calls[stop].id, failure.error)) from failure.cause
-    if stop is not None:
-        # Results before the stopping call stay; every other call is closed with the repair
-        # text, so the transcript resumes without repair.
-        kept = [m for m in results[:stop] if m is not None]
+    async def _settle(self, c: _Call) -> None:
+        """Record the call's result as soon as it is known, and tell the caller."""
+        message = self._conclude(c)
+        if message is not None:
+            c.result = self.state.stamp(message)
+            await self.hooks.event(ToolCallFinished(c.call, c.result))
+
+    def _conclude(self, c: _Call) -> Message | None:
+        """The call's result message from its outcome (None: it stops or fails the run)."""
+        outcome = c.outcome
+        if isinstance(outcome, ToolResult):
+            return self._success(c, outcome)
+        if isinstance(outcome, ToolFailed):
+            return _failed(c.call, outcome.reason)
+        if outcome is None or isinstance(outcome, ToolCanceled | KeyboardInterrupt):
+            return None
+        if isinstance(outcome, ModelRetry):
+            return self._rejection(c, outcome)
+        return self._refuse(c, f"the tool failed: {_describe(outcome)}", outcome, outcome)
+
+    def _success(self, c: _Call, result: ToolResult) -> Message | None:
+        for j, part in enumerate(result.parts):
+            if (err := part_error(part)) is not None:
+                problem = f"tool produced an invalid part {j}: {err}"
+                return self._refuse(c, problem, problem, ValueError(problem))
+        return Message(role=TOOL, content=result.text, parts=list(result.parts), tool_call_id=c.call.id,
+                       tool_name=c.call.name)  # fmt: skip
+
+    def _rejection(self, c: _Call, retry: ModelRetry) -> Message | None:
+        """Feedback within the tool's budget (counted per response), else a failure."""
+        name = c.call.name
+        used = self.used.get(name, 0)
+        if used < _retry_limit(self.config, c.tool):
+            self.rejected.add(name)
+            rejection = f"Your tool call was rejected: {retry.reason}. Correct the arguments and call the tool again."
+            return Message(role=TOOL, content=rejection, tool_call_id=c.call.id, tool_name=name)
+        error: BaseException | str = f"tool failed after {used + 1} attempts: {retry}" if used > 0 else retry
+        return self._refuse(
+            c, f"Your tool call was rejected again: {error}. Do not call it this way again.", error, retry
+        )
+
+    def _refuse(self, c: _Call, answer: str, error: BaseException | str, cause: BaseException) -> Message | None:
+        """A call's error: its ``failed`` result saying ``answer`` (``tool_errors="answer"``),
+        or the run's failure (None)."""
+        if self.config.tool_errors == "answer":
+            return _failed(c.call, answer)
+        c.failure = _Failure(error, cause)
+        return None
+
+    # --- the end of a batch that did not finish -------------------------------------------------
+
+    def _interrupted(self) -> RunError:
+        """Ctrl-C or cancellation: the results that finished stay, the rest wait for repair."""
+        self._keep_feedback()
+        self.state.messages.extend(self._results(self.calls))
+        stopped = next((c.call for c in self.calls if c.result is None), self.calls[-1].call)
+        return self.state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True)
+
+    def _canceled(self, stop: _Call) -> RunError:
+        """Results before the stopping call stay; every other call is closed with the repair
+        text, so the transcript resumes without repair."""
+        kept = self._results(self.calls[: self.calls.index(stop)])
         answered = {m.tool_call_id for m in kept}
         closed = [
-            state.stamp(Message(role=TOOL, content=INTERRUPTED, tool_call_id=c.id, tool_name=c.name))
-            for c in calls
-            if c.id not in answered
+            self.state.stamp(Message(role=TOOL, content=INTERRUPTED, tool_call_id=c.call.id, tool_name=c.call.name))
+            for c in self.calls
+            if c.call.id not in answered
         ]
-        state.messages.extend(kept + closed)
-        outcome = outcomes[stop]
-        assert isinstance(outcome, ToolCanceled)
-        raise state.fail("canceled", RunCanceledError(calls[stop].name, calls[stop].id, outcome.reason))
-    state.messages.extend(m for m in results if m is not None)
+        self.state.messages.extend(kept + closed)
+        assert isinstance(stop.outcome, ToolCanceled)
+        return self.state.fail("canceled", RunCanceledError(stop.call.name, stop.call.id, stop.outcome.reason))
+
+    def _keep_feedback(self) -> None:
+        for name in self.rejected:
+            self.state.feedbacks[name] = self.state.feedbacks.get(name, 0) + 1
+
+    @staticmethod
+    def _results(calls: Sequence[_Call]) -> list[Message]:
+        return [c.result for c in calls if c.result is not None]
 
 
 def _failed(call: ToolCall, reason: str) -> Message:
@@ -231,29 +292,24 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _keep_feedback(state: RunState, rejected: set[str]) -> None:
-    for name in rejected:
-        state.feedbacks[name] = state.feedbacks.get(name, 0) + 1
+def _sequential(c: _Call) -> bool:
+    return c.tool is not None and c.tool.sequential
 
 
-def _sequential(tool: Tool | None) -> bool:
-    return tool is not None and tool.sequential
-
-
-def _groups(declared: Sequence[Tool | None], parallel: bool) -> list[list[int]]:
-    """Indices of the calls that run together, in call order."""
+def _groups(calls: list[_Call], parallel: bool) -> list[list[_Call]]:
+    """The calls that run together, in call order: consecutive non-sequential ones, a
+    sequential one alone."""
     if not parallel:
-        return [[i] for i in range(len(declared))]
-    groups: list[list[int]] = []
-    for i, t in enumerate(declared):
-        if _sequential(t) or not groups or _sequential(declared[groups[-1][0]]):
-            groups.append([i])
+        return [[c] for c in calls]
+    groups: list[list[_Call]] = []
+    for c in calls:
+        if _sequential(c) or not groups or _sequential(groups[-1][0]):
+            groups.append([c])
         else:
-            groups[-1].append(i)
+            groups[-1].append(c)
     return groups
 
 
 def _retry_limit(config: RunConfig, tool: Tool | None) -> int:
-    if tool is None:
-        return 0
+    assert tool is not None  # a rejection comes from a declared tool: its decoding or its function
     return config.tool_retries if tool.max_retries is None else tool.max_retries

@@ -19,6 +19,7 @@ from golem_cli.core.tools import (
     SchemaTool,
     ToolCanceled,
     ToolContext,
+    ToolFailed,
     denial_text,
     tool,
 )
@@ -80,6 +81,19 @@ def test_approved_denied_and_reasoned_denials_become_results():
     ]
     assert result.tool_calls == 1  # denied calls never executed
     assert denial_text("") == tool_results(result.messages)[1][1]
+
+
+def test_a_call_the_hook_knows_will_fail_is_its_failed_result_and_never_runs():
+    def approve(request: ApprovalRequest) -> Approval:
+        if request.args["path"] == "/etc":
+            raise ToolFailed("outside the project")
+        return APPROVED
+
+    model = ScriptedModel([batch(("c1", "write", '{"path":"/etc"}'), ("c2", "write", '{"path":"ok"}')), reply("done")])
+    result = run(Agent(model, tools=[write]).run_with_history([], "go", hooks=RunHooks(approve=approve)))
+    assert ran == ["ok"]
+    assert tool_results(result.messages) == [("c1", "outside the project", True), ("c2", "wrote ok", False)]
+    assert result.tool_calls == 1
 
 
 def test_questions_are_asked_one_at_a_time_before_the_group_runs():

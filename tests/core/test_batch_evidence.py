@@ -11,9 +11,9 @@ from golem_cli.core.agent import Agent
 from golem_cli.core.errors import RunError
 from golem_cli.core.events import ToolCallFinished
 from golem_cli.core.history.repair import normalize_history
-from golem_cli.core.messages import INTERRUPTED, ToolCall
+from golem_cli.core.messages import INTERRUPTED, Part, ToolCall
 from golem_cli.core.runconfig import RunHooks
-from golem_cli.core.tools import tool
+from golem_cli.core.tools import ToolCanceled, tool
 
 from tests.core.test_agent_support import run
 from tests.scripted import ScriptedModel, Step, reply
@@ -115,6 +115,34 @@ def test_answer_mode_turns_one_calls_error_into_its_failed_result():
     with pytest.raises(RunError) as info:
         run(Agent(ScriptedModel(model.steps), tools=[quick, broken]).run_with_history([], "go"))
     assert info.value.stage == "tool" and results(info.value.partial.messages) == []
+
+
+def test_answer_mode_answers_an_invalid_part_and_the_others_stand():
+    @tool
+    def bad_part() -> Part:
+        """Return an image with neither a URL nor data."""
+        return Part(kind="image")
+
+    model = ScriptedModel([batch(("p", "bad_part", "{}"), ("w", "quick", '{"path":"a"}')), reply("ok")])
+    result = run(Agent(model, tools=[bad_part, quick], tool_errors="answer").run_with_history([], "go"))
+    assert results(result.messages) == [
+        ("p", "tool produced an invalid part 0: model: image part has neither a URL nor inline data", True),
+        ("w", "did a", False),
+    ]
+
+
+def test_a_stop_closes_each_call_id_once_even_when_the_model_repeats_one():
+    @tool(sequential=True)
+    def stop() -> str:
+        """End the run."""
+        raise ToolCanceled("enough")
+
+    # "a" answered before the stop; the model used "a" again for the stopping call's sibling
+    model = ScriptedModel([batch(("a", "quick", '{"path":"x"}'), ("s", "stop", "{}"), ("a", "quick", '{"path":"y"}'))])
+    with pytest.raises(RunError) as info:
+        run(Agent(model, tools=[quick, stop]).run_with_history([], "go"))
+    assert info.value.stage == "canceled"
+    assert results(info.value.partial.messages) == [("a", "did x", False), ("s", INTERRUPTED, False)]
 
 
 def test_answer_mode_answers_a_retry_past_the_budget():
