@@ -73,26 +73,29 @@ def _typed(spec: OptionSpec, value: object) -> Any:
     if isinstance(value, bool):
         return None
     if spec.kind is str:
-        if not isinstance(value, str) or not value or (spec.choices and value not in spec.choices):
-            return None
-        return value
-    number: float
-    if spec.kind is int:
-        if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
-            value = int(value)
-        if not isinstance(value, int):
-            return None
-        number = value
-    else:
-        try:
-            number = float(value) if isinstance(value, int | float | str) else math.nan
-        except ValueError:
-            return None
-    if not math.isfinite(number) or (spec.minimum is not None and number < spec.minimum):
+        taken = isinstance(value, str) and value and (not spec.choices or value in spec.choices)
+        return value if taken else None
+    number = _whole(value) if spec.kind is int else _real(value)
+    return number if number is not None and _within(spec, number) else None
+
+
+def _whole(value: object) -> int | None:
+    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def _real(value: object) -> float | None:
+    try:
+        return float(value) if isinstance(value, int | float | str) else None
+    except ValueError:
         return None
-    if spec.maximum is not None and number > spec.maximum:
-        return None
-    return number
+
+
+def _within(spec: OptionSpec, number: float) -> bool:
+    if not math.isfinite(number):
+        return False
+    return (spec.minimum is None or number >= spec.minimum) and (spec.maximum is None or number <= spec.maximum)
 
 
 _WHOLE = re.compile(r"-?[0-9]{1,40}")  # longer is out of every range, and int() of 4,300 digits raises

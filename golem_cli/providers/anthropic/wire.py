@@ -183,35 +183,33 @@ def _tool_result(message: Message) -> dict[str, Any]:
 
 
 def _media(parts: Sequence[Part], where: str) -> list[dict[str, Any]]:
-    blocks = []
-    for index, part in enumerate(parts):
-        if part.kind not in ("image", "document") or (
-            part.kind == "document" and part.data and part.media_type != "application/pdf"
-        ):
-            kind = part.kind + (f" ({part.media_type})" if part.media_type else "")
-            raise ModelError(
-                f"the Messages API cannot carry the {where}{kind} part {index}: "
-                "only images and documents (inline PDF or URL)",
-                hint="remove the part, or use a provider that accepts it",
-            )
-        media_type = _image_type(part) if part.kind == "image" and part.data else part.media_type
-        if (part.data and not media_type) or (not part.data and not part.url):
-            stated = part.media_type or "no media type"
-            what = f"not a JPEG, PNG, GIF or WebP image ({stated})" if part.data else "empty"
-            raise ModelError(
-                f"the Messages API cannot carry the {where}{part.kind} part {index}: it is {what}",
-                hint="remove the part, or use a provider that accepts it",
-            )
-        if part.data:
-            source = {
-                "type": "base64",
-                "media_type": media_type,
-                "data": base64.b64encode(part.data).decode("ascii"),
-            }
-        else:
-            source = {"type": "url", "url": part.url}
-        blocks.append({"type": part.kind, "source": _omit_empty(source)})
-    return blocks
+    return [_media_block(part, where, index) for index, part in enumerate(parts)]
+
+
+def _media_block(part: Part, where: str, index: int) -> dict[str, Any]:
+    """An image or a document with its source (inline or by URL); ``ModelError`` for what the
+    API cannot carry."""
+    if part.kind not in ("image", "document") or (
+        part.kind == "document" and part.data and part.media_type != "application/pdf"
+    ):
+        kind = part.kind + (f" ({part.media_type})" if part.media_type else "")
+        raise _cannot_carry(f"{where}{kind} part {index}", "only images and documents (inline PDF or URL)")
+    if not part.data:
+        if not part.url:
+            raise _cannot_carry(f"{where}{part.kind} part {index}", "it is empty")
+        return {"type": part.kind, "source": {"type": "url", "url": part.url}}
+    media_type = _image_type(part) if part.kind == "image" else part.media_type
+    if not media_type:
+        stated = part.media_type or "no media type"
+        raise _cannot_carry(f"{where}{part.kind} part {index}", f"it is not a JPEG, PNG, GIF or WebP image ({stated})")
+    data = base64.b64encode(part.data).decode("ascii")
+    return {"type": part.kind, "source": {"type": "base64", "media_type": media_type, "data": data}}
+
+
+def _cannot_carry(subject: str, why: str) -> ModelError:
+    return ModelError(
+        f"the Messages API cannot carry the {subject}: {why}", hint="remove the part, or use a provider that accepts it"
+    )
 
 
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
@@ -227,11 +225,6 @@ def _image_type(part: Part) -> str:
         if part.data.startswith(magic):
             return media_type
     return "image/webp" if part.data[:4] == b"RIFF" and part.data[8:12] == b"WEBP" else ""
-
-
-def _omit_empty(block: dict[str, Any]) -> dict[str, Any]:
-    """Go's ``omitempty``: drop empty strings (the key order is kept)."""
-    return {key: value for key, value in block.items() if value != ""}
 
 
 # --- replies -------------------------------------------------------------------------------
@@ -279,10 +272,24 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
         reply = _decoder.decode(payload)
     except msgspec.DecodeError as exc:  # ValidationError is a DecodeError
         raise ValueError(f"the reply is not a Messages API message ({exc})") from None
+    refusal = reply.stop_reason == "refusal"
+    return ModelResponse(
+        message=_message(reply.content, refusal),
+        usage=usage(reply.usage),
+        finish_reason=finish_reason(reply.stop_reason, FINISH_REASONS),
+        model_name=reply.model or model,
+        stop_reason=reply.stop_reason or "",
+        refusal=refusal,
+    )
+
+
+def _message(content: list[_Block], refusal: bool) -> Message:
+    """The assistant message a reply's content blocks make (texts joined by newlines; a
+    refusal without text says so)."""
     texts: list[str] = []
     thinking: list[ThinkingBlock] = []
     calls: list[ToolCall] = []
-    for block in reply.content:
+    for block in content:
         if block.type == "text":
             texts.append(block.text or "")
         elif block.type == "thinking":
@@ -292,13 +299,5 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
         elif block.type == "tool_use":
             args = wire_args(bytes(block.input).decode("utf-8", "replace"))
             calls.append(ToolCall(id=block.id or "", name=block.name or "", args=args))
-    refusal = reply.stop_reason == "refusal"
-    content = "\n".join(texts) or (REFUSED_WITHOUT_TEXT if refusal else "")
-    return ModelResponse(
-        message=Message(role=ASSISTANT, content=content, tool_calls=calls, thinking=thinking),
-        usage=usage(reply.usage),
-        finish_reason=finish_reason(reply.stop_reason, FINISH_REASONS),
-        model_name=reply.model or model,
-        stop_reason=reply.stop_reason or "",
-        refusal=refusal,
-    )
+    text = "\n".join(texts) or (REFUSED_WITHOUT_TEXT if refusal else "")
+    return Message(role=ASSISTANT, content=text, tool_calls=calls, thinking=thinking)

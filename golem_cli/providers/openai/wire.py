@@ -266,25 +266,23 @@ def parse_response(payload: bytes, model: str) -> ModelResponse:
         raise ValueError("the reply has no choices")
     choice = data.choices[0]
     message = choice.message or WireMessage()
-    content = text_of(message.content)
-    refused = bool(message.refusal)
-    if refused and not content:  # content is null when the model refuses
-        content = message.refusal or ""
+    return ModelResponse(
+        message=_assistant(message),
+        usage=usage(data.usage),
+        finish_reason=finish_reason(choice.finish_reason, FINISH_REASONS),
+        model_name=str(data.model or model),
+        stop_reason=choice.finish_reason or "",
+        refusal=bool(message.refusal),
+    )
+
+
+def _assistant(message: WireMessage) -> Message:
+    """The reply's message as golem's: a refusal's text is its content (content is null then)."""
+    content = text_of(message.content) or message.refusal or ""
     reasoning = reasoning_of(message)
     calls = []
     for call in message.tool_calls or []:
         function = call.function or Function()
         calls.append(ToolCall(id=call.id or "", name=function.name or "", args=arguments_text(function.arguments)))
-    return ModelResponse(
-        message=Message(
-            role=ASSISTANT,
-            content=content,
-            tool_calls=calls,
-            thinking=[ThinkingBlock(text=reasoning)] if reasoning else [],
-        ),
-        usage=usage(data.usage),
-        finish_reason=finish_reason(choice.finish_reason, FINISH_REASONS),
-        model_name=str(data.model or model),
-        stop_reason=choice.finish_reason or "",
-        refusal=refused,
-    )
+    thinking = [ThinkingBlock(text=reasoning)] if reasoning else []
+    return Message(role=ASSISTANT, content=content, tool_calls=calls, thinking=thinking)
