@@ -374,19 +374,14 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
 
 
 def _describe(hint: Any, text: str) -> Any:
-    """``Annotated[T, "text"]`` (or a docstring text) -> ``Annotated[T, Meta(description=...)]``."""
-    if get_origin(hint) is Annotated:
-        base, *extras = get_args(hint)
-        metas = [e for e in extras if not isinstance(e, str)]
-        strings = [e for e in extras if isinstance(e, str)]
-        if strings and not any(isinstance(m, msgspec.Meta) and m.description for m in metas):
-            metas.append(msgspec.Meta(description=" ".join(strings)))
-        elif text and not any(isinstance(m, msgspec.Meta) and m.description for m in metas):
-            metas.append(msgspec.Meta(description=text))
-        return Annotated[(base, *metas)] if metas else base
-    if text:
-        return Annotated[hint, msgspec.Meta(description=text)]
-    return hint
+    """``Annotated[T, "text"]`` (or a docstring text) -> ``Annotated[T, Meta(description=...)]``.
+    A description given as a ``Meta`` wins, then the annotation's strings, then the docstring's."""
+    base, extras = (get_args(hint)[0], get_args(hint)[1:]) if get_origin(hint) is Annotated else (hint, ())
+    metas = [e for e in extras if not isinstance(e, str)]
+    strings = [e for e in extras if isinstance(e, str)]
+    if (strings or text) and not any(isinstance(m, msgspec.Meta) and m.description for m in metas):
+        metas.append(msgspec.Meta(description=" ".join(strings) if strings else text))
+    return Annotated[(base, *metas)] if metas else base
 
 
 def _args_struct(

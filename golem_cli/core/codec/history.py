@@ -279,28 +279,33 @@ def _bind_object(node: Node, layout: tuple[_Field, ...], what: str, text: str) -
         field = exact.get(key) or folded.get(_goparse.fold_key(key))
         if field is None:
             continue
-        name, kind = field.key, field.kind
-        where = f'{what}: field "{name}"'
-        if kind == "raw":
-            out[name] = text[val.start : val.end]
+        if field.kind == "raw":
+            out[field.key] = text[val.start : val.end]
         elif val.value is None:
-            out.pop(name, None)  # null leaves the zero value
-        elif kind == "str":
-            if not isinstance(val.value, str):
-                raise _BindError(f"{where} must be a string, found {_goparse.describe(val.value)}", val.start)
-            out[name] = val.value
-        elif kind == "bool":
-            if not isinstance(val.value, bool):
-                raise _BindError(f"{where} must be true or false, found {_goparse.describe(val.value)}", val.start)
-            out[name] = val.value
-        elif kind == "bytes":
-            out[name] = _base64(val, where)
+            out.pop(field.key, None)  # null leaves the zero value
         else:
-            if not isinstance(val.value, list):
-                raise _BindError(f"{where} must be an array, found {_goparse.describe(val.value)}", val.start)
-            item_name = _ITEM_NAMES[kind]
-            out[name] = [_bind_item(kind, item, f"{what}, {item_name} {i}", text) for i, item in enumerate(val.value)]
+            out[field.key] = _bind_value(field, val, what, text)
     return [out[f.key] if f.key in out else _zero(f.kind) for f in layout]
+
+
+#: What a field of each scalar kind must be, and how the error says it.
+_SCALAR_CHECKS: dict[str, tuple[type, str]] = {"str": (str, "a string"), "bool": (bool, "true or false")}
+
+
+def _bind_value(field: _Field, val: Node, what: str, text: str) -> Any:
+    """One field's value (not null): a checked scalar, base64 bytes, or a list of items."""
+    where = f'{what}: field "{field.key}"'
+    if field.kind in _SCALAR_CHECKS:
+        kind, said = _SCALAR_CHECKS[field.kind]
+        if not isinstance(val.value, kind):
+            raise _BindError(f"{where} must be {said}, found {_goparse.describe(val.value)}", val.start)
+        return val.value
+    if field.kind == "bytes":
+        return _base64(val, where)
+    if not isinstance(val.value, list):
+        raise _BindError(f"{where} must be an array, found {_goparse.describe(val.value)}", val.start)
+    item_name = _ITEM_NAMES[field.kind]
+    return [_bind_item(field.kind, item, f"{what}, {item_name} {i}", text) for i, item in enumerate(val.value)]
 
 
 def _base64(val: Node, where: str) -> bytes:
