@@ -65,7 +65,7 @@ async def golem_tool_way(calls: int) -> tuple[float, float]:
     try:
         entry = box.registry.entry("demo__echo")
         assert entry is not None
-        context = ToolContext("c", "demo__echo", json.dumps(ARGS))
+        context = ToolContext(call_id="c", tool_name="demo__echo", args=json.dumps(ARGS))
         await entry.tool.call(dict(ARGS), context)
         began = time.perf_counter()
         for _ in range(calls):

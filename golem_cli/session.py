@@ -284,7 +284,7 @@ class ChatSession:
                 self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
-        hooks = RunHooks(on_delta, on_event, approve=approve, on_record=record)
+        hooks = RunHooks(on_delta=on_delta, on_event=on_event, approve=approve, on_record=record)
         try:
             agent = self.agent()
             sent = self.request_size(agent)

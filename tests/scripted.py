@@ -70,7 +70,7 @@ class Step:
             events.extend(ThinkingDelta(index=index, text=piece) for piece in _chunks(block.text, self.chunk))
             if block.signature:
                 events.append(ThinkingDelta(index=index, signature=block.signature))
-        events.extend(TextDelta(piece) for piece in _chunks(self.text, self.chunk) if piece)
+        events.extend(TextDelta(text=piece) for piece in _chunks(self.text, self.chunk) if piece)
         for index, tc in enumerate(self.tool_calls):
             pieces = _chunks(tc.args, self.chunk) or [""]
             events.append(ToolCallDelta(index=index, id=tc.id, name=tc.name, args=pieces[0]))
@@ -145,4 +145,4 @@ class ScriptedModel:
             yield event
         if step.cut_after is not None:
             raise step.error if step.error is not None else ModelError("scripted model: stream dropped")
-        yield StreamDone(step.response(self.name))
+        yield StreamDone(response=step.response(self.name))

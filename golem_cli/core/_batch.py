@@ -163,7 +163,7 @@ class _Batch:
             c.outcome = retry
             return False
         try:
-            answer = await self.hooks.approval(ApprovalRequest(c.call, c.tool, c.args))
+            answer = await self.hooks.approval(ApprovalRequest(call=c.call, tool=c.tool, args=c.args))
         except (ToolCanceled, ToolFailed) as said:  # ToolFailed: known to fail, never asked
             c.outcome = said
             return False
@@ -178,7 +178,7 @@ class _Batch:
 
     async def _execute_all(self, runnable: list[_Call]) -> None:
         for c in runnable:
-            await self.hooks.event(ToolCallStarted(c.call))
+            await self.hooks.event(ToolCallStarted(call=c.call))
         if len(runnable) == 1:
             await self._execute(runnable[0])
         elif runnable:
@@ -190,7 +190,13 @@ class _Batch:
     async def _execute(self, c: _Call) -> None:
         assert c.tool is not None
         self.state.tool_calls += 1
-        context = ToolContext(c.call.id, c.call.name, c.call.args, self.state.run_id, self.state.conversation_id)
+        context = ToolContext(
+            call_id=c.call.id,
+            tool_name=c.call.name,
+            args=c.call.args,
+            run_id=self.state.run_id,
+            conversation_id=self.state.conversation_id,
+        )
         try:
             c.outcome = await c.tool.call(c.args, context)
         except KeyboardInterrupt as exc:  # a BaseException escaping a child task would
@@ -207,7 +213,7 @@ class _Batch:
         message = self._conclude(c)
         if message is not None:
             c.result = self.state.stamp(message)
-            await self.hooks.event(ToolCallFinished(c.call, c.result))
+            await self.hooks.event(ToolCallFinished(call=c.call, result=c.result))
 
     def _conclude(self, c: _Call) -> Message | None:
         """The call's result message from its outcome (None: it stops or fails the run)."""

@@ -25,7 +25,7 @@ def interruption(exc: BaseException) -> str:
 # --- the state of one run ---------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(kw_only=True)
 class RunState:
     """One run's evidence: the request conversation plus what the loop appended."""
 

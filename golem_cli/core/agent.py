@@ -50,7 +50,7 @@ from golem_cli.core.usage import Usage, UsageLimits
 __all__ = ["Agent", "RunResult"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunResult:
     """What a successful run produced.
 
@@ -235,7 +235,13 @@ class Agent:
         messages.append(
             Message(role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=conversation_id)
         )
-        state = RunState(messages, prompt_index, sent, run_id, conversation_id)
+        state = RunState(
+            messages=messages,
+            prompt_index=prompt_index,
+            sent_messages=sent,
+            run_id=run_id,
+            conversation_id=conversation_id,
+        )
         loop = Loop(self.config, state, hooks or RunHooks(), stream=stream)
         response, output = await loop.run()
         return RunResult(

@@ -136,7 +136,7 @@ def _no_usage() -> Usage:
     return Usage()
 
 
-@dataclass
+@dataclass(kw_only=True)
 class PartialResult:
     """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready.
 

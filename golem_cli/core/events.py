@@ -14,14 +14,14 @@ from golem_cli.core.messages import Message, ToolCall
 __all__ = ["ToolCallFinished", "ToolCallStarted"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallStarted:
     """Given to ``on_event`` before a tool call executes."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallFinished:
     """Given to ``on_event`` as soon as a call's result is known (calls of one group in the
     order they finish): the result message the batch records for it, in call order."""

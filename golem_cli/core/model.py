@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolDefinition:
     """A tool as the model sees it: a name, a description, a JSON schema for the arguments."""
 
@@ -39,7 +39,7 @@ class ToolDefinition:
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelSettings:
     """Per-request knobs; ``None`` leaves the provider's default. Which ones a provider takes,
     and how they are spelled on its wire, is the adapter's business."""
@@ -53,7 +53,7 @@ class ModelSettings:
     thinking_budget: int | None = None  # Anthropic extended thinking: tokens it may think for
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
     """One model call: the instructions message (if any) first, then the repaired history and
     the new prompt, with no system messages from history (spec §8)."""
@@ -63,7 +63,7 @@ class ModelRequest:
     settings: ModelSettings = ModelSettings()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
     """What one model call produced: an assistant message without identity stamps."""
 
@@ -81,12 +81,12 @@ class ModelResponse:
 # --- stream events -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TextDelta:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ThinkingDelta:
     """A piece of a reasoning block; ``index`` tells blocks apart, ``signature`` and
     ``redacted`` arrive whole."""
@@ -97,7 +97,7 @@ class ThinkingDelta:
     redacted: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolCallDelta:
     """A piece of a tool call; ``index`` tells parallel calls apart. ``id`` and ``name`` arrive
     with the first piece, ``args`` text in fragments that may split JSON anywhere."""
@@ -108,7 +108,7 @@ class ToolCallDelta:
     args: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StreamDone:
     """The last event of a stream: the complete response as the provider reported it."""
 

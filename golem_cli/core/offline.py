@@ -55,5 +55,5 @@ class EchoModel:
         words = re.findall(r"\s*\S+\s*", text) or [text]
         for i in range(0, len(words), 2):
             await asyncio.sleep(0)  # a cancellation point between deltas, as a real stream has
-            yield TextDelta("".join(words[i : i + 2]))
-        yield StreamDone(self._response(request, text))
+            yield TextDelta(text="".join(words[i : i + 2]))
+        yield StreamDone(response=self._response(request, text))

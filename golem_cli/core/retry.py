@@ -25,7 +25,7 @@ from golem_cli.core.errors import ModelError
 __all__ = ["RetryPolicy"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RetryPolicy:
     """``max_attempts`` bounds the calls of one model turn, the first included (1: never
     retry). Between attempts the policy waits what the provider asked for, or else

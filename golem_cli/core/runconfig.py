@@ -39,7 +39,7 @@ Callback = Callable[[Any], Any]
 ApprovalHook = Callable[[ApprovalRequest], Approval | Awaitable[Approval]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunConfig:
     """An agent's configuration; construction validates it with Go's texts.
 
@@ -107,7 +107,7 @@ class RunConfig:
         return next((t for t in self.tools if t.name == name), None)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class RunHooks:
     """How the caller hears one run: ``on_delta(text)`` gets every text delta as it arrives,
     across tool turns; ``on_event(event)`` gets every stream event (text, thinking and

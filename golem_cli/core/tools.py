@@ -96,7 +96,7 @@ class ToolTimeoutError(TimeoutError):
     """The tool ran past its ``timeout``; fails the run at the ``tool`` stage."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolResult:
     """What a tool produced: text for the model and optional media parts (evidence)."""
 
@@ -104,7 +104,7 @@ class ToolResult:
     parts: tuple[Part, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
     """Given to a tool that declares a parameter of this type: which call it is answering."""
 
@@ -115,7 +115,7 @@ class ToolContext:
     conversation_id: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Approval:
     """The caller's answer to an ``ApprovalRequest``; ``reason`` (a denial's) is read by the model."""
 
@@ -123,12 +123,12 @@ class Approval:
     reason: str = ""
 
 
-APPROVED = Approval(True)
+APPROVED = Approval(approved=True)
 #: The reason of the stop when the person presses Ctrl-C at an approval question.
 STOPPED_AT_QUESTION = "the user stopped the run at the approval question"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ApprovalRequest:
     """A call about to run: the call as the model made it, the tool, and its decoded arguments."""
 

@@ -126,7 +126,7 @@ def events_of(response: ModelResponse) -> Iterator[StreamEvent]:
         else:
             yield ThinkingDelta(index=index, text=block.text, signature=block.signature)
     if message.content:
-        yield TextDelta(message.content)
+        yield TextDelta(text=message.content)
     for index, call in enumerate(message.tool_calls):
         yield ToolCallDelta(index=index, id=call.id, name=call.name, args=call.args)
-    yield StreamDone(response)
+    yield StreamDone(response=response)

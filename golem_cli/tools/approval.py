@@ -106,13 +106,13 @@ class Approvals:
         assert entry is not None
         asked = question(entry, request)
         if self.ask is None:
-            return Approval(False, NO_TERMINAL.format(name=entry.name))
+            return Approval(approved=False, reason=NO_TERMINAL.format(name=entry.name))
         answer = await self.ask(asked)
         if answer.choice == "always":
             self.allowed.add(entry.name)
         if answer.choice in ("yes", "always"):
             return APPROVED
-        return Approval(False, answer.reason.strip())
+        return Approval(approved=False, reason=answer.reason.strip())
 
 
 def question(entry: ToolEntry, request: ApprovalRequest) -> Question:

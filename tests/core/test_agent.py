@@ -433,14 +433,14 @@ def test_bad_arguments_are_fed_back_as_a_rejection():
 def test_usage_requests_tool_calls_and_finish_reason_add_up():
     model = ScriptedModel(
         [
-            call("echo", usage=Usage(10, 2, cache_read_tokens=5)),
-            calls(("a", "echo", "{}"), ("b", "echo", "{}"), usage=Usage(20, 3, reasoning_tokens=1)),
-            reply("done", usage=Usage(30, 4), finish_reason="length"),
+            call("echo", usage=Usage(input_tokens=10, output_tokens=2, cache_read_tokens=5)),
+            calls(("a", "echo", "{}"), ("b", "echo", "{}"), usage=Usage(input_tokens=20, output_tokens=3, reasoning_tokens=1)),
+            reply("done", usage=Usage(input_tokens=30, output_tokens=4), finish_reason="length"),
         ]
     )
     result = run(Agent(model, tools=[echo]).run_with_history([], "go"))
     assert isinstance(result, RunResult)
-    assert result.usage == Usage(60, 9, cache_read_tokens=5, reasoning_tokens=1)
+    assert result.usage == Usage(input_tokens=60, output_tokens=9, cache_read_tokens=5, reasoning_tokens=1)
     assert (result.requests, result.tool_calls, result.finish_reason) == (3, 3, "length")
     assert result.output == "done" and result.response.message.content == "done"
 

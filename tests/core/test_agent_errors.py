@@ -67,14 +67,14 @@ def resume_ok(partial: PartialResult, **agent_kwargs) -> ScriptedModel:
 
 
 def test_model_failure_after_a_tool_turn_keeps_the_turn():
-    model = ScriptedModel([call("echo", usage=Usage(11, 4)), fail("provider gone")])
+    model = ScriptedModel([call("echo", usage=Usage(input_tokens=11, output_tokens=4)), fail("provider gone")])
     err = run_error(Agent(model, tools=[echo]).run_with_history([], "go", run_id="R", conversation_id="C"))
     assert err.stage == "model" and str(err) == "golem: model stage: provider gone"
     assert isinstance(err.cause, ModelError) and err.__cause__ is err.cause
     p = err.partial
     assert isinstance(p, PartialResult)
     assert [m.role for m in p.messages] == ["user", "assistant", "tool"]
-    assert (p.usage, p.requests, p.tool_calls, p.finish_reason) == (Usage(11, 4), 2, 1, "tool_call")
+    assert (p.usage, p.requests, p.tool_calls, p.finish_reason) == (Usage(input_tokens=11, output_tokens=4), 2, 1, "tool_call")
     assert (p.run_id, p.conversation_id, err.run_id, err.conversation_id) == ("R", "C", "R", "C")
     assert p.new_messages == p.messages and p.sent_messages == 0
     assert not err.interrupted
@@ -101,7 +101,7 @@ def test_an_assistant_turn_in_supplied_history_makes_partial_non_nil():
 def test_usage_alone_makes_partial_non_nil():
     # a usage-limit crossing on a text reply: usage and an assistant turn
     limits = UsageLimits(input_tokens=50)
-    err = run_error(Agent(ScriptedModel([reply("long answer", usage=Usage(100, 0))]), usage_limits=limits).run_with_history([], "go"))
+    err = run_error(Agent(ScriptedModel([reply("long answer", usage=Usage(input_tokens=100, output_tokens=0))]), usage_limits=limits).run_with_history([], "go"))
     assert err.partial is not None
 
 
@@ -118,7 +118,7 @@ def test_an_exception_from_on_delta_fails_at_the_model_stage_keeping_streamed_te
 
 
 def test_tool_failure_keeps_evidence_through_the_requesting_turn():
-    model = ScriptedModel([calls(("c1", "echo", "{}"), ("c2", "explode", "{}"), usage=Usage(7, 3))])
+    model = ScriptedModel([calls(("c1", "echo", "{}"), ("c2", "explode", "{}"), usage=Usage(input_tokens=7, output_tokens=3))])
     err = run_error(Agent(model, tools=[echo, explode]).run_with_history([], "go"))
     assert err.stage == "tool"
     assert str(err) == 'golem: tool stage: runner: tool "explode" (call "c2"): tool exploded'
@@ -177,7 +177,7 @@ def test_invalid_tool_part_and_timeout_fail_at_the_tool_stage():
 
 
 def test_turn_limit_keeps_every_completed_round():
-    model = ScriptedModel([call("echo", usage=Usage(5, 2)), call("echo")])
+    model = ScriptedModel([call("echo", usage=Usage(input_tokens=5, output_tokens=2)), call("echo")])
     err = run_error(Agent(model, tools=[echo], max_turns=1).run_with_history([], "go"))
     assert str(err) == "golem: loop stage: runner: model turn limit exceeded after 1 turns"
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool"]
@@ -194,7 +194,7 @@ def test_turn_limit_keeps_every_completed_round():
     ],
 )
 def test_usage_limits_keep_the_crossing_response(limits, text):
-    model = ScriptedModel([reply("a very long answer", usage=Usage(100, 7))])
+    model = ScriptedModel([reply("a very long answer", usage=Usage(input_tokens=100, output_tokens=7))])
     err = run_error(Agent(model, usage_limits=limits).run_with_history([], "go"))
     assert err.stage == "usage" and str(err) == f"golem: usage stage: {text}"
     assert isinstance(err.cause, UsageLimitError)
@@ -239,14 +239,14 @@ def test_decode_failure_keeps_the_rejected_response_and_corrections_accumulate()
     def never(text: str) -> str:
         raise ValueError("unparseable")
 
-    err = run_error(Agent(ScriptedModel([reply("not a number", usage=Usage(6, 5))]), output_validator=never).run_with_history([], "go"))
+    err = run_error(Agent(ScriptedModel([reply("not a number", usage=Usage(input_tokens=6, output_tokens=5))]), output_validator=never).run_with_history([], "go"))
     assert str(err) == "golem: decode stage: unparseable"
     assert [m.content for m in err.partial.messages] == ["go", "not a number"]
 
     def picky(text: str) -> str:
         raise ModelRetry("try again")
 
-    model = ScriptedModel([reply("first try", usage=Usage(10, 3)), fail("provider gone mid-correction")])
+    model = ScriptedModel([reply("first try", usage=Usage(input_tokens=10, output_tokens=3)), fail("provider gone mid-correction")])
     err = run_error(Agent(model, output_validator=picky, output_retries=1).run_with_history([], "go"))
     assert err.stage == "model" and err.partial.requests == 2 and err.partial.usage.input_tokens == 10
     assert [m.role for m in err.partial.messages] == ["user", "assistant", "user"]
@@ -475,7 +475,7 @@ def test_stream_ending_without_a_final_response_is_a_model_error():
             raise NotImplementedError
 
         async def stream(self, request):
-            yield TextDelta("half an ans")
+            yield TextDelta(text="half an ans")
 
     err = run_error(Agent(Truncating()).run_stream_with_history([], "go"))  # type: ignore[arg-type]
     assert str(err) == "golem: model stage: model: stream ended before the response was complete"

@@ -63,7 +63,7 @@ def test_approved_denied_and_reasoned_denials_become_results():
     def approve(request: ApprovalRequest) -> Approval:
         asked.append(request)
         path = request.args["path"]
-        return APPROVED if path == "ok" else Approval(False, "not that one" if path == "why" else "")
+        return APPROVED if path == "ok" else Approval(approved=False, reason="not that one" if path == "why" else "")
 
     model = ScriptedModel(
         [batch(("c1", "write", '{"path":"ok"}'), ("c2", "write", '{"path":"no"}'), ("c3", "write", '{"path":"why"}')),

@@ -36,13 +36,13 @@ def request_of(*contents: str, system: str = "") -> ModelRequest:
 
 
 def test_scripted_plays_steps_in_order_and_records_requests():
-    model = ScriptedModel([reply("first"), reply("second", usage=Usage(3, 4))])
+    model = ScriptedModel([reply("first"), reply("second", usage=Usage(input_tokens=3, output_tokens=4))])
     messages = [Message(role="user", content="hi")]
     req = ModelRequest(messages=messages)
     assert run(model.request(req)).message.content == "first"
     messages.append(Message(role="user", content="mutated after the call"))
     second = run(model.request(ModelRequest(messages=messages)))
-    assert second.usage == Usage(3, 4) and second.finish_reason == "stop"
+    assert second.usage == Usage(input_tokens=3, output_tokens=4) and second.finish_reason == "stop"
     assert [len(r.messages) for r in model.requests] == [1, 2]  # snapshots, not aliases
     with pytest.raises(ModelError, match="no step for request 3"):
         run(model.request(req))
@@ -86,7 +86,7 @@ def test_scripted_cut_stream_delivers_n_deltas_then_raises():
 
     with pytest.raises(ModelError, match="stream dropped"):
         run(consume())
-    assert got == [TextDelta("abcd"), TextDelta("efgh")]
+    assert got == [TextDelta(text="abcd"), TextDelta(text="efgh")]
 
 
 def test_scripted_cut_with_a_custom_error_and_a_failed_step():
@@ -121,5 +121,5 @@ def test_helpers_build_steps():
     step = call("roll", '{"sides":', id="c7")
     assert step.tool_calls == [ToolCall(id="c7", name="roll", args='{"sides":')]
     assert call("f").tool_calls[0].id == "call-f"
-    assert reply("x", usage=Usage(1, 2)).usage == Usage(1, 2)
+    assert reply("x", usage=Usage(input_tokens=1, output_tokens=2)).usage == Usage(input_tokens=1, output_tokens=2)
     assert isinstance(fail().error, ModelError)

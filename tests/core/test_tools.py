@@ -64,7 +64,7 @@ def test_schema_from_signature_and_docstring():
         },
         "required": ["sides"],
     }
-    assert roll_dice.definition() == ToolDefinition("roll_dice", roll_dice.description, roll_dice.parameters)
+    assert roll_dice.definition() == ToolDefinition(name="roll_dice", description=roll_dice.description, parameters=roll_dice.parameters)
 
 
 def test_nested_types_literals_and_no_parameters():

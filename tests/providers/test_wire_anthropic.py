@@ -54,7 +54,7 @@ def test_tools_and_systems() -> None:
     sent = json.loads(
         body(
             [Message(role="system", content="one"), Message(role="user", content="hi"), Message(role="system", content="two")],
-            tools=[ToolDefinition("roll", "", {"type": "object"})],
+            tools=[ToolDefinition(name="roll", description="", parameters={"type": "object"})],
         )
     )
     assert sent["system"] == "one\n\ntwo"

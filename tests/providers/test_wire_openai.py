@@ -56,7 +56,7 @@ def test_html_characters_are_escaped_like_go() -> None:
 def test_stream_body_asks_for_usage_and_key_order_is_fixed() -> None:
     request = ModelRequest(
         messages=[Message(role="user", content="hi")],
-        tools=[ToolDefinition("roll", "Roll a die.", {"type": "object", "properties": {"sides": {"type": "integer"}}})],
+        tools=[ToolDefinition(name="roll", description="Roll a die.", parameters={"type": "object", "properties": {"sides": {"type": "integer"}}})],
         settings=ModelSettings(max_tokens=50, temperature=0.0, top_p=0.5),
     )
     sent = request_body("gpt-test", request, stream=True)

@@ -21,7 +21,7 @@ from golem_cli.tools.toolbox import Toolbox, toolbox
 from tests.mcpservers import demo_table, http_demo, published
 
 pytestmark = pytest.mark.slow
-CTX = ToolContext("c1", "t", "{}")
+CTX = ToolContext(call_id="c1", tool_name="t", args="{}")
 
 
 def box_for(servers: dict[str, dict], enabled: list[str], **keys) -> Toolbox:

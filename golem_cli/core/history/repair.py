@@ -25,7 +25,7 @@ from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 __all__ = ["HistoryRepair", "normalize_history", "repair_history"]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class HistoryRepair:
     """What a repair changed, by call ID (Go ``HistoryRepair``).
 
@@ -167,4 +167,4 @@ def normalize_history(history: Sequence[Message]) -> tuple[list[Message], Histor
     with paused_gc():  # a repair of a million messages makes a million objects (gcpause.py)
         needed, truncated = _scan(history, truncation=True)
         out, synthesized, dropped = _repair(history, needed)
-    return out, HistoryRepair(synthesized, dropped, truncated)
+    return out, HistoryRepair(synthesized=synthesized, dropped=dropped, truncated=truncated)

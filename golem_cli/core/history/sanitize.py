@@ -20,7 +20,7 @@ __all__ = ["SanitizeReport", "UnsafePart", "sanitize_history"]
 SAFE_SCHEMES = ("http", "https")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class UnsafePart:
     """A URL part that was removed: where it was (index in the input, system messages
     included), its kind, and the rejected scheme (``""`` when none or unparsable)."""
@@ -33,7 +33,7 @@ class UnsafePart:
         return {"MessageIndex": self.message_index, "Kind": self.kind, "Scheme": self.scheme}
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class SanitizeReport:
     system_prompts: int = 0
     unsafe_parts: list[UnsafePart] = field(default_factory=list)
@@ -71,7 +71,7 @@ def sanitize_history(history: Sequence[Message]) -> tuple[list[Message], Sanitiz
                 if scheme in SAFE_SCHEMES:
                     keep.append(part)
                 else:
-                    report.unsafe_parts.append(UnsafePart(index, part.kind, scheme))
+                    report.unsafe_parts.append(UnsafePart(message_index=index, kind=part.kind, scheme=scheme))
             if len(keep) != len(m.parts):
                 m = replace(m, parts=keep)
         if m.role == USER and m.content == "" and not m.parts:

@@ -79,7 +79,7 @@ class AnthropicModel(HttpModel):
                     break
         if not (folder.stopped or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
-        yield StreamDone(folder.response())
+        yield StreamDone(response=folder.response())
 
     def _reply(self, payload: bytes) -> ModelResponse:
         endpoint = self._http.endpoint

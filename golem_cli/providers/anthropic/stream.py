@@ -119,7 +119,7 @@ class EventFolder:
         state = self._blocks[index] = _Block(kind)
         if kind == "text":
             if any(b.type == "text" for i, b in self._blocks.items() if i != index):
-                yield TextDelta("\n")  # text blocks join with a newline, as in a non-streamed reply
+                yield TextDelta(text="\n")  # text blocks join with a newline, as in a non-streamed reply
             yield from self._delta(index, Delta(type="text_delta", text=block.text))
         elif kind == "thinking":
             yield from self._delta(index, Delta(type="thinking_delta", thinking=block.thinking))
@@ -142,7 +142,7 @@ class EventFolder:
         if kind == "text_delta":
             if delta.text:
                 state.pieces.append(delta.text)
-                yield TextDelta(delta.text)
+                yield TextDelta(text=delta.text)
         elif kind == "input_json_delta":
             if delta.partial_json:
                 state.pieces.append(delta.partial_json)

@@ -80,7 +80,7 @@ class OpenAIModel(HttpModel):
                     yield item
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
-        yield StreamDone(folder.response())
+        yield StreamDone(response=folder.response())
 
     def _reply(self, payload: bytes) -> ModelResponse:
         try:

@@ -58,11 +58,11 @@ class ChunkFolder:
         text = text_of(delta.content)
         if text:
             self._text.append(text)
-            yield TextDelta(text)
+            yield TextDelta(text=text)
         if delta.refusal:  # shown and kept like text, marked as a refusal
             self.refusal = True
             self._text.append(delta.refusal)
-            yield TextDelta(delta.refusal)
+            yield TextDelta(text=delta.refusal)
         for piece in delta.tool_calls or ():
             yield self._call_piece(piece)
         if choice.finish_reason:
