@@ -2,7 +2,7 @@
 
 These are the types a history is made of. Their field order and JSON names are the durable
 contract shared with the Go library (spec §1.1), so they are declared once, here, as frozen
-msgspec structs: the codec can decode into and encode from them directly (fast for 50 MB
+msgspec structs: the codec can decode into and encode from them directly (fast for long
 histories), and no history operation can mutate a message it was given.
 
 ``forbid_unknown_fields`` only affects decoding: it makes the codec's strict fast path hand a

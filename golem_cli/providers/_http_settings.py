@@ -11,7 +11,7 @@ from golem_cli.core.retry import RetryPolicy
 DEFAULT_RETRY = RetryPolicy(max_attempts=4)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HttpSettings:
     """Timeouts, and the retry policy runs of this adapter use. ``timeout`` is the longest
     wait for the next byte: generous, because a local model on a CPU can think for minutes

@@ -18,7 +18,7 @@ from golem_cli.providers._endpoint import Endpoint
 _YOURSELF = "check the URL, or download it yourself and attach the file"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Downloaded:
     data: bytes
     media_type: str  # from Content-Type, without parameters; "" when the server sent none
@@ -58,4 +58,4 @@ def download(url: str, max_bytes: int, timeout: float = 30.0) -> Downloaded:
     except httpx.HTTPError as exc:  # ``ConnectError`` alone told people nothing
         detail = Endpoint("", "", url).scrub(str(exc) or type(exc).__name__)
         raise InputError(f"{shown}: cannot download: {detail}; {_YOURSELF}") from None
-    return Downloaded(b"".join(chunks), str(media_type), name)
+    return Downloaded(data=b"".join(chunks), media_type=str(media_type), name=name)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from golem_cli.core.model import Model, ModelSettings
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderFacts:
     """One provider as golem knows it out of the box.
 

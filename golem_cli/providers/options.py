@@ -23,7 +23,7 @@ from golem_cli.core.model import ModelSettings
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class OptionSpec:
     """One option: its value type, its bounds, and what it does (for ``/option`` and --help)."""
 
@@ -38,13 +38,21 @@ class OptionSpec:
 _INT32, _INT64 = 2**31 - 1, 2**63 - 1
 
 OPTIONS: dict[str, OptionSpec] = {
-    "temperature": OptionSpec(float, "sampling temperature (0 to 2; Anthropic 0 to 1)", 0.0, 2.0),
-    "top_p": OptionSpec(float, "nucleus sampling: the probability mass to sample from", 0.0, 1.0),
-    "max_tokens": OptionSpec(int, "most tokens the reply may have", 1, _INT32),
-    "seed": OptionSpec(int, "sampling seed, for repeatable replies (OpenAI-compatible)", -_INT64 - 1, _INT64),
-    "stop": OptionSpec(str, "stop when the model writes this text (repeat for several)"),
-    "reasoning_effort": OptionSpec(str, "how hard a reasoning model thinks", choices=_EFFORTS),
-    "thinking_budget": OptionSpec(int, "Anthropic extended thinking: tokens it may think for", 1024, _INT32),
+    "temperature": OptionSpec(
+        kind=float, help="sampling temperature (0 to 2; Anthropic 0 to 1)", minimum=0.0, maximum=2.0
+    ),
+    "top_p": OptionSpec(
+        kind=float, help="nucleus sampling: the probability mass to sample from", minimum=0.0, maximum=1.0
+    ),
+    "max_tokens": OptionSpec(kind=int, help="most tokens the reply may have", minimum=1, maximum=_INT32),
+    "seed": OptionSpec(
+        kind=int, help="sampling seed, for repeatable replies (OpenAI-compatible)", minimum=-_INT64 - 1, maximum=_INT64
+    ),
+    "stop": OptionSpec(kind=str, help="stop when the model writes this text (repeat for several)"),
+    "reasoning_effort": OptionSpec(kind=str, help="how hard a reasoning model thinks", choices=_EFFORTS),
+    "thinking_budget": OptionSpec(
+        kind=int, help="Anthropic extended thinking: tokens it may think for", minimum=1024, maximum=_INT32
+    ),
 }
 
 

@@ -37,16 +37,16 @@ AZURE_API_VERSION = "2024-10-21"
 
 
 def _preset(name: str, base_url: str, key_env: str, default_model: str = "") -> ProviderFacts:
-    return ProviderFacts(name, "openai", base_url, key_env=key_env, default_model=default_model)
+    return ProviderFacts(name=name, protocol="openai", base_url=base_url, key_env=key_env, default_model=default_model)
 
 
 PRESETS: dict[str, ProviderFacts] = {
     facts.name: facts
     for facts in (
         ProviderFacts(
-            "ollama",
-            "openai",
-            OLLAMA_DEFAULT_HOST + "/v1",
+            name="ollama",
+            protocol="openai",
+            base_url=OLLAMA_DEFAULT_HOST + "/v1",
             base_url_env="OLLAMA_HOST",
             read_base_url_env=ollama_base_url,
         ),
@@ -63,7 +63,12 @@ PRESETS: dict[str, ProviderFacts] = {
         _preset("xai", "https://api.x.ai/v1", "XAI_API_KEY", "grok-3-mini"),
         # The endpoint is the user's own resource (https://NAME.openai.azure.com); model = deployment.
         ProviderFacts(
-            "azure", "openai", "", key_env="AZURE_OPENAI_API_KEY", base_url_env="AZURE_OPENAI_ENDPOINT", azure=True
+            name="azure",
+            protocol="openai",
+            base_url="",
+            key_env="AZURE_OPENAI_API_KEY",
+            base_url_env="AZURE_OPENAI_ENDPOINT",
+            azure=True,
         ),  # fmt: skip
     )
 }

@@ -35,9 +35,9 @@ __all__ = ["dump_history", "load_history"]
 # --- the field layout, read from the declarations in messages.py ---------------------------------
 #
 # ``Message`` and its parts are declared once, in messages.py. The decoding structs below and the
-# Go-semantics reader's field tables are derived from those declarations at import (about 0.1 ms),
-# so a field added to ``Message`` is read and written everywhere without an edit here. Only a field
-# of a type not in ``_KINDS`` needs one, and it fails at import until it has it.
+# Go-semantics reader's field tables are derived from those declarations at import, so a field
+# added to ``Message`` is read and written everywhere without an edit here. Only a field of a
+# type not in ``_KINDS`` needs one, and it fails at import until it has it.
 
 
 class _Field(NamedTuple):
@@ -135,8 +135,7 @@ def read_history(data: bytes | bytearray | memoryview | str) -> tuple[list[Messa
     long = len(data) > 2 * PIECE
     if long:
         # Long: a batch at a time all the same, so that the decoded copies of every message
-        # never coexist (the peak of a resume's load, which keeps the bytes, is 30 MB lower
-        # at 150,000 messages, and the CPU the same).
+        # never coexist (ADR 0016).
         view = memoryview(data)
         decoded = read_history_pieces(view[at : at + PIECE] for at in range(0, len(data), PIECE))
         if decoded is not None:
@@ -163,8 +162,8 @@ PIECE = 1 << 21
 
 def read_history_pieces(pieces: Iterable[bytes | memoryview]) -> tuple[list[Message], bool] | None:
     """``read_history`` of the bytes ``pieces`` make, decoded a batch of whole messages at a
-    time as they arrive: a long file's bytes are never all held beside its messages (a file
-    of 81 MB decodes to about 2.4 times its size). None when the strict fast path declines
+    time as they arrive: a long file's bytes are never all held beside its messages (ADR
+    0016). None when the strict fast path declines
     them: the caller reads them whole and calls ``read_history``, whose Go-semantics reader
     explains errors by position.
 
@@ -225,10 +224,9 @@ def _decode(data: bytes | memoryview, *, empty: bool) -> list[Message] | None:
     if not decoded:
         return [] if empty else None
     # Same field order as Message (both come from its declaration): positional construction
-    # from a tuple is the fastest way to build 150,000 messages. Each is built in the decoded
-    # one's place, which is freed at once: no second list of them. The names a run repeats
-    # in every message (its role, run and conversation) are kept once each: 150,000 copies
-    # of them took as much memory as the messages themselves.
+    # from a tuple is the fastest way to build a long history's messages. Each is built in the
+    # decoded one's place, which is freed at once: no second list of them. The names a run
+    # repeats in every message (its role, run and conversation) are kept once each (ADR 0016).
     new, fields, role = Message, astuple, _ROLES.get
     run = conversation = ""
     for i, m in enumerate(decoded):
@@ -384,8 +382,8 @@ def _to_enc(m: Message) -> Message:
 
 
 #: Messages encoded at a time. The HTML-safe escaping then works on pieces that stay in the
-#: CPU's cache (three passes over 81 MB in memory took as long as the encoding itself), and a
-#: writer holds one piece of the file at a time, not the whole (``history_chunks``).
+#: CPU's cache (passes over a whole long history in memory cost as much as the encoding), and
+#: a writer holds one piece of the file at a time, not the whole (``history_chunks``).
 _BATCH = 256
 
 
@@ -412,8 +410,8 @@ def history_chunks(messages: Iterable[Message]) -> Iterator[bytes]:
 def drain_chunks(messages: list[Message]) -> Iterator[bytes]:
     """``history_chunks(messages)`` for a caller done with the messages: the list is emptied
     as it is encoded, a batch at a time, so that what only it held is freed as it is written.
-    Encoding keeps a UTF-8 copy inside every string that is not ASCII (CPython caches it):
-    with all of them alive, an 81 MB history grew by 45 MB in its dump."""
+    Encoding keeps a UTF-8 copy inside every string that is not ASCII (CPython caches it),
+    which only freeing the message frees (ADR 0016)."""
     yield b"["
     with paused_gc():
         messages.reverse()  # batches are taken from the end: no list of the rest is made per batch

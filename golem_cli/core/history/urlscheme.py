@@ -15,8 +15,8 @@ import string
 _USERINFO_OK = string.ascii_letters + string.digits + "-._:~!$&'()*+,;=%@"
 _HOST_OK = string.ascii_letters + string.digits + "-._~!$&'()*+,;=:[]<>\""
 
-# Every check is one pass of C code over the text, never a Python loop per character: a 50 MB
-# URL is input too (issue 8).
+# Every check is one pass of C code over the text, never a Python loop per character: a URL of
+# any length is input too.
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # In a host only non-ASCII bytes may be percent-encoded (and %25 in a zone) ...
 _BAD_HOST_ESCAPE = re.compile(r"%(?!25)[0-7][0-9A-Fa-f]")
@@ -55,7 +55,7 @@ def _has_bad_escape(text: str, start: int = 0) -> bool:
     """Whether ``text[start:]`` holds a "%" not followed by two hex digits. With the bytes
     classified (``_ESCAPE_CLASSES``), a valid escape reads "%HH", and the text is valid when
     there are as many of those as there are "%": two counts at ``memchr`` speed, where the
-    regular expression stops at every "%" (ten million escapes: 0.18 s instead of 0.3 s)."""
+    regular expression stops at every "%"."""
     first = text.find("%", start)
     if first < 0:
         return False

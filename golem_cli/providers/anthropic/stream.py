@@ -22,7 +22,7 @@ from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, finish_reason
 from golem_cli.providers.anthropic.wire import FINISH_REASONS, usage
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class _Block:
     type: str
     pieces: list[str] = field(default_factory=list)  # text, thinking text, or partial_json
@@ -64,7 +64,7 @@ class Started(msgspec.Struct):
 
 class Event(msgspec.Struct):
     """One stream event, typed: a field of the wrong type (a tool ID that is a number) fails
-    the decode, naming the field, instead of reaching a Message (issue 8)."""
+    the decode, naming the field, instead of reaching a Message."""
 
     type: str | None = None
     index: int = 0
@@ -116,7 +116,7 @@ class EventFolder:
 
     def _start(self, index: int, block: Block) -> Iterator[StreamEvent]:
         kind = block.type or ""
-        state = self._blocks[index] = _Block(kind)
+        state = self._blocks[index] = _Block(type=kind)
         if kind == "text":
             if any(b.type == "text" for i, b in self._blocks.items() if i != index):
                 yield TextDelta(text="\n")  # text blocks join with a newline, as in a non-streamed reply
@@ -138,7 +138,7 @@ class EventFolder:
         state = self._blocks.get(index)
         kind = delta.type or ""
         if state is None:  # a delta without its start: keep it anyway, typed by the delta
-            state = self._blocks[index] = _Block(_BLOCK_OF_DELTA.get(kind, ""))
+            state = self._blocks[index] = _Block(type=_BLOCK_OF_DELTA.get(kind, ""))
         if kind == "text_delta":
             if delta.text:
                 state.pieces.append(delta.text)

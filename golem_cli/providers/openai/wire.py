@@ -191,7 +191,7 @@ def usage(raw: object) -> Usage:
 
 # The shapes golem reads, typed: a field of the wrong type (a call ID that is a number, a
 # ``choices`` that is an object) fails the decode with msgspec's path to it, instead of reaching
-# a Message that could then not be saved and loaded back (issue 8). Unknown fields are ignored.
+# a Message that could then not be saved and loaded back. Unknown fields are ignored.
 
 
 class Function(msgspec.Struct):
