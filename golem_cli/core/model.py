@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
+from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.core.usage import Usage
 
 __all__ = [
@@ -144,7 +144,7 @@ class ResponseAccumulator:
     """
 
     def __init__(self) -> None:
-        self.text_parts: list[str] = []
+        self._text: list[str] = []
         self._calls: dict[int, list[str]] = {}
         self._call_heads: dict[int, tuple[str, str]] = {}
         self._thinking: dict[int, list[str]] = {}
@@ -154,7 +154,7 @@ class ResponseAccumulator:
 
     def add(self, event: StreamEvent) -> None:
         if isinstance(event, TextDelta):
-            self.text_parts.append(event.text)
+            self._text.append(event.text)
         elif isinstance(event, ToolCallDelta):
             head_id, head_name = self._call_heads.get(event.index, ("", ""))
             self._call_heads[event.index] = (head_id or event.id, head_name or event.name)
@@ -170,7 +170,7 @@ class ResponseAccumulator:
 
     @property
     def text(self) -> str:
-        return "".join(self.text_parts)
+        return "".join(self._text)
 
     def tool_calls(self) -> list[ToolCall]:
         calls = []
@@ -192,14 +192,3 @@ class ResponseAccumulator:
 
     def is_empty(self) -> bool:
         return not (self.text or self._calls or self._thinking or self._thinking_redacted)
-
-    def message(self) -> Message:
-        """The assistant message received so far (or the final one, once done)."""
-        if self.done is not None:
-            return self.done.message
-        return Message(
-            role=ASSISTANT,
-            content=self.text,
-            tool_calls=self.tool_calls(),
-            thinking=self.thinking(),
-        )

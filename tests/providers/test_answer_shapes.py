@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from golem_cli.core._state import cut_message
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.errors import ModelError
 
@@ -42,7 +43,8 @@ def test_openai_stream_with_a_field_of_the_wrong_type(server: ProviderServer, ba
     assert isinstance(out.error, ModelError) and "wrong shape" in str(out.error) and field in str(out.error)
     assert "kept" not in str(out.error)  # the command says what it saved
     assert out.accumulator.text == "Hello, " and out.accumulator.done is None  # what arrived correctly
-    assert load_history(dump_history([out.accumulator.message()])) == [out.accumulator.message()]
+    kept = cut_message(out.accumulator)  # what the run keeps of it
+    assert kept is not None and load_history(dump_history([kept])) == [kept]
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ def test_the_first_use_builds_the_adapter_once_and_it_does_the_work(server: Prov
     assert model.retry_policy.max_attempts == 2 and model.built  # type: ignore[attr-defined]  # asking builds it
     adapter = model.prepare()  # type: ignore[attr-defined]
     assert isinstance(adapter, OpenAIModel) and model.prepare() is adapter  # type: ignore[attr-defined]
-    assert "".join(stream(model).accumulator.text_parts) == "streamed"
+    assert stream(model).accumulator.text == "streamed"
     assert complete(model).message.content == "whole"
     assert server.requests[0].json["max_tokens"] == 99 and server.requests[0].json["model"] == "m"
 
