@@ -8,6 +8,7 @@ import tomllib
 
 import pytest
 from golem_cli.config import mcp_import
+from golem_cli.config.schema import McpServerTable
 from golem_cli.config.settings import ConfigError, load_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,8 +29,8 @@ def test_a_stdio_and_an_http_server_are_read(tmp_path):
     path.write_text(path.read_text().replace("mcp_servers.fs]", "mcp_servers.files]"))
     s = load_settings(path, env={})
     assert s.mcp_servers == {
-        "files": {"command": "npx", "args": ["-y", "x"], "env": {"TOKEN": "t"}},
-        "remote": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer x"}, "allow": ["read_*"]},
+        "files": McpServerTable(command="npx", args=("-y", "x"), env={"TOKEN": "t"}),
+        "remote": McpServerTable(url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer x"}, allow=("read_*",)),
     }
 
 
