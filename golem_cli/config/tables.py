@@ -15,6 +15,7 @@ import typing
 from typing import Annotated, Any, TypeVar, get_args, get_origin
 
 import msgspec
+import msgspec.structs
 
 from golem_cli.config.schema import Table
 
@@ -50,19 +51,17 @@ class _Reader:
         fields = _fields(cls)
         before = len(self.problems)
         values = {name: self.value(tp, table[name], (*where, name), "") for name, tp in fields.items() if name in table}
+        self.problems += [f"{_dotted((*where, name))} is missing" for name in _required(cls) if name not in table]
         others = {key: value for key, value in table.items() if key not in fields}
         if others and cls.OTHERS == "refuse":
             known = ", ".join(fields)
             self.problems += [f"{_dotted((*where, key))} is not a key of {cls.NOUN} (known: {known})" for key in others]
         elif others and cls.OTHERS != "warn":
             values[cls.OTHERS] = others
-        if len(self.problems) > before:
-            return None
-        problem = cls.problem(table)
+        problem = "" if len(self.problems) > before else cls.problem(table)
         if problem:
             self.problems.append(f"{_dotted(where)}: {problem}" if where else problem)
-            return None
-        return cls(**values)
+        return None if len(self.problems) > before else cls(**values)
 
     def value(self, tp: Any, value: object, where: tuple[str, ...], what: str) -> Any:
         """``value`` as type ``tp``, or None with a problem recorded. ``what`` is what the
@@ -109,6 +108,12 @@ def _fields(cls: type[Table]) -> dict[str, Any]:
     """The keys a table takes from the file, with their declared types."""
     hints = typing.get_type_hints(cls, include_extras=True)
     return {name: hints[name] for name in cls.__struct_fields__ if name != cls.OTHERS}
+
+
+@functools.cache
+def _required(cls: type[Table]) -> tuple[str, ...]:
+    """The keys a table must have (declared without a default)."""
+    return tuple(f.name for f in msgspec.structs.fields(cls) if f.required)
 
 
 def _described(tp: Any, what: str) -> tuple[Any, str]:
