@@ -48,13 +48,11 @@ class _Reader:
         if not isinstance(table, dict):
             self._wrong(where, what, table)
             return None
-        fields = _fields(cls)
         before = len(self.problems)
-        values = {name: self.value(tp, table[name], (*where, name), "") for name, tp in fields.items() if name in table}
-        self.problems += [f"{_dotted((*where, name))} is missing" for name in _required(cls) if name not in table]
-        others = {key: value for key, value in table.items() if key not in fields}
+        values = self._declared(cls, table, where)
+        others = {key: value for key, value in table.items() if key not in _fields(cls)}
         if others and cls.OTHERS == "refuse":
-            known = ", ".join(fields)
+            known = ", ".join(_fields(cls))
             self.problems += [f"{_dotted((*where, key))} is not a key of {cls.NOUN} (known: {known})" for key in others]
         elif others and cls.OTHERS != "warn":
             values[cls.OTHERS] = others
@@ -62,6 +60,14 @@ class _Reader:
         if problem:
             self.problems.append(f"{_dotted(where)}: {problem}" if where else problem)
         return None if len(self.problems) > before else cls(**values)
+
+    def _declared(self, cls: type[Table], table: dict[str, Any], where: tuple[str, ...]) -> dict[str, Any]:
+        """The values of the keys ``cls`` declares, each as its type; a missing required key
+        is a problem."""
+        fields = _fields(cls)
+        values = {name: self.value(tp, table[name], (*where, name), "") for name, tp in fields.items() if name in table}
+        self.problems += [f"{_dotted((*where, name))} is missing" for name in _required(cls) if name not in table]
+        return values
 
     def value(self, tp: Any, value: object, where: tuple[str, ...], what: str) -> Any:
         """``value`` as type ``tp``, or None with a problem recorded. ``what`` is what the
