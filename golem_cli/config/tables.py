@@ -128,7 +128,8 @@ def _described(tp: Any, what: str) -> tuple[Any, str]:
     check; a list or a table loses it, to be walked."""
     args = get_args(tp)
     if type(None) in args:
-        (tp,) = [arg for arg in args if arg is not type(None)]
+        rest = tuple(arg for arg in args if arg is not type(None))
+        tp = rest[0] if len(rest) == 1 else typing.Union[rest]  # noqa: UP007 (a union built at run time)
     if get_origin(tp) is Annotated:
         what = next((m.description for m in tp.__metadata__ if isinstance(m, msgspec.Meta) and m.description), what)
         base = tp.__origin__

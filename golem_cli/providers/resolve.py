@@ -3,8 +3,8 @@
 What golem knows about a provider before any configuration are its facts: the protocol
 packages declare their own (``openai.FACTS``, ``anthropic.FACTS``) and ``presets`` lists the
 OpenAI-compatible services (``ollama``). ``offline:echo`` needs no network. Any other provider
-name is a ``[providers.NAME]`` table of the config file, OpenAI-compatible unless it says
-``type = "anthropic"``.
+name is a ``[providers.NAME]`` table of the config file (``config.schema.ProviderTable``, typed
+and checked when the file was read), OpenAI-compatible unless it says ``type = "anthropic"``.
 
 Where values come from, first hit wins: the config table (``api_key``, ``api_key_env``,
 ``base_url``), then the provider's environment variables (``OPENAI_API_KEY``,
