@@ -1,7 +1,7 @@
 """The layers import only downward: core <- providers | store | config | tools <- session <- cli,
 and no golem_cli modules import each other in a circle. Of the sibling layers, one module is
 read by others: ``config/schema.py``, config.toml's declaration, whose typed tables the provider
-and tools layers take (ADR 0018); it imports nothing of golem.
+and tools layers take (ADR 0019); it imports nothing of golem.
 
 An AST scan of every module's imports, including imports inside functions and under
 ``TYPE_CHECKING``, so a lazy import cannot sneak a dependency or a circle in either.

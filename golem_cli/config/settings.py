@@ -6,7 +6,7 @@ the CLI's business. A value of the wrong type is a ``ConfigError`` naming the fi
 (``tables.py`` words it); an unknown top-level key is kept in ``Settings.unknown_keys`` so the
 CLI can warn about a typo instead of ignoring it unseen.
 
-The file is read as golem reads every file it did not write (ADR 0018): only a regular file
+The file is read as golem reads every file it did not write (ADR 0019): only a regular file
 (a FIFO would block every command, a link to ``/dev/zero`` never ends), at most
 ``MAX_CONFIG_BYTES``, and TOML nested no deeper than the parser can follow; anything else is
 one line naming the file.

@@ -97,7 +97,7 @@ def test_model_options_are_kept_for_the_provider_layer(tmp_path):
 
 
 def test_the_file_is_checked_at_every_start_without_pydantic(tmp_path):
-    """No verdict is cached (ADR 0018): a broken file fails every time, and reading the file
+    """No verdict is cached (ADR 0019): a broken file fails every time, and reading the file
     imports nothing but the TOML parser and msgspec (already loaded by the core)."""
     import subprocess
     import sys

@@ -1,6 +1,6 @@
 """``config.tables``: a TOML table as the typed value a declaration says, or every way it is not.
 The file's own declaration is tested through ``load_settings`` (test_settings.py,
-test_mcp_config.py); here, the shapes the keys to come need (ADR 0018) read as plainly."""
+test_mcp_config.py); here, the shapes the keys to come need (ADR 0019) read as plainly."""
 
 from __future__ import annotations
 
