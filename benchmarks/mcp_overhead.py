@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.mcpservers import DEMO, demo_table
+from tests.mcpservers import DEMO, demo_table, server_tables
 
 ARGS = {"text": "hello"}
 
@@ -59,7 +59,7 @@ async def golem_tool_way(calls: int) -> tuple[float, float]:
     from golem_cli.tools.toolbox import toolbox
 
     began = time.perf_counter()
-    box = toolbox(enabled=["demo"], servers={"demo": demo_table()})
+    box = toolbox(enabled=["demo"], servers=server_tables({"demo": demo_table()}))
     await box.start()
     started = time.perf_counter() - began
     try:
@@ -83,7 +83,7 @@ async def golem_run_way(calls: int) -> float:
     from golem_cli.tools.toolbox import toolbox
     from tests.scripted import ScriptedModel, Step
 
-    box = toolbox(enabled=["demo"], servers={"demo": demo_table()}, yes=True)
+    box = toolbox(enabled=["demo"], servers=server_tables({"demo": demo_table()}), yes=True)
     await box.start()
 
     def step(request: ModelRequest) -> Step:

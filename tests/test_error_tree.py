@@ -37,6 +37,7 @@ NOT_IN_THE_TREE = {
     "LockBusy", "LockFileUnsafe",  # store.locks, turned into ConversationLocked / an OSError line
     "JSONSyntaxError",  # core._goparse, turned into HistoryFormatError by the codec
     "UnreadableFile",  # store.files (an OSError), turned into CorruptConversation, InputError or a listing problem
+    "Problems",  # config.tables: a table that does not fit its declaration, turned into ConfigError or a refusal
     "NotRegular",  # tools.regular (an OSError): a FIFO or device a file tool refuses, a failed result
     "ServerFailed",  # tools.mcp.connection: a tool server did not start, turned into a line by Toolbox.start
 }  # fmt: skip

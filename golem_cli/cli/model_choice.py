@@ -121,7 +121,7 @@ def unknown_keys_note(settings: Settings) -> str:
         return ""
     import difflib
 
-    from golem_cli.config.settings import KNOWN_KEYS
+    from golem_cli.config.schema import KNOWN_KEYS
 
     def named(key: str) -> str:
         close = difflib.get_close_matches(key, KNOWN_KEYS, n=1, cutoff=0.7)

@@ -17,31 +17,34 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from golem_cli.config.schema import RESERVED_SERVER_NAMES, SERVER_NAME, SERVER_NAME_MAX
+from golem_cli.config import settings, tables
+from golem_cli.config.schema import RESERVED_SERVER_NAMES, SERVER_NAME, SERVER_NAME_MAX, McpServerTable
 from golem_cli.config.settings import ConfigError
 
 MAX_JSON_BYTES = 10 * 1024 * 1024
-_HTTP_TYPES = {"http", "streamable-http", "streamable_http", "streamablehttp"}
 _KEYS = {"command", "args", "env", "cwd", "url", "serverUrl", "headers", "type", "disabled"}
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Imported:
-    """One server of the JSON file: its table for config.toml, or why it was refused."""
+    """One server of the JSON file: its table for config.toml (as written, and typed), or why
+    it was refused."""
 
     name: str  # the name in config.toml
     source_name: str  # the name in the JSON file
     table: dict[str, Any] = field(default_factory=dict)
+    server: McpServerTable | None = None  # ``table`` as golem reads it (None when refused)
     refused: str = ""
     ignored: list[str] = field(default_factory=list)  # keys not imported
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Plan:
     """What an import adds to config.toml, what it leaves as it is, and what stops it."""
 
@@ -68,52 +71,56 @@ def servers_from_json(data: bytes, label: str) -> list[Imported]:
 
 
 def _convert(source_name: str, entry: object) -> Imported:
+    """One JSON entry as a server table, checked as config.toml's tables are."""
     name = golem_name(source_name)
-    item = Imported(name or source_name, source_name)
-    if not name:
-        item.refused = "no usable name can be made of it (letters and digits, single - or _ between them)"
-        return item
-    if not isinstance(entry, dict):
-        item.refused = "its entry is not an object"
-        return item
-    try:
-        json.dumps(entry, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        item.refused = "it holds text that is not valid Unicode"
+    item = Imported(name=name or source_name, source_name=source_name)
+    item.refused = _unusable(name, entry)
+    if item.refused or not isinstance(entry, dict):
         return item
     item.ignored = sorted(k for k in entry if k not in _KEYS)
-    kind = str(entry.get("type", "")).lower()
-    url = entry.get("url", entry.get("serverUrl"))
-    table: dict[str, Any] = {}
-    if kind == "sse":
-        item.refused = "it uses the SSE transport, which golem does not speak (stdio and streamable HTTP)"
-        return item
-    if isinstance(entry.get("command"), str) and entry["command"].strip():
-        table["command"] = entry["command"]
-        for key, check in (("args", _strings), ("env", _string_table), ("cwd", _string)):
-            if key in entry:
-                if not check(entry[key]):
-                    item.refused = f"its {key} is not {_WHAT[key]}"
-                    return item
-                table[key] = entry[key]
-    elif isinstance(url, str) and re.match(r"^https?://\S+$", url):
-        table["url"] = url
-        if "headers" in entry:
-            if not _string_table(entry["headers"]):
-                item.refused = f"its headers are not {_WHAT['headers']}"
-                return item
-            table["headers"] = entry["headers"]
-    else:
-        item.refused = "it has neither a command nor an http(s) url"
-        return item
-    if entry.get("disabled") is True:
-        table["enabled"] = False
-    item.table = table
+    table, item.refused = _table(entry)
+    if not item.refused:
+        try:
+            item.table, item.server = table, tables.convert(McpServerTable, table)
+        except tables.Problems as problems:
+            item.refused = f"its table would not be one golem reads: {problems.problems[0]}"
     return item
 
 
-_WHAT = {"args": "a list of strings", "env": "an object of strings", "cwd": "a string",
-         "headers": "an object of strings"}  # fmt: skip
+def _unusable(name: str, entry: object) -> str:
+    if not name:
+        return "no usable name can be made of it (letters and digits, single - or _ between them)"
+    if not isinstance(entry, dict):
+        return "its entry is not an object"
+    try:
+        json.dumps(entry, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return "it holds text that is not valid Unicode"
+    return ""
+
+
+def _table(entry: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The JSON entry's keys as config.toml spells them, or why they cannot be."""
+    url = entry.get("url", entry.get("serverUrl"))
+    table: dict[str, Any]
+    keys: tuple[str, ...]
+    if str(entry.get("type", "")).lower() == "sse":
+        return {}, "it uses the SSE transport, which golem does not speak (stdio and streamable HTTP)"
+    if isinstance(entry.get("command"), str) and entry["command"].strip():
+        table, keys = {"command": entry["command"]}, ("args", "env", "cwd")
+    elif isinstance(url, str) and re.match(r"^https?://\S+$", url):
+        table, keys = {"url": url}, ("headers",)
+    else:
+        return {}, "it has neither a command nor an http(s) url"
+    for key in keys:
+        if key in entry:
+            check, wrong = _CHECKS[key]
+            if not check(entry[key]):
+                return {}, wrong
+            table[key] = entry[key]
+    if entry.get("disabled") is True:
+        table["enabled"] = False
+    return table, ""
 
 
 def _strings(value: object) -> bool:
@@ -126,6 +133,15 @@ def _string_table(value: object) -> bool:
 
 def _string(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
+
+
+#: What each key of a JSON entry must be, and the refusal when it is not (in JSON's words).
+_CHECKS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "args": (_strings, "its args is not a list of strings"),
+    "env": (_string_table, "its env is not an object of strings"),
+    "cwd": (_string, "its cwd is not a string"),
+    "headers": (_string_table, "its headers are not an object of strings"),
+}
 
 
 def golem_name(name: str) -> str:
@@ -143,14 +159,11 @@ def golem_name(name: str) -> str:
 
 def plan(path: Path, servers: list[Imported], *, origin: str) -> Plan:
     """What importing ``servers`` into the config file at ``path`` would do; ``text`` is the
-    file's new text when there is something to add and nothing in the way."""
-    from golem_cli.config import schema
-    from golem_cli.config.settings import read_table
-
-    data, table = read_table(path)
-    text = data.decode("utf-8") if data is not None else ""
-    existing = table.get("mcp_servers", {})
-    result = Plan(path)
+    file's new text when there is something to add and nothing in the way. ``ConfigError``
+    when the file cannot be read as golem reads it, before anything else."""
+    data = settings.read_file(path)
+    existing = settings.settings_from(settings.parse(data, path), path).mcp_servers if data is not None else {}
+    result = Plan(path=path)
     seen: dict[str, str] = {}
     for item in servers:
         if item.refused:
@@ -159,14 +172,20 @@ def plan(path: Path, servers: list[Imported], *, origin: str) -> Plan:
             item.refused = f"its name becomes {item.name!r}, as {seen[item.name]!r}'s does"
             result.refused.append(item)
         elif item.name in existing:
-            (result.unchanged if existing[item.name] == item.table else result.conflicts).append(item)
+            (result.unchanged if existing[item.name] == item.server else result.conflicts).append(item)
         else:
             result.added.append(item)
         seen.setdefault(item.name, item.source_name)
-    if not result.added or result.conflicts:
-        return result
+    if result.added and not result.conflicts:
+        result.text = _appended(path, data.decode("utf-8") if data is not None else "", result.added, origin)
+    return result
+
+
+def _appended(path: Path, text: str, added: list[Imported], origin: str) -> str:
+    """``text`` with the tables of ``added`` after it, once the whole reads back as golem
+    reads config.toml and each table as it was written."""
     block = [f"# imported from {origin} by golem mcp import, {date.today().isoformat()}\n"]
-    block += [toml_table(item.name, item.table) for item in result.added]
+    block += [toml_table(item.name, item.table) for item in added]
     separator = "" if not text or text.endswith("\n\n") else "\n" if text.endswith("\n") else "\n\n"
     new_text = text + separator + "\n".join(block)
     try:
@@ -175,12 +194,14 @@ def plan(path: Path, servers: list[Imported], *, origin: str) -> Plan:
         raise ConfigError(
             f"{path}: the new tables would not fit in this file ({e}); add them by hand:\n" + "\n".join(block)
         ) from None
-    wrong = [i.name for i in result.added if parsed.get("mcp_servers", {}).get(i.name) != i.table]
-    problem = schema.problem(parsed, path)
-    if wrong or problem:
-        raise ConfigError(problem or f"{path}: the imported table {wrong[0]} would not read back as written")
-    result.text = new_text
-    return result
+    servers = settings.settings_from(parsed, path).mcp_servers
+    wrong = [item.name for item in added if servers.get(item.name) != item.server]
+    if wrong:
+        raise ConfigError(f"{path}: the imported table {wrong[0]} would not read back as written")
+    if len(new_text.encode("utf-8")) > settings.MAX_CONFIG_BYTES:
+        limit = settings.MAX_CONFIG_BYTES // 2**20
+        raise ConfigError(f"{path}: the new tables would make it larger than golem reads ({limit} MiB)")
+    return new_text
 
 
 def toml_table(name: str, table: dict[str, Any]) -> str:

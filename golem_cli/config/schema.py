@@ -1,47 +1,102 @@
-"""What ``config.toml`` may hold, as one pydantic model, and its errors in words that name the
-key and the file.
+"""What ``config.toml`` may hold, declared once: each key, its type, its bounds, its default, and
+what it must be in words (the ``description``, which errors quote: ``KEY must be WHAT, not
+VALUE``). golem reads the file as these typed values; ``tables.py`` turns the TOML into them.
 
-pydantic is imported only here, and this module only when the file changed since it last
-passed (see ``settings.check``): importing pydantic and building the model costs more than
-``golem chat`` may take to show its prompt. The model only checks; ``settings`` builds
-``Settings`` from the TOML table itself, so a cached verdict and a fresh one give the same
-result. Add a field here when golem learns a new key.
+This module is the config layer's vocabulary, shared downward: the provider layer reads
+``ProviderTable`` and ``ModelTable``, the tools layer ``McpServerTable``. So it imports nothing
+of golem and nothing but msgspec (already loaded by the core).
+
+A new key is one line in the table it belongs to, e.g. (issues to come): ``cache``,
+``cache_ttl`` in ``ProviderTable`` and ``ModelTable``; ``prompt_cache_key`` in ``ProviderTable``;
+``price`` (a ``Price`` struct) and ``context_window`` in ``ModelTable``; ``trim_stride``,
+``max_cost``, ``compact_model``, ``auto_compact``, ``summarize_trimmed``, ``deny``, ``aliases``
+(a ``dict[str, str]``) and ``command_env`` (a struct of ``remove`` and ``pass``) in
+``ConfigFile``; ``instructions`` in ``McpServerTable``. A key a table does not declare is
+refused, ignored with a warning, or kept as a model option, as the table's ``OTHERS`` says.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
+from msgspec import Meta, Struct, field
 
-_WHOLE = "a whole number of at least 1"
-_SECONDS = "a number of seconds above 0"
+# The values the tables take, with their bounds and what they must be, in the words an error
+# quotes. Meta's own checks (bounds, a pattern searched for) are msgspec's.
+Seconds = Annotated[float, Meta(gt=0, description="a number of seconds above 0")]
+Whole = Annotated[int, Meta(ge=1, description="a whole number of at least 1")]
+Switch = Annotated[bool, Meta(description="true or false")]
+Directory = Annotated[str, Meta(pattern=r"\S", description="a directory path")]
+Names = Annotated[tuple[str, ...], Meta(description="a list of the server's tool names")]
 
 
-class ProviderTable(BaseModel):
-    """A ``[providers.NAME]`` table. Keys not listed are left to the provider layer."""
+class Table(Struct, frozen=True, kw_only=True):
+    """A TOML table golem declares. ``OTHERS`` is what happens to a key it does not declare:
+    ``"refuse"`` (an error naming the known keys), ``"warn"`` (ignored, and said once), or the
+    name of the field that keeps them as they are (checked later by whoever reads them)."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
+    OTHERS: ClassVar[str] = "refuse"
+    #: What the table is, for "KEY is not a key of NOUN".
+    NOUN: ClassVar[str] = "this table"
 
-    type: Literal["openai", "anthropic", "azure"] | None = Field(
-        None, description='"openai" (any OpenAI-compatible server), "anthropic" or "azure"'
-    )
-    base_url: str | None = Field(None, description='a URL like "https://host/v1"')
-    api_key: str | None = Field(None, description="a string")
-    api_key_env: str | None = Field(None, description='the name of an environment variable, like "OPENAI_API_KEY"')
-    timeout: float | None = Field(None, gt=0, description=_SECONDS)
-    connect_timeout: float | None = Field(None, gt=0, description=_SECONDS)
-    max_retries: int | None = Field(None, ge=0, description="a whole number, 0 or more")
-    max_tokens: int | None = Field(None, ge=1, description=_WHOLE)
+    @classmethod
+    def problem(cls, table: dict[str, Any]) -> str:
+        """What is wrong with the table as a whole once each key passed ("" when nothing):
+        rules about which keys go together."""
+        return ""
+
+
+Kind = Annotated[
+    Literal["openai", "anthropic", "azure"],
+    Meta(description='"openai" (any OpenAI-compatible server), "anthropic" or "azure"'),
+]
+Url = Annotated[str, Meta(description='a URL like "https://host/v1"')]
+Key = Annotated[str, Meta(description="a string")]
+KeyVariable = Annotated[str, Meta(description='the name of an environment variable, like "OPENAI_API_KEY"')]
+ApiVersion = Annotated[str, Meta(description='an Azure API version like "2024-10-21"')]
+Retries = Annotated[int, Meta(ge=0, description="a whole number, 0 or more")]
+Bytes = Annotated[int, Meta(ge=1, description="a whole number of bytes, at least 1")]
+
+
+class ProviderTable(Table, frozen=True, kw_only=True):
+    """A ``[providers.NAME]`` table: where a provider is and how golem talks to it. Every other
+    key is a model option for all its models (``temperature = 0.7``), kept in ``options`` and
+    checked, typos included, by the provider layer when the provider is used. An absent value
+    takes the provider layer's default."""
+
+    OTHERS: ClassVar[str] = "options"
+
+    type: Kind | None = None
+    base_url: Url | None = None
+    api_key: Key | None = None
+    api_key_env: KeyVariable | None = None
+    api_version: ApiVersion | None = None
+    timeout: Seconds | None = None
+    connect_timeout: Seconds | None = None
+    max_retries: Retries | None = None
+    max_reply_bytes: Bytes | None = None
+    max_idle: Seconds | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class ModelTable(Table, frozen=True, kw_only=True):
+    """A ``[models."provider:model"]`` table: model options for that one model (they win over
+    its provider's), checked by the provider layer."""
+
+    OTHERS: ClassVar[str] = "options"
+
+    options: dict[str, Any] = field(default_factory=dict)
 
 
 #: A tool server's name: letters and digits, single ``-`` or ``_`` between them. It begins the
 #: names of the server's tools as the model sees them (``NAME__TOOL``, see
 #: tools/mcp/naming.py), so it never holds ``__`` nor ends in ``_``, and ``-T NAME.TOOL``
 #: needs it free of dots.
-SERVER_NAME = r"^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$"
+SERVER_NAME = r"^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*\Z"
 SERVER_NAME_MAX = 32
+ServerName = Annotated[str, Meta(pattern=SERVER_NAME, max_length=SERVER_NAME_MAX, description=(
+    f"a name golem can use: letters and digits, with single - or _ between them, at most {SERVER_NAME_MAX} "
+    "characters (it begins its tools' names)"))]  # fmt: skip
 #: Names that already select something else: the built-in tool groups and tools, ``all``
 #: (tests/tools/test_mcp_config.py keeps this in step with tools/builtin.py).
 RESERVED_SERVER_NAMES = frozenset({
@@ -51,136 +106,92 @@ RESERVED_SERVER_NAMES = frozenset({
 _STDIO_KEYS = ("command", "args", "env", "env_vars", "cwd")
 _HTTP_KEYS = ("url", "headers", "bearer_token_env_var")
 
+Program = Annotated[str, Meta(pattern=r"\S", description='a program to run, like "npx"')]
+Arguments = Annotated[tuple[str, ...], Meta(description='a list of strings, like ["-y", "server"]')]
+Environment = Annotated[dict[str, str], Meta(description='a table of strings, like { TOKEN = "..." }')]
+Passed = Annotated[
+    tuple[str, ...], Meta(description='a list of environment variable names to pass on, like ["GITHUB_TOKEN"]')
+]
+ServerUrl = Annotated[
+    str, Meta(pattern=r"^https?://\S+\Z", description='an http(s) URL like "http://127.0.0.1:8000/mcp"')
+]
+Headers = Annotated[dict[str, str], Meta(description='a table of strings, like { Authorization = "Bearer ..." }')]
+TokenVariable = Annotated[
+    str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\Z", description='the name of an environment variable, like "MCP_TOKEN"')
+]
+Offered = Annotated[tuple[str, ...], Meta(description='a list of the server\'s tool names, like ["search"]')]
+Allowed = Annotated[tuple[str, ...], Meta(description='a list of tool names or patterns, like ["read_*"]')]
 
-class McpServerTable(BaseModel):
+
+class McpServerTable(Table, frozen=True, kw_only=True):
     """An ``[mcp_servers.NAME]`` table: a tool server golem starts (``command``) or reaches
     (``url``), in the shape Codex CLI reads, plus which of its tools run without asking."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
+    NOUN: ClassVar[str] = "a tool server"
 
-    command: str | None = Field(None, pattern=r"\S", description='a program to run, like "npx"')
-    args: list[str] = Field(default_factory=list, description='a list of strings, like ["-y", "server"]')
-    env: dict[str, str] = Field(default_factory=dict, description='a table of strings, like { TOKEN = "..." }')
-    env_vars: list[str] = Field(
-        default_factory=list, description='a list of environment variable names to pass on, like ["GITHUB_TOKEN"]'
-    )
-    cwd: str | None = Field(None, pattern=r"\S", description="a directory path")
-    url: str | None = Field(
-        None, pattern=r"^https?://\S+$", description='an http(s) URL like "http://127.0.0.1:8000/mcp"'
-    )
-    headers: dict[str, str] = Field(
-        default_factory=dict, description='a table of strings, like { Authorization = "Bearer ..." }'
-    )
-    bearer_token_env_var: str | None = Field(
-        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description='the name of an environment variable, like "MCP_TOKEN"'
-    )
-    enabled: bool = Field(True, description="true or false")
-    startup_timeout_sec: float | None = Field(None, gt=0, description=_SECONDS)
-    tool_timeout_sec: float | None = Field(None, gt=0, description=_SECONDS)
-    enabled_tools: list[str] | None = Field(None, description='a list of the server\'s tool names, like ["search"]')
-    disabled_tools: list[str] = Field(default_factory=list, description="a list of the server's tool names")
-    allow: list[str] = Field(default_factory=list, description='a list of tool names or patterns, like ["read_*"]')
-    allow_read_only: bool = Field(False, description="true or false")
+    command: Program | None = None
+    args: Arguments = ()
+    env: Environment = field(default_factory=dict)
+    env_vars: Passed = ()
+    cwd: Directory | None = None
+    url: ServerUrl | None = None
+    headers: Headers = field(default_factory=dict)
+    bearer_token_env_var: TokenVariable | None = None
+    enabled: Switch = True
+    startup_timeout_sec: Seconds = 20.0
+    tool_timeout_sec: Seconds = 120.0
+    enabled_tools: Offered | None = None
+    disabled_tools: Names = ()
+    allow: Allowed = ()
+    allow_read_only: Switch = False
 
-    @model_validator(mode="after")
-    def _one_transport(self) -> McpServerTable:
-        if self.command is not None and self.url is not None:
-            raise ValueError("has both command and url; a tool server is one or the other")
-        if self.command is None and self.url is None:
-            raise ValueError("needs either command (a program golem starts) or url (a streamable HTTP server)")
-        given = self.model_fields_set
-        wrong = [k for k in (_HTTP_KEYS if self.command is not None else _STDIO_KEYS) if k in given]
-        if wrong:
-            kind = "a command" if self.command is not None else "a url"
-            raise ValueError(f"{wrong[0]} does not go with {kind}")
-        return self
+    @classmethod
+    def problem(cls, table: dict[str, Any]) -> str:
+        if "command" in table and "url" in table:
+            return "has both command and url; a tool server is one or the other"
+        if "command" not in table and "url" not in table:
+            return "needs either command (a program golem starts) or url (a streamable HTTP server)"
+        kind, others = ("a command", _HTTP_KEYS) if "command" in table else ("a url", _STDIO_KEYS)
+        wrong = [key for key in others if key in table]
+        return f"{wrong[0]} does not go with {kind}" if wrong else ""
 
 
-ServerName = Annotated[str, StringConstraints(pattern=SERVER_NAME, max_length=SERVER_NAME_MAX)]
+ModelName = Annotated[str, Meta(pattern=r"\S", description='a "provider:model" name like "openai:gpt-4o-mini"')]
+Providers = Annotated[dict[str, ProviderTable], Meta(description="a table of [providers.NAME] tables")]
+Models = Annotated[
+    dict[str, ModelTable], Meta(description='a table of [models."provider:model"] tables of model options')
+]
+Tools = Annotated[tuple[str, ...], Meta(description='a list of tool or group names like ["fs", "web"]')]
+Allow = Annotated[tuple[str, ...], Meta(description='a list of tool or group names like ["read_file"]')]
+Characters = Annotated[int, Meta(ge=1000, description="a whole number of characters, at least 1000")]
+Servers = Annotated[dict[ServerName, McpServerTable], Meta(description="a table of [mcp_servers.NAME] tables")]
 
 
-class ConfigFile(BaseModel):
-    """The whole file. Unknown top-level keys are allowed here and reported as a warning."""
+class ConfigFile(Table, frozen=True, kw_only=True):
+    """The whole file. A top-level key it does not declare is ignored with a warning (a typo
+    should not stop a chat; the warning names the known key it looks like)."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
+    OTHERS: ClassVar[str] = "warn"
 
-    model: str | None = Field(None, pattern=r"\S", description='a "provider:model" name like "openai:gpt-4o-mini"')
-    max_messages: int = Field(20, ge=1, description=_WHOLE)
-    context_tokens: int | None = Field(None, ge=1, description=_WHOLE)
-    providers: dict[str, ProviderTable] = Field(default_factory=dict, description="a table of [providers.NAME] tables")
-    models: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description='a table of [models."provider:model"] tables of model options'
-    )
-    tools: list[str] = Field(default_factory=list, description='a list of tool or group names like ["fs", "web"]')
-    allow: list[str] = Field(default_factory=list, description='a list of tool or group names like ["read_file"]')
-    tool_root: str | None = Field(None, pattern=r"\S", description="a directory path")
-    tool_output_limit: int = Field(30_000, ge=1000, description="a whole number of characters, at least 1000")
-    command_timeout: float = Field(120.0, gt=0, description=_SECONDS)
-    mcp_servers: dict[ServerName, McpServerTable] = Field(
-        default_factory=dict, description="a table of [mcp_servers.NAME] tables"
-    )
+    model: ModelName | None = None
+    max_messages: Whole = 20
+    context_tokens: Whole | None = None
+    providers: Providers = field(default_factory=dict)
+    models: Models = field(default_factory=dict)
+    tools: Tools = ()
+    allow: Allow = ()
+    tool_root: Directory | None = None
+    tool_output_limit: Characters = 30_000
+    command_timeout: Seconds = 120.0
+    mcp_servers: Servers = field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _no_reserved_server_names(self) -> ConfigFile:
-        for name in self.mcp_servers:
+    @classmethod
+    def problem(cls, table: dict[str, Any]) -> str:
+        for name in table.get("mcp_servers", {}):
             if name in RESERVED_SERVER_NAMES:
-                raise ValueError(f"mcp_servers.{name}: {name!r} is a name golem uses for its own tools; pick another")
-        return self
+                return f"mcp_servers.{name}: {name!r} is a name golem uses for its own tools; pick another"
+        return ""
 
 
-def problem(table: dict[str, Any], source: Path) -> str:
-    """What is wrong with the file, naming it, the key, what the value must be and what it
-    is; "" when nothing is."""
-    try:
-        ConfigFile.model_validate(table)
-    except ValidationError as e:
-        errors = e.errors()
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        return f"{source}: {describe(errors[0])}{more}"
-    return ""
-
-
-def describe(error: Any) -> str:
-    """One pydantic error as ``key must be WHAT, not VALUE`` (or what is wrong with a table)."""
-    loc = tuple(str(part) for part in error["loc"])
-    if error["type"] == "value_error":
-        message = str(error.get("ctx", {}).get("error", error["msg"]))
-        return f"{'.'.join(loc)}: {message}" if loc else message
-    if error["type"] == "extra_forbidden" and loc[:1] == ("mcp_servers",):
-        known = ", ".join(McpServerTable.model_fields)
-        return f"{'.'.join(loc)} is not a key of a tool server (known: {known})"
-    if loc[:1] == ("mcp_servers",) and loc[-1] == "[key]":
-        return (
-            f"mcp_servers.{_toml(error['input'])} is not a name golem can use: letters and digits, with single "
-            f"- or _ between them, at most {SERVER_NAME_MAX} characters (it begins its tools' names)"
-        )
-    return f"{'.'.join(loc)} must be {_expected(loc)}, not {_toml(error['input'])}"
-
-
-def _expected(loc: tuple[str, ...]) -> str:
-    if loc and loc[0] in ("tools", "allow"):
-        return str(ConfigFile.model_fields[loc[0]].description)
-    if len(loc) == 1 and loc[0] in ConfigFile.model_fields:
-        return str(ConfigFile.model_fields[loc[0]].description)
-    if len(loc) == 2 and loc[0] in ("providers", "models", "mcp_servers"):
-        return "a table"
-    if len(loc) >= 3 and loc[0] == "mcp_servers" and loc[2] in McpServerTable.model_fields:
-        return str(McpServerTable.model_fields[loc[2]].description)
-    if len(loc) == 3 and loc[2] in ProviderTable.model_fields:
-        return str(ProviderTable.model_fields[loc[2]].description)
-    return "something else"
-
-
-def _toml(value: Any) -> str:
-    """A value as TOML spells it, so the user recognises what they wrote."""
-    import json
-
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    return str(value)
+#: The file's top-level keys (what "did you mean" picks from).
+KNOWN_KEYS = frozenset(ConfigFile.__struct_fields__)

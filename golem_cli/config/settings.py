@@ -1,62 +1,36 @@
 """The user's settings: ``config.toml`` in the config directory, then the environment.
 
-The file is optional. Its shape::
+The file is optional; ``schema.py`` declares what it may hold (README's config section shows
+an example). ``GOLEM_MODEL`` overrides ``model``; a command-line flag overrides both, which is
+the CLI's business. A value of the wrong type is a ``ConfigError`` naming the file and the key
+(``tables.py`` words it); an unknown top-level key is kept in ``Settings.unknown_keys`` so the
+CLI can warn about a typo instead of ignoring it unseen.
 
-    model = "openai:gpt-4o-mini"   # "provider:model"
-    max_messages = 20              # how many messages a run sends (trim_history)
-    context_tokens = 8000          # or: bound what a run sends by tokens (budget_history)
-
-    [providers.openai]             # handed to the provider layer as a plain dict
-    base_url = "https://api.openai.com/v1"
-    temperature = 0.7              # model options, for every model of the provider
-
-    [models."openai:o3-mini"]      # model options for one model (win over the provider's)
-    reasoning_effort = "high"
-
-    tools = ["fs"]                 # tools every chat enables (names or groups)
-    allow = ["read_file"]          # tools that run without asking
-    tool_root = "."                # where file tools and commands work (default: the cwd)
-    tool_output_limit = 30000      # characters of one tool result sent to the model
-    command_timeout = 120          # seconds before run_command kills a command
-
-    [mcp_servers.github]           # a tool server (Model Context Protocol), Codex CLI's shape
-    command = "npx"                # stdio: command, args, env, env_vars, cwd
-    args = ["-y", "@modelcontextprotocol/server-github"]
-    allow = ["get_*", "search_*"]  # its tools that run without asking
-    # url = "http://127.0.0.1:8000/mcp"   # or streamable HTTP: url, headers, bearer_token_env_var
-
-``GOLEM_MODEL`` overrides ``model``. A command-line flag overrides both; that is the CLI's
-business. Unknown top-level keys are kept in ``Settings.unknown_keys`` so the CLI can warn
-about a typo instead of silently ignoring it.
-
-The file is checked by the pydantic model in ``schema.py``, whose errors name the file and the
-key. That check costs about 150 ms (mostly importing pydantic), more than ``golem chat`` may
-take to show its prompt, so the user's own file is checked only when it changed: a file that
-passed leaves its digest in the cache directory (``CHECKED_STAMP``), and the next start-up
-with the same bytes (and the same schema) skips pydantic. See ADR 0008.
+The file is read as golem reads every file it did not write (ADR 0019): only a regular file
+(a FIFO would block every command, a link to ``/dev/zero`` never ends), at most
+``MAX_CONFIG_BYTES``, and TOML nested no deeper than the parser can follow; anything else is
+one line naming the file.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import errno
 import os
+import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from golem_cli.config import paths
+from msgspec import structs
+
+from golem_cli.config import paths, tables
+from golem_cli.config.schema import KNOWN_KEYS, ConfigFile
 from golem_cli.core.errors import GolemError
 
 MODEL_ENV = "GOLEM_MODEL"
-CHECKED_STAMP = "config-checked"  # in the cache directory: digest of the file that last passed
-DEFAULT_MAX_MESSAGES = 20
-KNOWN_KEYS = frozenset(
-    {"model", "max_messages", "context_tokens", "providers", "models", "tools", "allow", "tool_root",
-     "tool_output_limit", "command_timeout", "mcp_servers"}
-)  # fmt: skip
-DEFAULT_TOOL_OUTPUT_LIMIT = 30_000
-DEFAULT_COMMAND_TIMEOUT = 120.0
+#: Far above any configuration a person writes (a few KiB), far below what hurts to read.
+MAX_CONFIG_BYTES = 1 << 20
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class ConfigError(GolemError):
@@ -64,71 +38,72 @@ class ConfigError(GolemError):
     config branch of golem's one error tree, ``golem_cli.core.errors``)."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """What the user configured. ``model`` is None when nothing chose one (the CLI then
-    falls back to the offline echo model)."""
+class Settings(ConfigFile, frozen=True, kw_only=True):
+    """What the user configured (the file's keys, ``ConfigFile``), the file it came from
+    (``source``, None without one) and the top-level keys golem does not know. ``model`` is
+    None when nothing chose one (the CLI then falls back to a provider whose key is set)."""
 
-    model: str | None = None
-    max_messages: int = DEFAULT_MAX_MESSAGES
-    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
     source: Path | None = None
     unknown_keys: tuple[str, ...] = ()
-    context_tokens: int | None = None  # a token budget for what a run sends, instead of max_messages
-    models: dict[str, dict[str, Any]] = field(default_factory=dict)  # options per "provider:model"
-    tools: tuple[str, ...] = ()
-    allow: tuple[str, ...] = ()
-    tool_root: str | None = None
-    tool_output_limit: int = DEFAULT_TOOL_OUTPUT_LIMIT
-    command_timeout: float = DEFAULT_COMMAND_TIMEOUT
-    #: ``[mcp_servers.NAME]`` tables as plain dicts (the tools layer reads them).
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def provider(self, name: str) -> dict[str, Any]:
-        """The ``[providers.<name>]`` table, empty when absent."""
-        return dict(self.providers.get(name, {}))
 
 
 def load_settings(path: Path | None = None, env: Mapping[str, str] | None = None) -> Settings:
-    """Read ``path`` (default: the user's ``config.toml``) and apply the environment.
-
-    A missing file is not an error. A file that is not valid TOML, or a value of the wrong
-    type, raises ``ConfigError`` naming the file and the key. Only the user's own file is
-    checked from the cache (an explicit ``path`` is always checked).
-    """
+    """Read ``path`` (default: the user's ``config.toml``) and apply the environment. A
+    missing file is no error; any other problem with it is a ``ConfigError``."""
     env = os.environ if env is None else env
-    stamp = paths.cache_dir() / CHECKED_STAMP if path is None else None
     path = paths.config_file() if path is None else path
-    data = _read(path)
-    if data is None:
-        settings = Settings()
-    else:
-        raw = _parse(data, path)
-        check(raw, data, path, stamp)
-        settings = _from_table(raw, path)
+    data = read_file(path)
+    settings = Settings() if data is None else settings_from(parse(data, path), path)
     model = env.get(MODEL_ENV, "").strip()
-    if model:
-        settings = dataclasses.replace(settings, model=model)
-    return settings
+    return structs.replace(settings, model=model) if model else settings
 
 
-def read_table(path: Path) -> tuple[bytes | None, dict[str, Any]]:
-    """The file's bytes and its parsed table, unchecked (``None`` and ``{}`` when there is no
-    file); ``ConfigError`` when it cannot be read or parsed."""
-    data = _read(path)
-    return data, (_parse(data, path) if data is not None else {})
-
-
-def _read(path: Path) -> bytes | None:
+def settings_from(table: dict[str, Any], path: Path) -> Settings:
+    """The settings a parsed file holds; ``ConfigError`` with its first problem (and how many
+    more there are) when it does not fit ``schema.ConfigFile``."""
     try:
-        return path.read_bytes()
+        config = tables.convert(ConfigFile, table)
+    except tables.Problems as e:
+        more = f" (and {len(e.problems) - 1} more)" if len(e.problems) > 1 else ""
+        raise ConfigError(f"{path}: {e.problems[0]}{more}") from None
+    values = structs.asdict(config) | {"model": config.model.strip() if config.model else None}
+    return Settings(**values, source=path, unknown_keys=tuple(sorted(k for k in table if k not in KNOWN_KEYS)))
+
+
+def read_file(path: Path) -> bytes | None:
+    """The file's bytes, or None when there is no file. Opened without blocking, refused
+    unless regular, read to at most ``MAX_CONFIG_BYTES`` whatever its size says."""
+    try:
+        fd = os.open(path, _FLAGS)
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror or e}") from None
+        raise ConfigError(_unreadable(path, e)) from None
+    try:
+        return _read_regular(fd, path)
+    except OSError as e:
+        raise ConfigError(_unreadable(path, e)) from None
+    finally:
+        os.close(fd)
 
 
-def _parse(data: bytes, path: Path) -> dict[str, Any]:
+def _read_regular(fd: int, path: Path) -> bytes:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path} is {_kind(st.st_mode)}, not a configuration file")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError(_too_large(path, f"{st.st_size / 2**20:,.0f} MiB"))
+    data = b""
+    while chunk := os.read(fd, MAX_CONFIG_BYTES + 1 - len(data)):
+        data += chunk
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ConfigError(_too_large(path, "it grew while golem read it"))
+    return data
+
+
+def parse(data: bytes, path: Path) -> dict[str, Any]:
+    """The file's TOML; ``ConfigError`` naming the file for text that is not UTF-8, not TOML,
+    or nested deeper than the parser follows (it recurses: ``[[[[...`` would crash it)."""
     import tomllib  # only when there is a file to parse
 
     try:
@@ -137,70 +112,28 @@ def _parse(data: bytes, path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: arrays or inline tables nested too deeply to read") from None
 
 
-def check(table: dict[str, Any], data: bytes, path: Path, stamp: Path | None) -> None:
-    """Check the parsed file with the schema, unless ``stamp`` records that these very bytes
-    passed this very schema before; record it when they pass."""
-    digest = _digest(data)
-    if stamp is not None and _read_stamp(stamp) == digest:
-        return
-    from golem_cli.config import schema
-
-    problem = schema.problem(table, path)
-    if problem:
-        raise ConfigError(problem)
-    if stamp is not None:
-        _write_stamp(stamp, digest)
+def _unreadable(path: Path, error: OSError) -> str:
+    if error.errno == errno.ENXIO:  # a socket (or a device with nothing behind it)
+        try:
+            return f"{path} is {_kind(os.stat(path).st_mode)}, not a configuration file"
+        except OSError:
+            pass
+    return f"cannot read {path}: {error.strerror or error}"
 
 
-def _digest(data: bytes) -> str:
-    """The file's bytes and the schema's source: editing either invalidates a verdict."""
-    import hashlib
-
-    try:
-        source = Path(__file__).with_name("schema.py").read_bytes()
-    except OSError:
-        from golem_cli import __version__
-
-        source = __version__.encode()
-    return hashlib.blake2b(source + b"\0" + data, digest_size=16).hexdigest()
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
 
 
-def _read_stamp(stamp: Path) -> str:
-    try:
-        return stamp.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        return ""
-
-
-def _write_stamp(stamp: Path, digest: str) -> None:
-    """Best effort: a cache that cannot be written only costs the check next time."""
-    try:
-        stamp.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = stamp.with_name(f".{stamp.name}.{os.getpid()}")
-        temporary.write_text(digest + "\n", encoding="ascii")
-        os.replace(temporary, stamp)
-    except OSError:
-        pass
-
-
-def _from_table(raw: dict[str, Any], source: Path) -> Settings:
-    """``Settings`` from a table that passed ``check``."""
-    model = raw.get("model")
-    providers = raw.get("providers", {})
-    return Settings(
-        model=model.strip() if isinstance(model, str) else None,
-        max_messages=raw.get("max_messages", DEFAULT_MAX_MESSAGES),
-        providers={name: dict(table) for name, table in providers.items()},
-        source=source,
-        unknown_keys=tuple(sorted(k for k in raw if k not in KNOWN_KEYS)),
-        context_tokens=raw.get("context_tokens"),
-        models={name: dict(table) for name, table in raw.get("models", {}).items()},
-        tools=tuple(raw.get("tools", ())),
-        allow=tuple(raw.get("allow", ())),
-        tool_root=raw.get("tool_root"),
-        tool_output_limit=raw.get("tool_output_limit", DEFAULT_TOOL_OUTPUT_LIMIT),
-        command_timeout=float(raw.get("command_timeout", DEFAULT_COMMAND_TIMEOUT)),
-        mcp_servers={name: dict(table) for name, table in raw.get("mcp_servers", {}).items()},
-    )
+def _too_large(path: Path, size: str) -> str:
+    return f"{path} is too large for a configuration file ({size}; the limit is {MAX_CONFIG_BYTES // 2**20} MiB)"

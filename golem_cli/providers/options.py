@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,11 +133,6 @@ def settings_from(
         parsed = parse_value(key, value, where)
         values[key] = (values.get(key) or ()) + parsed if key == "stop" else parsed
     return dataclasses.replace(base or ModelSettings(), **values)
-
-
-def options_in(table: Mapping[str, Any]) -> list[tuple[str, object]]:
-    """The option keys of a config table (a provider table also holds connection keys)."""
-    return [(key, value) for key, value in table.items() if key in OPTIONS]
 
 
 def merged(defaults: ModelSettings, overrides: ModelSettings) -> ModelSettings:

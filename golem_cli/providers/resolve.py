@@ -3,8 +3,8 @@
 What golem knows about a provider before any configuration are its facts: the protocol
 packages declare their own (``openai.FACTS``, ``anthropic.FACTS``) and ``presets`` lists the
 OpenAI-compatible services (``ollama``). ``offline:echo`` needs no network. Any other provider
-name is a ``[providers.NAME]`` table of the config file, OpenAI-compatible unless it says
-``type = "anthropic"``.
+name is a ``[providers.NAME]`` table of the config file (``config.schema.ProviderTable``, typed
+and checked when the file was read), OpenAI-compatible unless it says ``type = "anthropic"``.
 
 Where values come from, first hit wins: the config table (``api_key``, ``api_key_env``,
 ``base_url``), then the provider's environment variables (``OPENAI_API_KEY``,
@@ -19,11 +19,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
 
+from golem_cli.config.schema import ModelTable, ProviderTable
 from golem_cli.core.errors import ModelError
-from golem_cli.core.model import Model
+from golem_cli.core.model import Model, ModelSettings
 from golem_cli.providers import anthropic, openai, options
 from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers.facts import ProviderFacts, load_adapter, load_settings_check
@@ -46,21 +47,21 @@ PROTOCOLS: dict[str, ProviderFacts] = {openai.FACTS.protocol: openai.FACTS, anth
 BUILT_IN: dict[str, ProviderFacts] = {openai.FACTS.name: openai.FACTS, anthropic.FACTS.name: anthropic.FACTS, **PRESETS}
 #: Whose key, when set, chooses the default model, in this order.
 DEFAULT_PROVIDERS = (openai.FACTS, anthropic.FACTS)
-#: What a ``[providers.NAME]`` table may hold besides the model options (``options.OPTIONS``):
-#: anything else is a typo (``temprature``) that would otherwise be ignored without a word.
-_TABLE_KEYS = ("type", "base_url", "api_key", "api_key_env", "api_version", "timeout", "connect_timeout",
-               "max_retries", "max_reply_bytes", "max_idle")  # fmt: skip
+#: What a ``[providers.NAME]`` table declares; its other keys are model options (``options.OPTIONS``)
+#: or a typo (``temprature``) that would otherwise be ignored without a word.
+_TABLE_KEYS = tuple(key for key in ProviderTable.__struct_fields__ if key != ProviderTable.OTHERS)
 _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2 or offline:echo"
+_NO_TABLE = ProviderTable()
 
-Config = Mapping[str, Mapping[str, Any]]
+Providers = Mapping[str, ProviderTable]
 
 
 def resolve(
     name: str,
     *,
-    providers: Config | None = None,
+    providers: Providers | None = None,
     env: Mapping[str, str] | None = None,
-    models: Config | None = None,
+    models: Mapping[str, ModelTable] | None = None,
     lazy: bool = False,
 ) -> Model:
     """The adapter for ``name``; raises ``ModelError`` (with a hint saying how to configure it)
@@ -76,48 +77,24 @@ def resolve(
         raise ModelError(f"model name {name!r} is not provider:model", hint=_EXAMPLES)
     if provider == "offline":
         return _offline(model)
-    table = (providers or {}).get(provider)
-    facts = BUILT_IN.get(provider)
-    if table is None and facts is None:
-        raise ModelError(
-            f"unknown provider {provider!r} in model name {name!r}",
-            hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
-        )
-    table = table or {}
-    unknown = [key for key in table if key not in _TABLE_KEYS and key not in options.OPTIONS]
-    if unknown:
-        raise ModelError(
-            f"unknown key {unknown[0]!r} in [providers.{provider}] of the config file",
-            hint=f"a provider table takes {', '.join(_TABLE_KEYS)} and the model options {', '.join(options.OPTIONS)}",
-        )
+    table, facts = _table(provider, name, providers or {})
     kind = _protocol(provider, table, facts)
-    settings = _settings(provider, table)
     api_key, key_hint = _api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
-    extra: dict[str, str] = {}
-    if _is_azure(table, facts):
-        version = str(table.get("api_version") or env.get("OPENAI_API_VERSION") or AZURE_API_VERSION)
-        deployment = quote(model, safe="")
-        extra["chat_url"] = join_path(
-            base_url, f"/openai/deployments/{deployment}/chat/completions", f"api-version={quote(version)}"
-        )
-        extra["key_header"] = "api-key"
-    defaults = options.settings_from(options.options_in(table), f"in [providers.{provider}] of the config file")
-    model_table = (models or {}).get(name) or {}
-    defaults = options.settings_from(model_table.items(), f'in [models."{name}"] of the config file', defaults)
-    facts = PROTOCOLS[kind]
+    extra = _azure(model, base_url, table, env) if _is_azure(table, facts) else {}
+    defaults = _defaults(name, table, (models or {}).get(name))
+    adapter = PROTOCOLS[kind]
 
     def build() -> Model:
-        adapter = load_adapter(facts)
-        return adapter(
-            model, api_key=api_key, base_url=base_url, provider=provider, settings=settings, key_hint=key_hint,
-            defaults=defaults, **extra,
+        return load_adapter(adapter)(
+            model, api_key=api_key, base_url=base_url, provider=provider, settings=_http_settings(table),
+            key_hint=key_hint, defaults=defaults, **extra,
         )  # fmt: skip
 
     if lazy:
         from golem_cli.providers.deferred import DeferredModel
 
-        check = load_settings_check(facts)
+        check = load_settings_check(adapter)
         check(defaults)
         return DeferredModel(name, build, check, defaults)
     chosen = build()
@@ -127,12 +104,49 @@ def resolve(
     return chosen
 
 
-def default_model(providers: Config | None = None, env: Mapping[str, str] | None = None) -> str:
+def _table(provider: str, name: str, providers: Providers) -> tuple[ProviderTable, ProviderFacts | None]:
+    """The provider's table (an empty one for a built-in provider without one) and its facts;
+    ``ModelError`` for a provider golem does not know, or a key its table cannot hold."""
+    table = providers.get(provider)
+    facts = BUILT_IN.get(provider)
+    if table is None and facts is None:
+        raise ModelError(
+            f"unknown provider {provider!r} in model name {name!r}",
+            hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
+        )
+    table = table or _NO_TABLE
+    unknown = [key for key in table.options if key not in options.OPTIONS]
+    if unknown:
+        raise ModelError(
+            f"unknown key {unknown[0]!r} in [providers.{provider}] of the config file",
+            hint=f"a provider table takes {', '.join(_TABLE_KEYS)} and the model options {', '.join(options.OPTIONS)}",
+        )
+    return table, facts
+
+
+def _defaults(name: str, table: ProviderTable, model_table: ModelTable | None) -> ModelSettings:
+    """The model options of the provider's table, then of the model's own (which win)."""
+    provider = name.partition(":")[0]
+    defaults = options.settings_from(table.options.items(), f"in [providers.{provider}] of the config file")
+    if model_table is None:
+        return defaults
+    return options.settings_from(model_table.options.items(), f'in [models."{name}"] of the config file', defaults)
+
+
+def _azure(model: str, base_url: str, table: ProviderTable, env: Mapping[str, str]) -> dict[str, str]:
+    """Azure OpenAI's URL (the model is a deployment) and key header."""
+    version = table.api_version or env.get("OPENAI_API_VERSION") or AZURE_API_VERSION
+    deployment = quote(model, safe="")
+    path = f"/openai/deployments/{deployment}/chat/completions"
+    return {"chat_url": join_path(base_url, path, f"api-version={quote(version)}"), "key_header": "api-key"}
+
+
+def default_model(providers: Providers | None = None, env: Mapping[str, str] | None = None) -> str:
     """The model to use when the user named none: OpenAI if a key for it is configured, else
     Anthropic, else ``offline:echo`` (then show ``SETUP_HINT``)."""
     env = os.environ if env is None else env
     for facts in DEFAULT_PROVIDERS:
-        table = (providers or {}).get(facts.name) or {}
+        table = (providers or {}).get(facts.name) or _NO_TABLE
         try:
             key, _ = _api_key(facts.name, facts.protocol, table, facts, env)
         except ModelError:
@@ -142,15 +156,15 @@ def default_model(providers: Config | None = None, env: Mapping[str, str] | None
     return OFFLINE_MODEL
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProviderStatus:
     """What ``golem models`` shows for one provider: where it points and whether it can be
     used, never the key itself."""
 
     name: str
     kind: str  # "openai", "anthropic" or "offline"
-    base_url: str
-    key: str  # where the key comes from ("OPENAI_API_KEY", "api_key in ...", "" if none needed)
+    base_url: str = ""
+    key: str = ""  # where the key comes from ("OPENAI_API_KEY", "api_key in ...", "" if none needed)
     problem: str = ""  # why it cannot be used now, with what to do
     preset: bool = False  # a built-in OpenAI-compatible service (presets.py), usable with just its key
     key_env: str = ""  # the environment variable its key is read from, when it has one
@@ -162,29 +176,31 @@ class ProviderStatus:
                 "key_env": self.key_env, "example": self.example}  # fmt: skip
 
 
-def provider_statuses(providers: Config | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
+def provider_statuses(providers: Providers | None = None, env: Mapping[str, str] | None = None) -> list[ProviderStatus]:
     """Every built-in and configured provider with its endpoint and whether its key is set."""
     env = os.environ if env is None else env
-    names = [*BUILT_IN, *sorted(n for n in (providers or {}) if n not in BUILT_IN and n != "offline")]
-    out = [ProviderStatus("offline", "offline", "", "", "")]
-    for name in names:
-        table = (providers or {}).get(name) or {}
-        facts = BUILT_IN.get(name)
-        base_url, key, problem = "", "", ""
-        try:
-            kind = _protocol(name, table, facts)
-            base_url = _base_url(name, kind, table, facts, env)
-            value, key = _api_key(name, kind, table, facts, env)
-            if not value:
-                key = ""  # no key is set, and none is needed (a local server)
-        except ModelError as e:
-            kind = str(table.get("type") or (facts.protocol if facts else "openai"))
-            problem = f"{e}; {e.hint}" if e.hint else str(e)
-        base_url = Endpoint(name, "", base_url).shown_url if base_url else ""  # never userinfo or a query
-        key_env = str(table.get("api_key_env") or (facts.key_env if facts else ""))
-        example = f"{name}:{facts.default_model}" if facts and facts.default_model else ""
-        out.append(ProviderStatus(name, kind, base_url, key, problem, name in PRESETS, key_env, example))
-    return out
+    providers = providers or {}
+    names = [*BUILT_IN, *sorted(n for n in providers if n not in BUILT_IN and n != "offline")]
+    offline = ProviderStatus(name="offline", kind="offline")
+    return [offline, *(_status(name, providers.get(name) or _NO_TABLE, BUILT_IN.get(name), env) for name in names)]
+
+
+def _status(name: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]) -> ProviderStatus:
+    base_url, key, problem = "", "", ""
+    try:
+        kind = _protocol(name, table, facts)
+        base_url = _base_url(name, kind, table, facts, env)
+        value, key = _api_key(name, kind, table, facts, env)
+        key = key if value else ""  # no key is set, and none is needed (a local server)
+    except ModelError as e:
+        kind = table.type or (facts.protocol if facts else "openai")
+        problem = f"{e}; {e.hint}" if e.hint else str(e)
+    return ProviderStatus(
+        name=name, kind=kind, key=key, problem=problem, preset=name in PRESETS,
+        base_url=Endpoint(name, "", base_url).shown_url if base_url else "",  # never userinfo or a query
+        key_env=table.api_key_env or (facts.key_env if facts else ""),
+        example=f"{name}:{facts.default_model}" if facts and facts.default_model else "",
+    )  # fmt: skip
 
 
 def _offline(model: str) -> Model:
@@ -197,8 +213,8 @@ def _offline(model: str) -> Model:
     return EchoModel()
 
 
-def _protocol(provider: str, table: Mapping[str, Any], facts: ProviderFacts | None) -> str:
-    kind = str(table.get("type") or (facts.protocol if facts else "openai"))
+def _protocol(provider: str, table: ProviderTable, facts: ProviderFacts | None) -> str:
+    kind = table.type or (facts.protocol if facts else "openai")
     if kind == "azure":  # Azure OpenAI speaks chat completions, at its own URLs
         return "openai"
     if kind not in PROTOCOLS:
@@ -210,18 +226,18 @@ def _protocol(provider: str, table: Mapping[str, Any], facts: ProviderFacts | No
     return kind
 
 
-def _is_azure(table: Mapping[str, Any], facts: ProviderFacts | None) -> bool:
-    return table.get("type") == "azure" or (facts is not None and facts.azure and not table.get("type"))
+def _is_azure(table: ProviderTable, facts: ProviderFacts | None) -> bool:
+    return table.type == "azure" or (facts is not None and facts.azure and not table.type)
 
 
 def _api_key(
-    provider: str, kind: str, table: Mapping[str, Any], facts: ProviderFacts | None, env: Mapping[str, str]
+    provider: str, kind: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]
 ) -> tuple[str, str]:
     """(key, where the user configures it); a provider that needs a key and has none raises."""
     where = f"[providers.{provider}] of the config file"
-    if table.get("api_key"):
-        return str(table["api_key"]), f"api_key in {where}"
-    variable = str(table.get("api_key_env") or (facts.key_env if facts else ""))
+    if table.api_key:
+        return table.api_key, f"api_key in {where}"
+    variable = table.api_key_env or (facts.key_env if facts else "")
     if variable and env.get(variable):
         return env[variable], variable
     if variable:
@@ -235,18 +251,13 @@ def _api_key(
 
 
 def _base_url(
-    provider: str, kind: str, table: Mapping[str, Any], facts: ProviderFacts | None, env: Mapping[str, str]
+    provider: str, kind: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]
 ) -> str:
-    url = str(table.get("base_url") or "")
-    source = f"base_url in [providers.{provider}]"
+    """Where the provider is: its table's ``base_url``, else its variable, else its facts;
+    ``ModelError`` when there is none, or it is not a plain http(s) URL."""
+    url, source = table.base_url or "", f"base_url in [providers.{provider}]"
     if not url and facts is not None:
-        value = env.get(facts.base_url_env, "") if facts.base_url_env else ""
-        source = facts.base_url_env
-        try:
-            url = facts.read_base_url_env(value) if facts.read_base_url_env else value
-        except ValueError as exc:
-            raise _bad_url(provider, source, str(exc)) from None
-        url = url or facts.base_url
+        url, source = _url_from_env(provider, facts, env), facts.base_url_env
     if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
         url = PROTOCOLS[kind].base_url
     if not url:
@@ -256,6 +267,21 @@ def _base_url(
             f"provider {provider!r} has no base URL",
             hint=f'{variable}add base_url = "{example}" to [providers.{provider}] of the config file',
         )
+    _check_url(provider, source, url)
+    return url
+
+
+def _url_from_env(provider: str, facts: ProviderFacts, env: Mapping[str, str]) -> str:
+    """A built-in provider's URL from its variable (read as its facts say), else its own."""
+    value = env.get(facts.base_url_env, "") if facts.base_url_env else ""
+    try:
+        url = facts.read_base_url_env(value) if facts.read_base_url_env else value
+    except ValueError as exc:
+        raise _bad_url(provider, facts.base_url_env, str(exc)) from None
+    return url or facts.base_url
+
+
+def _check_url(provider: str, source: str, url: str) -> None:
     try:
         parts = urlsplit(url)
         _ = parts.port  # raises ValueError for a port that is not a number
@@ -270,7 +296,6 @@ def _base_url(
             f"base URL of provider {provider!r} ({source}) holds a user name or password, which golem does not send",
             hint=f"remove them from the URL; put the key in api_key or api_key_env of [providers.{provider}]",
         )
-    return url
 
 
 def _bad_url(provider: str, source: str, problem: str) -> ModelError:
@@ -280,27 +305,19 @@ def _bad_url(provider: str, source: str, problem: str) -> ModelError:
     )
 
 
-def _settings(provider: str, table: Mapping[str, Any]) -> HttpSettings:
+def _http_settings(table: ProviderTable) -> HttpSettings:
+    """The table's timeouts, limits and retries over the adapter's defaults (each value was
+    checked above 0 with the file, so ``or`` only replaces a value not given)."""
     from dataclasses import replace
 
     from golem_cli.providers._http_settings import HttpSettings
 
     defaults = HttpSettings()
-    retries = _number(provider, table, "max_retries", defaults.retry.max_attempts - 1, int, minimum=0)
+    retries = defaults.retry.max_attempts - 1 if table.max_retries is None else table.max_retries
     return HttpSettings(
-        timeout=_number(provider, table, "timeout", defaults.timeout, float),
-        connect_timeout=_number(provider, table, "connect_timeout", defaults.connect_timeout, float),
+        timeout=table.timeout or defaults.timeout,
+        connect_timeout=table.connect_timeout or defaults.connect_timeout,
         retry=replace(defaults.retry, max_attempts=retries + 1),
-        max_reply_bytes=_number(provider, table, "max_reply_bytes", defaults.max_reply_bytes, int, minimum=1),
-        max_idle=_number(provider, table, "max_idle", defaults.max_idle, float),
+        max_reply_bytes=table.max_reply_bytes or defaults.max_reply_bytes,
+        max_idle=table.max_idle or defaults.max_idle,
     )
-
-
-def _number(provider: str, table: Mapping[str, Any], key: str, default: Any, kind: type, minimum: float = 1e-9) -> Any:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < minimum or kind(value) != value:
-        raise ModelError(
-            f"{key} = {value!r} in [providers.{provider}] is not a valid {kind.__name__}",
-            hint=f"set {key} to a positive number" + (" of seconds" if "timeout" in key else ""),
-        )
-    return kind(value)

@@ -18,12 +18,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from golem_cli.core.tools import Tool
 from golem_cli.tools.approval import Approvals, Ask, no_such_tool
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
 from golem_cli.tools.registry import LazySource, Registry, ToolEntry, ToolSelectionError, ToolSource
+
+if TYPE_CHECKING:
+    from golem_cli.config.schema import McpServerTable
 
 
 class Toolbox:
@@ -145,7 +148,7 @@ def toolbox(
     root: str | Path | None = None,
     output_limit: int | None = None,
     command_timeout: float | None = None,
-    servers: Mapping[str, Mapping[str, Any]] | None = None,
+    servers: Mapping[str, McpServerTable] | None = None,
 ) -> Toolbox:
     """A chat's toolbox over the built-ins and the configured tool servers (``servers``: the
     ``[mcp_servers.NAME]`` tables; none is started here); ``ToolSelectionError`` for an

@@ -8,6 +8,7 @@ import tomllib
 
 import pytest
 from golem_cli.config import mcp_import
+from golem_cli.config.schema import McpServerTable
 from golem_cli.config.settings import ConfigError, load_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -28,8 +29,8 @@ def test_a_stdio_and_an_http_server_are_read(tmp_path):
     path.write_text(path.read_text().replace("mcp_servers.fs]", "mcp_servers.files]"))
     s = load_settings(path, env={})
     assert s.mcp_servers == {
-        "files": {"command": "npx", "args": ["-y", "x"], "env": {"TOKEN": "t"}},
-        "remote": {"url": "http://127.0.0.1:8000/mcp", "headers": {"Authorization": "Bearer x"}, "allow": ["read_*"]},
+        "files": McpServerTable(command="npx", args=("-y", "x"), env={"TOKEN": "t"}),
+        "remote": McpServerTable(url="http://127.0.0.1:8000/mcp", headers={"Authorization": "Bearer x"}, allow=("read_*",)),
     }
 
 
@@ -129,3 +130,25 @@ def test_a_file_the_tables_cannot_be_appended_to_is_refused(tmp_path):
 def test_any_strings_round_trip_through_the_toml_written(env, args):
     table = {"command": "x", "args": args, "env": env}
     assert tomllib.loads(mcp_import.toml_table("s", table))["mcp_servers"]["s"] == table
+
+
+def test_a_server_already_there_is_compared_as_golem_reads_it(tmp_path):
+    """``args = []`` written out and no args at all are the same table: unchanged, not a conflict."""
+    path = write(tmp_path, '[mcp_servers.github]\ncommand = "npx"\nargs = []\nenabled = true\n')
+    servers = mcp_import.servers_from_json(json.dumps({"mcpServers": {"github": {"command": "npx"}}}).encode(), "c.json")
+    plan = mcp_import.plan(path, servers, origin="c.json")
+    assert [i.name for i in plan.unchanged] == ["github"] and not plan.conflicts and not plan.text
+
+
+def test_a_table_golem_would_not_read_is_refused_not_written(tmp_path):
+    entry = {"mcpServers": {"web": {"url": "http://h/mcp\n"}}}  # passes the JSON check, not the schema
+    (item,) = mcp_import.servers_from_json(json.dumps(entry).encode(), "c.json")
+    assert item.refused.startswith("its table would not be one golem reads: url must be an http(s) URL")
+    assert mcp_import.plan(write(tmp_path, ""), [item], origin="c.json").text == ""
+
+
+def test_a_config_file_golem_cannot_read_stops_the_import_at_once(tmp_path):
+    path = write(tmp_path, "max_messages = 0\n")
+    servers = mcp_import.servers_from_json(json.dumps(CLAUDE).encode(), "c.json")
+    with pytest.raises(ConfigError, match="max_messages must be a whole number of at least 1, not 0"):
+        mcp_import.plan(path, servers, origin="c.json")

@@ -1,6 +1,7 @@
 """Tool servers for the tests, written with the MCP SDK's own server class (``MCPServer``):
 ``demo.py`` runs over stdio or, with ``--http PORT``, streamable HTTP. ``demo_table`` and
-``demo_toml`` build a config table that starts it; ``http_demo`` runs it over HTTP."""
+``demo_toml`` build a config table that starts it (``server_tables`` reads such tables as golem
+reads config.toml's); ``http_demo`` runs it over HTTP."""
 
 from __future__ import annotations
 
@@ -12,6 +13,10 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from golem_cli.config.schema import ConfigFile, McpServerTable
+from golem_cli.config.tables import convert
 
 DEMO = Path(__file__).with_name("demo.py")
 
@@ -48,6 +53,11 @@ def http_demo(name: str = "web-demo") -> Iterator[str]:
 def demo_table(*args: str, **keys: object) -> dict[str, object]:
     """An ``[mcp_servers.NAME]`` table for the demo server over stdio."""
     return {"command": sys.executable, "args": [str(DEMO), *args], **keys}
+
+
+def server_tables(tables: dict[str, dict[str, Any]]) -> dict[str, McpServerTable]:
+    """``[mcp_servers.NAME]`` tables as golem reads them from config.toml (checked, typed)."""
+    return convert(ConfigFile, {"mcp_servers": tables}).mcp_servers
 
 
 def demo_toml(name: str, *args: str, extra: str = "") -> str:

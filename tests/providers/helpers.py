@@ -7,6 +7,8 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from golem_cli.config.schema import ConfigFile, ModelTable, ProviderTable
+from golem_cli.config.tables import convert
 from golem_cli.core.agent import Agent, RunResult
 from golem_cli.core.errors import ModelError, RunError
 from golem_cli.core.messages import Message
@@ -29,6 +31,17 @@ FAST = HttpSettings(
 def fast(max_retries: int) -> HttpSettings:
     """``FAST`` with another ``max_retries``."""
     return replace(FAST, retry=replace(FAST.retry, max_attempts=max_retries + 1))
+
+
+def provider_tables(tables: dict[str, dict[str, Any]] | None) -> dict[str, ProviderTable] | None:
+    """``[providers.NAME]`` tables as golem reads them from config.toml (the config layer's own
+    conversion: declared keys typed, the rest kept as model options)."""
+    return None if tables is None else convert(ConfigFile, {"providers": tables}).providers
+
+
+def model_tables(tables: dict[str, dict[str, Any]]) -> dict[str, ModelTable]:
+    """``[models."provider:model"]`` tables as golem reads them."""
+    return convert(ConfigFile, {"models": tables}).models
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

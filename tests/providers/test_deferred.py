@@ -7,18 +7,19 @@ import subprocess
 import sys
 
 import pytest
+from golem_cli.config.schema import ProviderTable
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelSettings
 from golem_cli.providers import resolve
 from golem_cli.providers.deferred import DeferredModel
 from golem_cli.providers.openai.model import OpenAIModel
 
-from tests.providers.helpers import complete, run, stream, through_agent
+from tests.providers.helpers import complete, provider_tables, run, stream, through_agent
 from tests.providerserver import ProviderServer, Reply, Scenario
 
 
-def local(server: ProviderServer, **table: object) -> dict[str, dict[str, object]]:
-    return {"local": {"base_url": server.openai_base_url, "api_key": "sk-test", **table}}
+def local(server: ProviderServer, **table: object) -> dict[str, ProviderTable] | None:
+    return provider_tables({"local": {"base_url": server.openai_base_url, "api_key": "sk-test", **table}})
 
 
 def test_choosing_a_model_lazily_imports_no_http_stack():

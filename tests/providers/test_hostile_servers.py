@@ -15,7 +15,7 @@ from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._sse import sse_events
 from golem_cli.providers.resolve import provider_statuses
 
-from tests.providers.helpers import FAST, complete, make_model, stream
+from tests.providers.helpers import FAST, complete, make_model, provider_tables, stream
 from tests.providerserver import ProviderServer, Scenario
 
 KINDS = ["openai", "anthropic"]
@@ -162,12 +162,12 @@ def test_a_base_url_with_a_query_keeps_it_after_the_path_and_never_shows_it(serv
     """Gateways that take their key in the query (``https://gw/v1?key=...``): the path goes before
     the query, not into it (it once made ``/v1?key=.../chat/completions``, a 404)."""
     base = (server.openai_base_url if kind == "openai" else server.url) + "?key=sk-query123456"
-    model = resolve(f"gw:m-{kind}", providers={"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}, env={})
+    model = resolve(f"gw:m-{kind}", providers=provider_tables({"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}), env={})
     assert complete(model).message.content == "echo: hello there"
     path = "/v1/chat/completions" if kind == "openai" else "/v1/messages"
     assert [r.path for r in server.requests] == [path + "?key=sk-query123456"]
     server.enqueue(Scenario(status=404))
-    error = complete(resolve(f"gw:m-{kind}", providers={"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}, env={}))
+    error = complete(resolve(f"gw:m-{kind}", providers=provider_tables({"gw": {"type": kind, "base_url": base, "api_key": "sk-test"}}), env={}))
     assert isinstance(error, ModelError) and f"at {server.url}{path}:" in str(error) and "sk-query" not in str(error)
 
 

@@ -9,7 +9,7 @@ from golem_cli.core.model import ModelSettings
 from golem_cli.providers import resolve
 from golem_cli.providers.options import settings_from
 
-from tests.providers.helpers import complete, make_model, prompt, stream
+from tests.providers.helpers import complete, make_model, model_tables, prompt, provider_tables, stream
 from tests.providerserver import ProviderServer
 
 
@@ -96,16 +96,16 @@ def test_options_a_provider_cannot_take_are_refused_before_sending(server: Provi
 def test_options_from_the_provider_table_and_the_model_table(server: ProviderServer) -> None:
     providers = {"local": {"base_url": server.openai_base_url, "api_key": "sk-test", "temperature": 0.1, "max_tokens": 99}}
     models = {"local:m": {"temperature": 0.7, "stop": ["x"]}}
-    model = resolve("local:m", providers=providers, models=models, env={})
+    model = resolve("local:m", providers=provider_tables(providers), models=model_tables(models), env={})
     assert model.defaults == ModelSettings(max_tokens=99, temperature=0.7, stop=("x",))  # type: ignore[attr-defined]
     complete(model, prompt_with(ModelSettings(temperature=0.0)))  # the request's own settings win
     assert (server.requests[-1].json["temperature"], server.requests[-1].json["max_tokens"]) == (0.0, 99)
     with pytest.raises(ModelError) as caught:
-        resolve("local:m", providers=providers, models={"local:m": {"temperature": "hot"}}, env={})
+        resolve("local:m", providers=provider_tables(providers), models=model_tables({"local:m": {"temperature": "hot"}}), env={})
     assert '[models."local:m"]' in str(caught.value)
     with pytest.raises(ModelError) as caught:
-        resolve("local:m", providers={"local": {**providers["local"], "thinking_budget": 2000}}, env={})
+        resolve("local:m", providers=provider_tables({"local": {**providers["local"], "thinking_budget": 2000}}), env={})
     assert "thinking_budget is an option of Anthropic models" in str(caught.value)
     with pytest.raises(ModelError) as caught:  # a typo is not ignored without a word
-        resolve("local:m", providers={"local": {**providers["local"], "temprature": 0.2}}, env={})
+        resolve("local:m", providers=provider_tables({"local": {**providers["local"], "temprature": 0.2}}), env={})
     assert "unknown key 'temprature' in [providers.local]" in str(caught.value) and "temperature" in caught.value.hint

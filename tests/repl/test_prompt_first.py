@@ -40,7 +40,8 @@ LATER = ("rich", "httpx", "click", "pygments", "markdown_it", "golem_cli.core.ag
 #: conversation created once the prompt is drawn (the banner needs only the model's name and
 #: the new ID), so neither the codec nor the store's index nor the providers load before it.
 #: (A tool needs its toolbox for the banner's tools line; that imports the core's tool types.)
-OPENED_LATER = ("msgspec", "golem_cli.session", "golem_cli.core.messages", "golem_cli.core.usage",
+#: msgspec loads before the prompt: config.toml is read as its typed tables (ADR 0019).
+OPENED_LATER = ("golem_cli.session", "golem_cli.core.messages", "golem_cli.core.usage",
                 "golem_cli.providers", "golem_cli.store.store", "golem_cli.store.index")  # fmt: skip
 
 

@@ -18,14 +18,14 @@ from golem_cli.core.tools import ToolContext, ToolFailed
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
-from tests.mcpservers import demo_table, http_demo, published
+from tests.mcpservers import demo_table, http_demo, published, server_tables
 
 pytestmark = pytest.mark.slow
 CTX = ToolContext(call_id="c1", tool_name="t", args="{}")
 
 
 def box_for(servers: dict[str, dict], enabled: list[str], **keys) -> Toolbox:
-    return toolbox(enabled=enabled, servers=servers, **keys)
+    return toolbox(enabled=enabled, servers=server_tables(servers), **keys)
 
 
 async def call(box: Toolbox, name: str, **args):
@@ -228,7 +228,7 @@ def test_a_message_over_the_limit_ends_the_connection(tmp_path: Path):
     from golem_cli.tools.mcp.connection import Connection
 
     async def go() -> str:
-        connection = Connection(ServerConfig.from_table("demo", demo_table()), max_message=64 * 1024)
+        connection = Connection(ServerConfig(name="demo", table=server_tables({"demo": demo_table()})["demo"]), max_message=64 * 1024)
         await connection.start()
         try:
             with pytest.raises(ToolFailed) as info:

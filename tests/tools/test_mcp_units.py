@@ -18,6 +18,8 @@ from golem_cli.tools.registry import NAME, Registry
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.mcpservers import server_tables
+
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 20).decode()
 
 server_names = st.from_regex(SERVER_NAME, fullmatch=True).filter(lambda s: len(s) <= SERVER_NAME_MAX)
@@ -115,9 +117,14 @@ def test_text_is_capped_and_always_storable():
 # --- a listing as golem offers it ----------------------------------------------------------
 
 
+def config(name: str, table: dict) -> ServerConfig:
+    """A server as the tools layer gets it from config.toml."""
+    return ServerConfig(name=name, table=server_tables({name: table})[name])
+
+
 def offered(listing: list[dict], **keys) -> tuple[McpSource, Registry]:
     notices: list[str] = []
-    source = McpSource(ServerConfig.from_table("srv", {"command": "x", **keys}), notify=notices.append)
+    source = McpSource(config("srv", {"command": "x", **keys}), notify=notices.append)
     source._entries = list(source._build(listing))
     source.started = True
     return source, Registry([source])
@@ -169,11 +176,10 @@ def test_enabled_and_disabled_tools():
 
 
 def test_config_values_reach_the_tools_layer():
-    config = ServerConfig.from_table("s", {"url": "https://user:pw@h.example:8443/mcp?key=1", "headers": {"A": "b"},
-                                           "bearer_token_env_var": "TOK", "tool_timeout_sec": 5})  # fmt: skip
-    assert config.transport == "http" and config.where == "https://h.example:8443/mcp" and config.tool_timeout == 5
-    assert config.http_headers({"TOK": "t"}) == {"A": "b", "Authorization": "Bearer t"}
-    assert config.http_headers({}) == {"A": "b"}
-    stdio = ServerConfig.from_table("s", {"command": "npx", "args": ["-y", "a b"], "env": {"X": "1"},
-                                          "env_vars": ["HOME2", "MISSING"]})  # fmt: skip
+    http = config("s", {"url": "https://user:pw@h.example:8443/mcp?key=1", "headers": {"A": "b"},
+                        "bearer_token_env_var": "TOK", "tool_timeout_sec": 5})  # fmt: skip
+    assert http.transport == "http" and http.where == "https://h.example:8443/mcp" and http.table.tool_timeout_sec == 5
+    assert http.http_headers({"TOK": "t"}) == {"A": "b", "Authorization": "Bearer t"}
+    assert http.http_headers({}) == {"A": "b"}
+    stdio = config("s", {"command": "npx", "args": ["-y", "a b"], "env": {"X": "1"}, "env_vars": ["HOME2", "MISSING"]})
     assert stdio.where == "npx -y 'a b'" and stdio.environment({"HOME2": "h"}) == {"HOME2": "h", "X": "1"}

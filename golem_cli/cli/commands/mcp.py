@@ -46,10 +46,10 @@ def list_servers(*, as_json: bool, start: bool) -> int:
     settings = load_settings()
     configs = server_configs(settings.mcp_servers)
     status: dict[str, dict[str, Any]] = {}
-    if start and any(c.enabled for c in configs.values()):
+    if start and any(c.table.enabled for c in configs.values()):
         from golem_cli.tools.mcp.source import McpSource
 
-        sources = [McpSource(c) for c in configs.values() if c.enabled]
+        sources = [McpSource(c) for c in configs.values() if c.table.enabled]
 
         async def check(source: McpSource) -> None:
             began = time.monotonic()
@@ -69,8 +69,8 @@ def list_servers(*, as_json: bool, start: bool) -> int:
         asyncio.run(check_all())
     if as_json:
         print_json([
-            {"name": c.name, "transport": c.transport, "where": c.where, "enabled": c.enabled,
-             "allow": list(c.allow), **status.get(c.name, {})}
+            {"name": c.name, "transport": c.transport, "where": c.where, "enabled": c.table.enabled,
+             "allow": list(c.table.allow), **status.get(c.name, {})}
             for c in configs.values()
         ])  # fmt: skip
         return 0
@@ -81,7 +81,7 @@ def list_servers(*, as_json: bool, start: bool) -> int:
     width = max(len(name) for name in configs)
     for c in configs.values():
         state = status.get(c.name, {})
-        if not c.enabled:
+        if not c.table.enabled:
             said = "disabled (enabled = false)"
         elif state.get("status") == "ready":
             n = len(state["tools"])
@@ -151,7 +151,8 @@ def _describe(item: Imported) -> str:
     """A line for a server, without secrets: environment and header values are not shown."""
     from golem_cli.tools.mcp.config import ServerConfig
 
-    config = ServerConfig.from_table(item.name, item.table)
+    assert item.server is not None  # an added server has its table
+    config = ServerConfig(name=item.name, table=item.server)
     extra = []
     if item.table.get("env"):
         extra.append("env: " + ", ".join(item.table["env"]))

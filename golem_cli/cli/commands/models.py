@@ -9,29 +9,24 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from golem_cli.cli.command import Command, Option
+
+if TYPE_CHECKING:
+    from golem_cli.config.settings import Settings
+    from golem_cli.providers.resolve import ProviderStatus
 
 PANEL = "Chat"
 
 
 def models(*, as_json: bool) -> int:
     from golem_cli.config.paths import config_file
-    from golem_cli.config.settings import MODEL_ENV, load_settings
-    from golem_cli.providers.resolve import default_model, provider_statuses
+    from golem_cli.config.settings import load_settings
+    from golem_cli.providers.resolve import provider_statuses
 
     settings = load_settings()
-    if os.environ.get(MODEL_ENV, "").strip():
-        source = MODEL_ENV
-    elif settings.model:
-        source = f"model in {settings.source}"
-    else:
-        source = (
-            "a provider whose key is set"
-            if default_model(settings.providers) != "offline:echo"
-            else "nothing configured"
-        )
-    default = settings.model or default_model(settings.providers)
+    default, source = _default(settings)
     statuses = provider_statuses(settings.providers)
     path = config_file()
     if as_json:
@@ -43,36 +38,56 @@ def models(*, as_json: bool) -> int:
                     "providers": providers})  # fmt: skip
         return 0
     from golem_cli.cli.model_choice import unknown_keys_note
+
+    typo = unknown_keys_note(settings)
+    _out(f"default model: {default} ({source})\n")
+    _out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n")
+    _out(f"               {typo}\n\n" if typo else "\n")
+    _print_providers(statuses)
+    _out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
+    return 0
+
+
+def _default(settings: Settings) -> tuple[str, str]:
+    """The model golem uses when none is named, and what chose it."""
+    from golem_cli.config.settings import MODEL_ENV
+    from golem_cli.providers.resolve import OFFLINE_MODEL, default_model
+
+    if settings.model:
+        return settings.model, MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
+    found = default_model(settings.providers)
+    return found, "a provider whose key is set" if found != OFFLINE_MODEL else "nothing configured"
+
+
+def _print_providers(statuses: list[ProviderStatus]) -> None:
+    """Each provider and its state; the built-in services whose key is not set come last,
+    with the variable to set."""
+    width = max(len(s.name) for s in statuses)
+    waiting = [s for s in statuses if s.preset and s.problem and s.key_env]
+    for s in statuses:
+        if s not in waiting:
+            _out(f"  {s.name:<{width}}  {_state(s)}\n")
+    if waiting:
+        _out("\nBuilt in, ready once their key is set:\n")
+    for s in waiting:
+        at = f" at {s.base_url}" if s.base_url else " (also needs AZURE_OPENAI_ENDPOINT)"
+        _out(f"  {s.name:<{width}}  {s.key_env}{at}, e.g. {s.example or s.name + ':DEPLOYMENT'}\n")
+
+
+def _state(s: ProviderStatus) -> str:
+    if s.kind == "offline":
+        return "built in, no network: offline:echo"
+    if s.problem:
+        return f"not ready: {s.problem}"
+    key = f", key from {s.key}" if s.key else ", no key set (local servers need none)"
+    return f"configured: {s.kind} API at {s.base_url}{key}"
+
+
+def _out(text: str) -> None:
+    """Names and addresses from the config: shown, not obeyed."""
     from golem_cli.cli.render.terminal_text import for_terminal
 
-    def out(text: str) -> None:  # names and addresses from the config: shown, not obeyed
-        sys.stdout.write(for_terminal(text, sys.stdout))
-
-    out(f"default model: {default} ({source})\n")
-    out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n")
-    typo = unknown_keys_note(settings)
-    out(f"               {typo}\n\n" if typo else "\n")
-    width = max(len(s.name) for s in statuses)
-    presets = [s for s in statuses if s.preset and s.problem and s.key_env]
-    for s in statuses:
-        if s in presets:
-            continue
-        if s.kind == "offline":
-            where = "built in, no network: offline:echo"
-        elif s.problem:
-            where = f"not ready: {s.problem}"
-        else:
-            key = f", key from {s.key}" if s.key else ", no key set (local servers need none)"
-            where = f"configured: {s.kind} API at {s.base_url}{key}"
-        out(f"  {s.name:<{width}}  {where}\n")
-    if presets:
-        out("\nBuilt in, ready once their key is set:\n")
-        for s in presets:
-            at = f" at {s.base_url}" if s.base_url else " (also needs AZURE_OPENAI_ENDPOINT)"
-            example = f", e.g. {s.example or s.name + ':DEPLOYMENT'}"
-            out(f"  {s.name:<{width}}  {s.key_env}{at}{example}\n")
-    out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
-    return 0
+    sys.stdout.write(for_terminal(text, sys.stdout))
 
 
 COMMANDS = (

@@ -89,13 +89,13 @@ class Connection:
         self._spawned = None
         self._task = asyncio.create_task(self._run(self._transport, ready), name=f"mcp:{self.name}")
         try:
-            done, _ = await asyncio.wait({ready}, timeout=self.config.startup_timeout)
+            done, _ = await asyncio.wait({ready}, timeout=self.config.table.startup_timeout_sec)
         except BaseException:
             await self._end()
             raise
         if not done:
             await self._end()
-            raise ServerFailed(self._explain(f"did not start within {self.config.startup_timeout:g} s"))
+            raise ServerFailed(self._explain(f"did not start within {self.config.table.startup_timeout_sec:g} s"))
         try:
             return ready.result()
         except Exception as e:
@@ -159,13 +159,13 @@ class Connection:
         client = await self._client_for_call()
         self._calls += 1
         try:
-            result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.tool_timeout)
+            result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.table.tool_timeout_sec)
         except MCPError as e:
             if e.code == CONNECTION_CLOSED or self._has_stopped():
                 raise ToolFailed(await self._stopped_during_call()) from None
             if e.code == REQUEST_TIMEOUT:
                 raise ToolFailed(
-                    f"tool server {self.name!r} did not answer within {self.config.tool_timeout:g} s; "
+                    f"tool server {self.name!r} did not answer within {self.config.table.tool_timeout_sec:g} s; "
                     "the call was cancelled"
                 ) from None
             raise ToolFailed(f"tool server {self.name!r} refused the call: {clip(e.message)}") from None
@@ -231,7 +231,7 @@ class Connection:
 
 
 def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE) -> Transport:
-    if config.command is not None:
+    if config.table.command is not None:
         return StdioTransport(config, max_message)
     return HttpTransport(config, max_message)
 
@@ -252,13 +252,13 @@ async def list_tools(client: Client) -> list[dict[str, Any]]:
 def describe_start_failure(error: BaseException, config: ServerConfig) -> str:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
-    if isinstance(error, FileNotFoundError) and config.command is not None:
-        return f"cannot run {config.command!r}: no such program"
-    if isinstance(error, PermissionError) and config.command is not None:
-        return f"cannot run {config.command!r}: permission denied"
+    if isinstance(error, FileNotFoundError) and config.table.command is not None:
+        return f"cannot run {config.table.command!r}: no such program"
+    if isinstance(error, PermissionError) and config.table.command is not None:
+        return f"cannot run {config.table.command!r}: permission denied"
     if isinstance(error, MCPError) and error.code == CONNECTION_CLOSED:
-        return "exited at start" if config.command is not None else "closed the connection at start"
-    if config.url is not None and isinstance(error, (OSError, httpx2.TransportError)):
+        return "exited at start" if config.table.command is not None else "closed the connection at start"
+    if config.table.url is not None and isinstance(error, (OSError, httpx2.TransportError)):
         return f"cannot reach {config.where}: {describe_error(error)}"
     return describe_error(error)
 

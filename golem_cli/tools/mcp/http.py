@@ -64,17 +64,17 @@ class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
         self._stack: contextlib.AsyncExitStack | None = None
 
     async def __aenter__(self) -> Streams:
-        assert self.config.url is not None
+        assert self.config.table.url is not None
         stack = contextlib.AsyncExitStack()
         try:
             client = httpx2.AsyncClient(
                 headers=self.config.http_headers(),
-                timeout=httpx2.Timeout(30.0, read=max(300.0, self.config.tool_timeout)),
+                timeout=httpx2.Timeout(30.0, read=max(300.0, self.config.table.tool_timeout_sec)),
                 transport=_BoundedTransport(self.max_message),
             )
             await stack.enter_async_context(client)
             streams = await stack.enter_async_context(
-                streamable_http_client(self.config.url, http_client=client, max_sse_event_size=self.max_message)
+                streamable_http_client(self.config.table.url, http_client=client, max_sse_event_size=self.max_message)
             )
         except BaseException:
             await stack.aclose()

@@ -29,6 +29,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from golem_cli.config.schema import McpServerTable
 from golem_cli.core.tools import SchemaTool, ToolContext, ToolFailed, ToolResult
 from golem_cli.tools.mcp.arguments import schema_problem
 from golem_cli.tools.mcp.config import ServerConfig, server_configs
@@ -78,7 +79,7 @@ class McpSource:
         if self.started:
             return
         transport = None
-        if self.config.command is not None:
+        if self.config.table.command is not None:
             # The server starts while the SDK is imported (each takes about a second).
             from golem_cli.tools.mcp.transport import StdioTransport
 
@@ -142,7 +143,7 @@ class McpSource:
         destructive = hints.get("destructiveHint") is True
         config = self.config
         waived = config.allows(own) or (not destructive and config.allows_by_pattern(own))
-        waived = waived or (config.allow_read_only and read_only)
+        waived = waived or (config.table.allow_read_only and read_only)
         description = str(tool.get("description") or tool.get("title") or "")[:MAX_DESCRIPTION]
         schema = dict(tool.get("inputSchema") or {"type": "object"})
         schema.setdefault("type", "object")
@@ -173,7 +174,7 @@ class McpSource:
 
 
 def server_sources(
-    tables: Mapping[str, Mapping[str, Any]],
+    tables: Mapping[str, McpServerTable],
     *,
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
     notify: Callable[[str], None] = lambda line: None,
@@ -182,5 +183,5 @@ def server_sources(
     return [
         McpSource(config, output_limit=output_limit, notify=notify)
         for config in server_configs(tables).values()
-        if config.enabled
+        if config.table.enabled
     ]

@@ -99,11 +99,11 @@ class StdioTransport(contextlib.AbstractAsyncContextManager[Streams]):
         cannot be run."""
         if self.process is None:
             config = self.config
-            assert config.command is not None
+            assert config.table.command is not None
             self.process = await anyio.open_process(
-                [config.command, *config.args],
+                [config.table.command, *config.table.args],
                 env=safe_environment() | config.environment(),
-                cwd=os.path.expanduser(config.cwd) if config.cwd else None,
+                cwd=os.path.expanduser(config.table.cwd) if config.table.cwd else None,
                 start_new_session=True,
             )
 
