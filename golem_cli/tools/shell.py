@@ -71,39 +71,46 @@ class Shell:
             proc, leash = await _spawn(command, self.root)
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
-        _live_groups.add(proc.pid)
         collected = Collector(self.output_limit)
-        timed_out = False
-        try:
-            try:
-                async with asyncio.timeout(limit):
-                    assert proc.stdout is not None
-                    while chunk := await proc.stdout.read(READ_CHUNK):
-                        collected.add(chunk)
-                    await proc.wait()
-            except TimeoutError:
-                timed_out = True
-        finally:
-            # Whatever ended the wait (done, timeout, Ctrl-C), nothing of the group lives on.
-            kill_group(proc.pid)
-            _live_groups.discard(proc.pid)
-            if leash is not None:
-                os.close(leash)
-            if proc.returncode is None:
-                with contextlib.suppress(BaseException):
-                    await asyncio.shield(_reap(proc))
+        finished = await _run(proc, leash, collected, limit)
         output = collected.text().rstrip("\n")
-        elapsed = time.monotonic() - started
-        if timed_out:
+        if not finished:
             raise ToolFailed(
                 f"timed out after {limit:g}s; the command and everything it started were killed\n{output}".rstrip()
             )
-        status = proc.returncode
-        if status in (126, 127):  # the shell could not run it: not found, not executable
-            raise ToolFailed(f"exit status {status}: the shell could not run the command\n{output}".rstrip())
-        head = f"exit status {status}" if status is not None and status >= 0 else f"killed by signal {-(status or 0)}"
-        body = output if output else "(no output)"
-        return f"{head} ({elapsed:.1f}s)\n{body}"
+        return _outcome(proc.returncode, output, time.monotonic() - started)
+
+
+async def _run(proc: asyncio.subprocess.Process, leash: int | None, collected: Collector, limit: float) -> bool:
+    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
+    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on."""
+    _live_groups.add(proc.pid)
+    try:
+        async with asyncio.timeout(limit):
+            assert proc.stdout is not None
+            while chunk := await proc.stdout.read(READ_CHUNK):
+                collected.add(chunk)
+            await proc.wait()
+        return True
+    except TimeoutError:
+        return False
+    finally:
+        kill_group(proc.pid)
+        _live_groups.discard(proc.pid)
+        if leash is not None:
+            os.close(leash)
+        if proc.returncode is None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(_reap(proc))
+
+
+def _outcome(status: int | None, output: str, elapsed: float) -> str:
+    """What the model reads of a command that ended; ``ToolFailed`` when the shell could not
+    run it (not found, not executable)."""
+    if status in (126, 127):
+        raise ToolFailed(f"exit status {status}: the shell could not run the command\n{output}".rstrip())
+    head = f"exit status {status}" if status is not None and status >= 0 else f"killed by signal {-(status or 0)}"
+    return f"{head} ({elapsed:.1f}s)\n{output or '(no output)'}"
 
 
 #: The group's watchdog, then the command itself (``$1``) in the same process, as
