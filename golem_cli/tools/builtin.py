@@ -27,7 +27,7 @@ from golem_cli.tools.web import DEFAULT_MAX_BYTES, Web
 FS, SHELL, WEB = "fs", "shell", "web"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolSettings:
     """How the built-in tools behave. ``config.toml`` sets the first three (``tool_root``,
     ``tool_output_limit``, ``command_timeout``); the fetch size and the search deadline are
@@ -104,7 +104,10 @@ def _reading_tools(files: FileTools, where: str) -> list[ToolEntry]:
         """
         return await files.search_files(pattern, path, literal, ignore_case)
 
-    return [ToolEntry(Tool(tool), BUILTIN, FS, needs_approval=False) for tool in (read_file, list_files, search_files)]
+    return [
+        ToolEntry(tool=Tool(tool), source=BUILTIN, group=FS, needs_approval=False)
+        for tool in (read_file, list_files, search_files)
+    ]
 
 
 def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
@@ -133,8 +136,12 @@ def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
         return files.preview_edit(args["path"], args["old_text"], args["new_text"], args.get("replace_all", False))
 
     return [
-        ToolEntry(Tool(write_file, sequential=True), BUILTIN, FS, needs_approval=True, preview=write_preview),
-        ToolEntry(Tool(edit_file, sequential=True), BUILTIN, FS, needs_approval=True, preview=edit_preview),
+        ToolEntry(
+            tool=Tool(write_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=write_preview
+        ),
+        ToolEntry(
+            tool=Tool(edit_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=edit_preview
+        ),
     ]
 
 
@@ -158,7 +165,13 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
     def command_preview(args: dict[str, Any]) -> str:
         return f"$ {args.get('command', '')}\n(in {shell.root.path})"
 
-    return ToolEntry(Tool(run_command, sequential=True), BUILTIN, SHELL, needs_approval=True, preview=command_preview)
+    return ToolEntry(
+        tool=Tool(run_command, sequential=True),
+        source=BUILTIN,
+        group=SHELL,
+        needs_approval=True,
+        preview=command_preview,
+    )
 
 
 def _fetch_tool(web: Web) -> ToolEntry:
@@ -171,4 +184,4 @@ def _fetch_tool(web: Web) -> ToolEntry:
     def url_preview(args: dict[str, Any]) -> str:
         return f"GET {args.get('url', '')}"
 
-    return ToolEntry(Tool(fetch_url), BUILTIN, WEB, needs_approval=True, preview=url_preview)
+    return ToolEntry(tool=Tool(fetch_url), source=BUILTIN, group=WEB, needs_approval=True, preview=url_preview)

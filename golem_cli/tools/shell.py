@@ -68,11 +68,11 @@ class Shell:
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
         started = time.monotonic()
         try:
-            proc, leash = await _spawn(command, self.root)
+            proc, watchdog_pipe = await _spawn(command, self.root)
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         collected = Collector(self.output_limit)
-        finished = await _run(proc, leash, collected, limit)
+        finished = await _run(proc, watchdog_pipe, collected, limit)
         output = collected.text().rstrip("\n")
         if not finished:
             raise ToolFailed(
@@ -81,9 +81,10 @@ class Shell:
         return _outcome(proc.returncode, output, time.monotonic() - started)
 
 
-async def _run(proc: asyncio.subprocess.Process, leash: int | None, collected: Collector, limit: float) -> bool:
+async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, collected: Collector, limit: float) -> bool:
     """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
-    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on."""
+    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
+    ``watchdog_pipe`` (golem's end of the pipe the group's watchdog waits on) is closed."""
     _live_groups.add(proc.pid)
     try:
         async with asyncio.timeout(limit):
@@ -97,8 +98,8 @@ async def _run(proc: asyncio.subprocess.Process, leash: int | None, collected: C
     finally:
         kill_group(proc.pid)
         _live_groups.discard(proc.pid)
-        if leash is not None:
-            os.close(leash)
+        if watchdog_pipe is not None:
+            os.close(watchdog_pipe)
         if proc.returncode is None:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(_reap(proc))
@@ -116,7 +117,7 @@ def _outcome(status: int | None, output: str, elapsed: float) -> str:
 #: The group's watchdog, then the command itself (``$1``) in the same process, as
 #: ``/bin/sh -c COMMAND`` would run it, with no input. The shell starts with the read end of
 #: golem's pipe as its input; the watchdog keeps it (as descriptor 3), the command does not.
-_WATCHED = (
+_WITH_WATCHDOG = (
     'exec 3<&0 </dev/null; { read _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 & exec 3<&-; exec /bin/sh -c "$1"'
 )
 
@@ -132,7 +133,7 @@ async def _spawn(command: str, root: Root) -> tuple[asyncio.subprocess.Process, 
     read_end, write_end = os.pipe()  # close-on-exec: the read end reaches only this child
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", _WATCHED, "golem-command", command, cwd=root.path, stdin=read_end,
+            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, stdin=read_end,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     except BaseException:

@@ -97,7 +97,7 @@ class Web:
         decoder = _decoder(response.headers.get("content-encoding", ""), url)
         body = bytearray()
         async for chunk in response.aiter_raw():
-            if _take(body, chunk, decoder, self.max_bytes, url):
+            if _add_chunk(body, chunk, decoder, self.max_bytes, url):
                 return bytes(body), True
         return bytes(body), False
 
@@ -142,7 +142,7 @@ def _decoder(encoding: str, url: str) -> Any:
     raise ToolFailed(f"{url} is sent with content encoding {encoding!r}, which fetch_url does not read")
 
 
-def _take(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> bool:
+def _add_chunk(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> bool:
     """Add ``chunk`` (decompressed in steps of at most ``DECODE_STEP``) to ``body`` up to
     ``limit`` bytes; True when the limit cut it (a bomb costs ``limit``, never a whole chunk)."""
     if decoder is None:

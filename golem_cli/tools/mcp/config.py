@@ -19,7 +19,7 @@ DEFAULT_STARTUP_TIMEOUT = 20.0
 DEFAULT_TOOL_TIMEOUT = 120.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ServerConfig:
     """An ``[mcp_servers.NAME]`` table. ``command`` for a stdio server, ``url`` for a
     streamable HTTP one."""
