@@ -135,7 +135,7 @@ async def run_search(
     Cancellation (Ctrl-C) kills the child at once."""
     import asyncio
 
-    from golem_cli.tools.shell import _live_groups, kill_group
+    from golem_cli.tools.shell import kill_group, live_groups
 
     request = {"root": str(root), "start": str(start), "pattern": pattern, "ignore_case": ignore_case,
                "deadline": deadline, "parent": os.getpid()}  # fmt: skip
@@ -143,7 +143,7 @@ async def run_search(
         sys.executable, "-P", "-c", _WORKER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL, start_new_session=True, limit=1 << 20,
     )  # fmt: skip
-    _live_groups.add(proc.pid)
+    live_groups.add(proc.pid)
     found = Found()
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -165,7 +165,7 @@ async def run_search(
             found.timed_out = True
     finally:
         kill_group(proc.pid)
-        _live_groups.discard(proc.pid)
+        live_groups.discard(proc.pid)
         try:
             async with asyncio.timeout(2):
                 await proc.wait()  # no zombie left

@@ -33,7 +33,8 @@ from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, Collector
 DEFAULT_TIMEOUT = 120.0
 READ_CHUNK = 65536
 
-_live_groups: set[int] = set()
+#: The process groups golem started and has not killed yet (commands, search workers): killed when it leaves.
+live_groups: set[int] = set()
 
 
 def kill_group(pid: int) -> None:
@@ -48,9 +49,9 @@ def kill_group(pid: int) -> None:
 
 def kill_live_groups() -> None:
     """Kill every command group still running (golem is leaving)."""
-    for pid in list(_live_groups):
+    for pid in list(live_groups):
         kill_group(pid)
-    _live_groups.clear()
+    live_groups.clear()
 
 
 atexit.register(kill_live_groups)
@@ -85,7 +86,7 @@ async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, coll
     """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
     whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
     ``watchdog_pipe`` (golem's end of the pipe the group's watchdog waits on) is closed."""
-    _live_groups.add(proc.pid)
+    live_groups.add(proc.pid)
     try:
         async with asyncio.timeout(limit):
             assert proc.stdout is not None
@@ -97,7 +98,7 @@ async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, coll
         return False
     finally:
         kill_group(proc.pid)
-        _live_groups.discard(proc.pid)
+        live_groups.discard(proc.pid)
         if watchdog_pipe is not None:
             os.close(watchdog_pipe)
         if proc.returncode is None:
