@@ -139,7 +139,7 @@ class _NoopSource:
     name = BUILTIN
 
     def entries(self) -> list[ToolEntry]:
-        return [ToolEntry(Tool(noop), BUILTIN, "bench", needs_approval=True)]
+        return [ToolEntry(tool=Tool(noop), source=BUILTIN, group="bench", needs_approval=True)]
 
     async def start(self) -> None:
         pass

@@ -4,5 +4,5 @@ tool output respects.
 
 A sibling of ``providers``, ``store`` and ``config``: it reads files, runs processes and
 fetches pages, so it cannot live in the core, and it prints nothing (the CLI asks the
-approval questions and renders calls). See docs/architecture.md and ADR 0008.
+approval questions and renders calls). See docs/architecture.md and ADR 0010.
 """

@@ -29,7 +29,7 @@ NO_TERMINAL = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Question:
     """What the person is shown: the tool, where it comes from, and the call."""
 
@@ -125,7 +125,7 @@ def question(entry: ToolEntry, request: ApprovalRequest) -> Question:
             raise
         except Exception as e:  # a broken preview must not decide the call
             preview = f"(no preview: {e})"
-    return Question(entry.name, entry.source, format_arguments(request.args), preview)
+    return Question(tool=entry.name, source=entry.source, arguments=format_arguments(request.args), preview=preview)
 
 
 def format_arguments(args: dict[str, object]) -> str:

@@ -1,7 +1,7 @@
 """Which tools exist, where they come from, and which of them a chat enables.
 
-A *source* provides tools: ``builtin`` (this package's file, shell and web tools) and, later,
-one ``mcp:<server>`` source per configured tool server. Each tool is a ``ToolEntry``: the core
+A *source* provides tools: ``builtin`` (this package's file, shell and web tools) and one
+``mcp:<server>`` source per configured tool server. Each tool is a ``ToolEntry``: the core
 ``Tool`` the run calls, its source, its group, whether a call needs the user's approval, and
 how to preview a call for the approval question. The ``Registry`` puts the sources together,
 checks that every name is one both providers accept (``^[a-zA-Z0-9_-]{1,64}$``) and unique
@@ -53,7 +53,7 @@ def _no_such(name: str, hint: str) -> ToolSelectionError:
     return error
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ToolEntry:
     """One tool as golem offers it.
 
@@ -218,7 +218,3 @@ class Registry:
         servers = sorted(s.group for s in self.lazy_sources())
         more = f"; tool servers: {', '.join(servers)}" if servers else ""
         return f"`golem tools` lists the tools; groups: {groups}, {ALL}{more}"
-
-
-def tools_of(entries: Iterable[ToolEntry]) -> tuple[Tool, ...]:
-    return tuple(e.tool for e in entries)

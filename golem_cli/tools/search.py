@@ -3,7 +3,7 @@
 Python's ``re`` backtracks: a pattern such as ``(a+)+$`` takes exponential time on a line of
 forty ``a`` and a ``!``, and while it matches it holds the GIL, so nothing else in golem runs,
 not even the handler of Ctrl-C. A thread cannot be stopped either. So the search runs in a
-child process (``python -P -c ...``, about 40 ms to start) that golem can always stop: at the
+child process (``python -P -c ...``) that golem can always stop: at the
 search's deadline, on Ctrl-C, and when golem leaves. The child also stops itself: an alarm
 at its deadline (the default action of SIGALRM ends a process even mid-match) and, on Linux,
 ``PR_SET_PDEATHSIG`` when golem dies.
@@ -29,7 +29,9 @@ DEFAULT_DEADLINE = 30.0  # seconds a search may take
 LARGE_NAMED = 5  # large files named in the result; the rest are counted
 
 
-class _Root:
+class _WorkerRoot:
+    """The root as the worker needs it (``confine.Root`` would load golem's core with it)."""
+
     def __init__(self, path: str) -> None:
         self.path = Path(path)
 
@@ -40,7 +42,7 @@ class _Root:
             return str(path)
 
 
-def search(root: _Root, start: Path, regex: re.Pattern[str], out: IO[str]) -> None:
+def search(root: _WorkerRoot, start: Path, regex: re.Pattern[str], out: IO[str]) -> None:
     """Write the findings under ``start`` as JSON lines: ``{"m": "path:line: text"}``,
     ``{"large": "path"}``, then ``{"end": files searched, "truncated": walk cut short}``."""
     from golem_cli.tools.regular import open_regular
@@ -84,7 +86,7 @@ def worker_main() -> None:
     _alarm(args["deadline"])
     flags = re.IGNORECASE if args["ignore_case"] else 0
     regex = re.compile(args["pattern"], flags)
-    search(_Root(args["root"]), Path(args["start"]), regex, sys.stdout)
+    search(_WorkerRoot(args["root"]), Path(args["start"]), regex, sys.stdout)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -133,7 +135,7 @@ async def run_search(
     Cancellation (Ctrl-C) kills the child at once."""
     import asyncio
 
-    from golem_cli.tools.shell import _live_groups, kill_group
+    from golem_cli.tools.shell import kill_group, live_groups
 
     request = {"root": str(root), "start": str(start), "pattern": pattern, "ignore_case": ignore_case,
                "deadline": deadline, "parent": os.getpid()}  # fmt: skip
@@ -141,7 +143,7 @@ async def run_search(
         sys.executable, "-P", "-c", _WORKER, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL, start_new_session=True, limit=1 << 20,
     )  # fmt: skip
-    _live_groups.add(proc.pid)
+    live_groups.add(proc.pid)
     found = Found()
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -163,7 +165,7 @@ async def run_search(
             found.timed_out = True
     finally:
         kill_group(proc.pid)
-        _live_groups.discard(proc.pid)
+        live_groups.discard(proc.pid)
         try:
             async with asyncio.timeout(2):
                 await proc.wait()  # no zombie left

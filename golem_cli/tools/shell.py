@@ -33,7 +33,8 @@ from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, Collector
 DEFAULT_TIMEOUT = 120.0
 READ_CHUNK = 65536
 
-_live_groups: set[int] = set()
+#: The process groups golem started and has not killed yet (commands, search workers): killed when it leaves.
+live_groups: set[int] = set()
 
 
 def kill_group(pid: int) -> None:
@@ -48,9 +49,9 @@ def kill_group(pid: int) -> None:
 
 def kill_live_groups() -> None:
     """Kill every command group still running (golem is leaving)."""
-    for pid in list(_live_groups):
+    for pid in list(live_groups):
         kill_group(pid)
-    _live_groups.clear()
+    live_groups.clear()
 
 
 atexit.register(kill_live_groups)
@@ -68,48 +69,56 @@ class Shell:
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
         started = time.monotonic()
         try:
-            proc, leash = await _spawn(command, self.root)
+            proc, watchdog_pipe = await _spawn(command, self.root)
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
-        _live_groups.add(proc.pid)
         collected = Collector(self.output_limit)
-        timed_out = False
-        try:
-            try:
-                async with asyncio.timeout(limit):
-                    assert proc.stdout is not None
-                    while chunk := await proc.stdout.read(READ_CHUNK):
-                        collected.add(chunk)
-                    await proc.wait()
-            except TimeoutError:
-                timed_out = True
-        finally:
-            # Whatever ended the wait (done, timeout, Ctrl-C), nothing of the group lives on.
-            kill_group(proc.pid)
-            _live_groups.discard(proc.pid)
-            if leash is not None:
-                os.close(leash)
-            if proc.returncode is None:
-                with contextlib.suppress(BaseException):
-                    await asyncio.shield(_reap(proc))
+        finished = await _run(proc, watchdog_pipe, collected, limit)
         output = collected.text().rstrip("\n")
-        elapsed = time.monotonic() - started
-        if timed_out:
+        if not finished:
             raise ToolFailed(
                 f"timed out after {limit:g}s; the command and everything it started were killed\n{output}".rstrip()
             )
-        status = proc.returncode
-        if status in (126, 127):  # the shell could not run it: not found, not executable
-            raise ToolFailed(f"exit status {status}: the shell could not run the command\n{output}".rstrip())
-        head = f"exit status {status}" if status is not None and status >= 0 else f"killed by signal {-(status or 0)}"
-        body = output if output else "(no output)"
-        return f"{head} ({elapsed:.1f}s)\n{body}"
+        return _outcome(proc.returncode, output, time.monotonic() - started)
+
+
+async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, collected: Collector, limit: float) -> bool:
+    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
+    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
+    ``watchdog_pipe`` (golem's end of the pipe the group's watchdog waits on) is closed."""
+    live_groups.add(proc.pid)
+    try:
+        async with asyncio.timeout(limit):
+            assert proc.stdout is not None
+            while chunk := await proc.stdout.read(READ_CHUNK):
+                collected.add(chunk)
+            await proc.wait()
+        return True
+    except TimeoutError:
+        return False
+    finally:
+        kill_group(proc.pid)
+        live_groups.discard(proc.pid)
+        if watchdog_pipe is not None:
+            os.close(watchdog_pipe)
+        if proc.returncode is None:
+            with contextlib.suppress(BaseException):
+                await asyncio.shield(_reap(proc))
+
+
+def _outcome(status: int | None, output: str, elapsed: float) -> str:
+    """What the model reads of a command that ended; ``ToolFailed`` when the shell could not
+    run it (not found, not executable)."""
+    if status in (126, 127):
+        raise ToolFailed(f"exit status {status}: the shell could not run the command\n{output}".rstrip())
+    head = f"exit status {status}" if status is not None and status >= 0 else f"killed by signal {-(status or 0)}"
+    return f"{head} ({elapsed:.1f}s)\n{output or '(no output)'}"
 
 
 #: The group's watchdog, then the command itself (``$1``) in the same process, as
 #: ``/bin/sh -c COMMAND`` would run it, with no input. The shell starts with the read end of
 #: golem's pipe as its input; the watchdog keeps it (as descriptor 3), the command does not.
-_WATCHED = (
+_WITH_WATCHDOG = (
     'exec 3<&0 </dev/null; { read _ <&3; kill -KILL 0; } </dev/null >/dev/null 2>&1 & exec 3<&-; exec /bin/sh -c "$1"'
 )
 
@@ -125,7 +134,7 @@ async def _spawn(command: str, root: Root) -> tuple[asyncio.subprocess.Process, 
     read_end, write_end = os.pipe()  # close-on-exec: the read end reaches only this child
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", _WATCHED, "golem-command", command, cwd=root.path, stdin=read_end,
+            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, stdin=read_end,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     except BaseException:

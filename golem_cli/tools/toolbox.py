@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -155,11 +156,11 @@ def toolbox(
     unknown name."""
     settings = ToolSettings()
     if root is not None:
-        settings = ToolSettings(root=Path(root).expanduser(), output_limit=settings.output_limit)
+        settings = replace(settings, root=Path(root).expanduser())
     if output_limit is not None:
-        settings = ToolSettings(settings.root, output_limit, settings.command_timeout, settings.fetch_max_bytes)
+        settings = replace(settings, output_limit=output_limit)
     if command_timeout is not None:
-        settings = ToolSettings(settings.root, settings.output_limit, command_timeout, settings.fetch_max_bytes)
+        settings = replace(settings, command_timeout=command_timeout)
     notices: list[str] = []
     extra: list[ToolSource] = []
     if servers:

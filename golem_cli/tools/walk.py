@@ -24,7 +24,12 @@ from typing import TYPE_CHECKING, Protocol
 from golem_cli.tools.regular import read_head
 
 if TYPE_CHECKING:
+    from typing import TypeAlias
+
     from pathspec import GitIgnoreSpec
+
+    #: Ignore rules in force, each with the directory it applies below.
+    Specs: TypeAlias = list[tuple[Path, GitIgnoreSpec]]
 
 
 class Root(Protocol):
@@ -58,46 +63,46 @@ class Walk:
             if self.special or self.start.is_file():
                 yield self.start
             return
-        stack: list[tuple[Path, int, list[tuple[Path, GitIgnoreSpec]]]] = [(self.start, 0, self._inherited(self.start))]
+        stack: list[tuple[Path, int, Specs]] = [(self.start, 0, self._inherited(self.start))]
         while stack:
             directory, depth, specs = stack.pop()
-            own = self._spec(directory)
-            if own is not None:
-                specs = [*specs, (directory, own)]
-            try:
-                with os.scandir(directory) as it:
-                    entries = sorted(it, key=lambda e: e.name)
-            except OSError:
-                continue
+            specs = self._with_own(directory, specs)
             subdirs: list[Path] = []
-            for entry in entries:
-                path = Path(entry.path)
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                    is_link = entry.is_symlink()
-                    is_file = entry.is_file()  # a regular file, or a link to one
-                except OSError:
-                    continue
-                if is_dir and entry.name in SKIPPED_DIRS:
-                    continue
-                if _ignored(path, is_dir, specs):
-                    continue
-                if is_link and not self._inside(path):
+            for entry in _listing(directory):
+                if not self._kept(entry, specs):
                     continue
                 self.seen += 1
                 if self.seen > self.max_entries:
                     self.truncated = True
                     return
-                if is_dir:
+                if entry.is_dir:
                     if self.include_dirs:
-                        yield path
-                    if self.max_depth is None or depth + 1 < self.max_depth:
-                        subdirs.append(path)
-                elif is_link and path.is_dir():
-                    continue  # a link to a directory inside the root: listed by its real path
-                elif is_file or self.special:
-                    yield path
+                        yield entry.path
+                    if self.max_depth is None or depth + 1 < self.max_depth:  # the next level is shown
+                        subdirs.append(entry.path)
+                elif self._yielded(entry):
+                    yield entry.path
             stack.extend((d, depth + 1, specs) for d in reversed(subdirs))
+
+    def _with_own(self, directory: Path, specs: Specs) -> Specs:
+        """``specs`` and the ignore rules of ``directory`` itself, which apply below it."""
+        own = self._spec(directory)
+        return specs if own is None else [*specs, (directory, own)]
+
+    def _kept(self, entry: _Entry, specs: Specs) -> bool:
+        """Whether the walk counts ``entry``: not a VCS or cache directory, not ignored, and
+        (a link) resolving inside the root."""
+        if entry.is_dir and entry.path.name in SKIPPED_DIRS:
+            return False
+        if _ignored(entry.path, entry.is_dir, specs):
+            return False
+        return not entry.is_link or self._inside(entry.path)
+
+    def _yielded(self, entry: _Entry) -> bool:
+        """Whether a kept entry that is not a directory is yielded."""
+        if entry.is_link and entry.path.is_dir():
+            return False  # a link to a directory inside the root: listed by its real path
+        return entry.is_file or self.special
 
     def _inside(self, path: Path) -> bool:
         try:
@@ -123,9 +128,9 @@ class Walk:
                 self._specs[directory] = None
         return self._specs[directory]
 
-    def _inherited(self, start: Path) -> list[tuple[Path, GitIgnoreSpec]]:
+    def _inherited(self, start: Path) -> Specs:
         """The ignore files of the directories between the root and ``start``."""
-        specs: list[tuple[Path, GitIgnoreSpec]] = []
+        specs: Specs = []
         if start == self.root.path or not start.is_relative_to(self.root.path):
             return specs
         directory = self.root.path
@@ -137,7 +142,33 @@ class Walk:
         return specs
 
 
-def _ignored(path: Path, is_dir: bool, specs: list[tuple[Path, GitIgnoreSpec]]) -> bool:
+@dataclass(frozen=True, kw_only=True)
+class _Entry:
+    path: Path
+    is_dir: bool  # a directory itself, not a link to one
+    is_link: bool
+    is_file: bool  # a regular file, or a link to one
+
+
+def _listing(directory: Path) -> list[_Entry]:
+    """The entries of ``directory`` by name; none when it cannot be read, and none whose type
+    cannot be read."""
+    try:
+        with os.scandir(directory) as it:
+            found = sorted(it, key=lambda e: e.name)
+    except OSError:
+        return []
+    entries: list[_Entry] = []
+    for entry in found:
+        try:
+            entries.append(_Entry(path=Path(entry.path), is_dir=entry.is_dir(follow_symlinks=False),
+                                  is_link=entry.is_symlink(), is_file=entry.is_file()))  # fmt: skip
+        except OSError:
+            continue
+    return entries
+
+
+def _ignored(path: Path, is_dir: bool, specs: Specs) -> bool:
     """git's answer: the last matching pattern of the innermost file decides."""
     verdict = False
     for base, spec in specs:

@@ -5,23 +5,26 @@ followed only on the host the person approved: one to another host is reported t
 which must call again (and so be approved again) to go there. The body is read in pieces
 and decompressed by golem in bounded steps, and the reading stops at ``max_bytes`` of text,
 so a huge, endless or compressed-bomb response costs that much at most; the whole fetch has
-a deadline. HTML becomes text (scripts, styles and markup dropped, headings, list items and
-links kept readable); other text types are returned as they are; anything else (images,
-archives, "text" that is mostly NUL bytes) is refused with its type and size.
+a deadline. HTML becomes readable text (``page_text``); other text types are returned as
+they are; anything else (images, archives, "text" that is mostly NUL bytes) is refused with
+its type and size.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import zlib
 from dataclasses import dataclass
-from html.parser import HTMLParser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, cap
+from golem_cli.tools.page_text import html_to_text
+from golem_cli.tools.threads import off_thread
+
+if TYPE_CHECKING:
+    import httpx
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 DEFAULT_TIMEOUT = 30.0
@@ -61,47 +64,26 @@ class Web:
                 async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout, headers=headers) as client:
                     for _ in range(MAX_REDIRECTS + 1):
                         async with client.stream("GET", url) as response:
-                            if response.is_redirect and "location" in response.headers:
-                                target = check_url(urljoin(url, response.headers["location"]))
-                                if _host(target) != host:
-                                    raise ToolFailed(
-                                        f"{url} redirects to another host: {target} ({response.status_code}); "
-                                        "golem does not follow it unasked. Call fetch_url with that URL to fetch it."
-                                    )
-                                url = target
-                                continue
-                            return await self._read(response, url)
+                            target = _redirect(response, url, host)
+                            if target is None:
+                                return await self._read(response, url)
+                        url = target
                     raise ToolFailed(f"more than {MAX_REDIRECTS} redirects")
         except TimeoutError:
             raise ToolFailed(f"no complete answer from {url} within {self.timeout:g}s") from None
         except httpx.HTTPError as e:
             raise ToolFailed(f"cannot fetch {url}: {type(e).__name__}: {e}") from None
 
-    async def _read(self, response: object, url: str) -> str:
-        import httpx
-
-        assert isinstance(response, httpx.Response)
+    async def _read(self, response: httpx.Response, url: str) -> str:
+        """The answer as the model reads it: a line saying what it is, then its text."""
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        decoder = _decoder(response.headers.get("content-encoding", ""), url)
-        body = bytearray()
-        cut = False
-        async for chunk in response.aiter_raw():
-            cut = _take(body, chunk, decoder, self.max_bytes, url)
-            if cut:
-                break
+        body, cut = await self._body(response, url)
         size = f"{len(body):,}{'+' if cut else ''} bytes"
-        if kind and not kind.startswith(TEXT_TYPES) and not _looks_textual(bytes(body[:2048])):
-            raise ToolFailed(f"{url} is {kind} ({size}), not text; fetch_url returns text only")
         encoding = response.encoding or "utf-8"
-        nuls = body.count(0)
-        if nuls > NUL_SHARE * len(body) and not encoding.lower().replace("-", "").startswith(("utf16", "utf32")):
-            raise ToolFailed(
-                f"{url} is {kind or 'without a content type'} ({size}) but holds binary data "
-                f"({nuls:,} NUL bytes); fetch_url returns text only"
-            )
-        text = bytes(body).decode(encoding, "replace")
+        _refuse_binary(url, kind, body, size, encoding)
+        text = body.decode(encoding, "replace")
         if "html" in kind or (not kind and text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))):
-            text = html_to_text(text, url)
+            text = await off_thread(html_to_text, text, url)  # seconds for a large page: off the event loop
         notes = [f"{url} ({response.status_code} {response.reason_phrase}, {kind or 'no content type'})"]
         if cut:
             notes.append(f"[golem: only the first {self.max_bytes:,} bytes were read]")
@@ -109,6 +91,41 @@ class Web:
         if response.status_code >= 400:
             raise ToolFailed(f"HTTP {response.status_code}: " + result)
         return result
+
+    async def _body(self, response: httpx.Response, url: str) -> tuple[bytes, bool]:
+        """The body, decompressed, up to ``max_bytes``; True when that cut it."""
+        decoder = _decoder(response.headers.get("content-encoding", ""), url)
+        body = bytearray()
+        async for chunk in response.aiter_raw():
+            if _add_chunk(body, chunk, decoder, self.max_bytes, url):
+                return bytes(body), True
+        return bytes(body), False
+
+
+def _redirect(response: httpx.Response, url: str, host: str) -> str | None:
+    """Where a redirect leads (None when the response is not one); ``ToolFailed`` for one to
+    another host, which the person did not approve."""
+    if not (response.is_redirect and "location" in response.headers):
+        return None
+    target = check_url(urljoin(url, response.headers["location"]))
+    if _host(target) != host:
+        raise ToolFailed(
+            f"{url} redirects to another host: {target} ({response.status_code}); "
+            "golem does not follow it unasked. Call fetch_url with that URL to fetch it."
+        )
+    return target
+
+
+def _refuse_binary(url: str, kind: str, body: bytes, size: str, encoding: str) -> None:
+    """``ToolFailed`` for a body that is not text: of another type, or holding NUL bytes."""
+    if kind and not kind.startswith(TEXT_TYPES) and not _looks_textual(body[:2048]):
+        raise ToolFailed(f"{url} is {kind} ({size}), not text; fetch_url returns text only")
+    nuls = body.count(0)
+    if nuls > NUL_SHARE * len(body) and not encoding.lower().replace("-", "").startswith(("utf16", "utf32")):
+        raise ToolFailed(
+            f"{url} is {kind or 'without a content type'} ({size}) but holds binary data "
+            f"({nuls:,} NUL bytes); fetch_url returns text only"
+        )
 
 
 def _host(url: str) -> str:
@@ -125,7 +142,7 @@ def _decoder(encoding: str, url: str) -> Any:
     raise ToolFailed(f"{url} is sent with content encoding {encoding!r}, which fetch_url does not read")
 
 
-def _take(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> bool:
+def _add_chunk(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> bool:
     """Add ``chunk`` (decompressed in steps of at most ``DECODE_STEP``) to ``body`` up to
     ``limit`` bytes; True when the limit cut it (a bomb costs ``limit``, never a whole chunk)."""
     if decoder is None:
@@ -149,105 +166,3 @@ def _take(body: bytearray, chunk: bytes, decoder: Any, limit: int, url: str) -> 
 
 def _looks_textual(head: bytes) -> bool:
     return b"\x00" not in head and bool(head.strip())
-
-
-_PARAGRAPH = frozenset({"p", "div", "section", "article", "header", "footer", "main", "nav", "aside", "hr", "table",
-                        "ul", "ol", "dl", "pre", "blockquote", "figure", "form", "h1", "h2", "h3", "h4", "h5",
-                        "h6", "title"})  # fmt: skip
-_LINE = frozenset({"br", "tr", "li", "dt", "dd", "figcaption"})
-_SKIP = frozenset({"script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "head"})
-
-
-class _Text(HTMLParser):
-    """Collects text runs and breaks: 2 = a blank line (paragraphs), 1 = a new line."""
-
-    def __init__(self, base: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.base = base
-        self.out: list[str | int] = []
-        self.skipping = 0
-        self.in_title = False
-        self.title = ""
-        self.pre = 0
-        self.href = ""
-
-    def _break(self, tag: str) -> None:
-        if tag in _PARAGRAPH:
-            self.out.append(2)
-        elif tag in _LINE:
-            self.out.append(1)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "title":
-            self.in_title = True
-        if tag in _SKIP:
-            self.skipping += 1
-            return
-        self._break(tag)
-        if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-            self.out.append("#" * int(tag[1]) + " ")
-        elif tag == "li":
-            self.out.append("- ")
-        elif tag == "pre":
-            self.pre += 1
-        elif tag == "a":
-            self.href = dict(attrs).get("href") or ""
-        elif tag in ("td", "th"):
-            self.out.append(" | ")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "title":
-            self.in_title = False
-        if tag in _SKIP:
-            self.skipping = max(0, self.skipping - 1)
-            return
-        if tag == "pre":
-            self.pre = max(0, self.pre - 1)
-        if tag == "a" and self.href and not self.href.startswith(("#", "javascript:")):
-            self.out.append(f" ({urljoin(self.base, self.href)})")
-            self.href = ""
-        self._break(tag)
-
-    def handle_data(self, data: str) -> None:
-        if self.in_title:
-            self.title += data
-        if self.skipping:
-            return
-        if self.pre:
-            lines = data.split("\n")
-            for i, line in enumerate(lines):
-                if i:
-                    self.out.append(1)
-                self.out.append("\x00" + line)  # kept as it is (marked, not collapsed)
-        else:
-            self.out.append(re.sub(r"\s+", " ", data))
-
-
-def html_to_text(html: str, base: str = "") -> str:
-    """Readable text of an HTML page: its title, then its text with blocks on their own lines."""
-    parser = _Text(base)
-    try:
-        parser.feed(html)
-        parser.close()
-    except Exception:  # HTMLParser is lenient; this is only a guard
-        pass
-    lines: list[str] = []
-    current = ""
-    gap = 0
-    for token in parser.out:
-        if isinstance(token, int):
-            gap = max(gap, token)
-            continue
-        if gap:
-            if current.strip() or (current and current.startswith("\x00")):
-                lines.append(current)
-            if gap == 2 and lines and lines[-1] != "":
-                lines.append("")
-            current, gap = "", 0
-        current += token
-    if current.strip():
-        lines.append(current)
-    shown = [line.replace("\x00", "") if "\x00" in line else " ".join(line.split()) for line in lines]
-    body = "\n".join(shown).strip("\n")
-    title = " ".join(parser.title.split())
-    return f"# {title}\n\n{body}" if title and not body.startswith(f"# {title}") else body

@@ -11,7 +11,7 @@ from golem_cli.config.schema import RESERVED_SERVER_NAMES, SERVER_NAME, SERVER_N
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.builtin import BuiltinSource
 from golem_cli.tools.mcp.config import ServerConfig
-from golem_cli.tools.mcp.naming import model_name, server_of
+from golem_cli.tools.mcp.naming import SEPARATOR, model_name
 from golem_cli.tools.mcp.results import MAX_IMAGES, tool_result
 from golem_cli.tools.mcp.source import MAX_SCHEMA, McpSource
 from golem_cli.tools.registry import NAME, Registry
@@ -27,6 +27,12 @@ tool_names = st.text(min_size=1, max_size=100)
 
 
 # --- names ---------------------------------------------------------------------------------
+
+
+def server_of(name: str) -> str:
+    """The server part of a model name: what precedes its first ``__`` ("" for a built-in)."""
+    server, separator, _ = name.partition(SEPARATOR)
+    return server if separator else ""
 
 
 def test_plain_names_and_the_fallback():
@@ -122,8 +128,8 @@ def config(name: str, table: dict) -> ServerConfig:
     return ServerConfig(name=name, table=server_tables({name: table})[name])
 
 
-def offered(listing: list[dict], **keys) -> tuple[McpSource, Registry]:
-    notices: list[str] = []
+def offered(listing: list[dict], notices: list[str] | None = None, **keys) -> tuple[McpSource, Registry]:
+    notices = [] if notices is None else notices
     source = McpSource(config("srv", {"command": "x", **keys}), notify=notices.append)
     source._entries = list(source._build(listing))
     source.started = True
@@ -159,15 +165,19 @@ def test_a_hostile_listing_is_bounded():
         {"name": "long", "description": "d" * 10_000},
         tool("ok"),  # twice
     ]  # fmt: skip
-    source, registry = offered(listing, disabled_tools=["hidden"])
+    notices: list[str] = []
+    source, registry = offered(listing, notices, disabled_tools=["hidden"])
     names = [e.name for e in source.entries()]
-    assert names[0] == "srv__ok" and re.fullmatch(r"srv__files_read_[0-9a-f]{8}", names[1]) and "srv__long" in names
+    assert names[0] == "srv__ok" and re.fullmatch(r"srv__files_read_[0-9a-f]{8}", names[1]) and names[2] == "srv__long"
+    assert len(names) == 3  # the nameless are left out without a word: there is nothing to call them
     assert len(registry.entry("srv__long").tool.description) == 4000  # type: ignore[union-attr]
     assert registry.entry("srv__long").tool.parameters == {"type": "object", "properties": {}}  # type: ignore[union-attr]
     assert registry.select(["srv.files.read"])[0].name == names[1]
-    assert len(source.left_out) == 6
-    assert any("larger than 64 KiB" in why for why in source.left_out)
-    assert any("taken by another of its tools" in why for why in source.left_out)
+    assert notices == [
+        "tool server 'srv': 'big' left out: its input schema is larger than 64 KiB",
+        "tool server 'srv': 'array' left out: its input schema is not a JSON object schema",
+        "tool server 'srv': 'ok' left out: its name for the model, srv__ok, is taken by another of its tools",
+    ]
 
 
 def test_enabled_and_disabled_tools():

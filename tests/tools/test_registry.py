@@ -13,7 +13,7 @@ from golem_cli.core.runconfig import RunHooks
 from golem_cli.core.tools import SchemaTool, Tool
 from golem_cli.tools.approval import Answer, Approvals, Question, format_arguments
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
-from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError, tools_of
+from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError
 
 from tests.scripted import ScriptedModel, Step, reply
 from tests.tools.conftest import run
@@ -27,8 +27,8 @@ class FakeServer:
     def __init__(self, name: str, tools: list[str], *, approval: bool = True) -> None:
         self.name = f"mcp:{name}"
         self._entries = [
-            ToolEntry(SchemaTool(f"{name}__{t}", f"{t} on {name}", {"type": "object"}, lambda a, c: "ok"),
-                      self.name, name, approval, own_name=t)
+            ToolEntry(tool=SchemaTool(f"{name}__{t}", f"{t} on {name}", {"type": "object"}, lambda a, c: "ok"),
+                      source=self.name, group=name, needs_approval=approval, own_name=t)
             for t in tools
         ]  # fmt: skip
 
@@ -56,7 +56,7 @@ def test_selection_by_name_group_source_tool_and_all(tmp_path: Path):
     assert info.value.hint == "`golem tools` lists the tools; groups: fs, gh, shell, web, all"
     assert registry.groups()["shell"] == ["run_command"]
     assert [e.source for e in registry.entries()][-1] == "mcp:gh"
-    assert [t.name for t in tools_of(registry.select(["web"]))] == ["fetch_url"]
+    assert [e.tool.name for e in registry.select(["web"])] == ["fetch_url"]
 
 
 def test_names_must_be_valid_for_both_providers_and_unique(tmp_path: Path):
@@ -65,7 +65,7 @@ def test_names_must_be_valid_for_both_providers_and_unique(tmp_path: Path):
     with pytest.raises(ToolSelectionError, match="has a name providers refuse"):
         Registry([FakeServer("s", ["x" * 64])])
     clash = FakeServer("x", [])
-    clash._entries = [ToolEntry(Tool(lambda: "", name="read_file"), clash.name, "x", True)]
+    clash._entries = [ToolEntry(tool=Tool(lambda: "", name="read_file"), source=clash.name, group="x", needs_approval=True)]
     with pytest.raises(ToolSelectionError, match="'read_file' is offered by both builtin and mcp:x"):
         Registry([BuiltinSource(ToolSettings(root=tmp_path)), clash])
 
@@ -84,7 +84,7 @@ def write_call(path: str = "out.txt", content: str = "hi\n", id: str = "w1") -> 
 
 
 def one_run(registry: Registry, approvals: Approvals, steps: list[Step]):
-    agent = Agent(ScriptedModel(steps), tools=tools_of(registry.entries()), undeclared_tools="answer")
+    agent = Agent(ScriptedModel(steps), tools=[e.tool for e in registry.entries()], undeclared_tools="answer")
     return run(agent.run_with_history([], "go", hooks=RunHooks(approve=approvals)))
 
 
@@ -141,7 +141,8 @@ def test_a_failing_preview_never_decides_the_call(tmp_path: Path):
         raise RuntimeError("boom")
 
     source = FakeServer("s", ["t"])
-    source._entries = [ToolEntry(Tool(lambda: "ran", name="t"), source.name, "s", True, preview=broken)]
+    source._entries = [ToolEntry(tool=Tool(lambda: "ran", name="t"), source=source.name, group="s", needs_approval=True,
+                                 preview=broken)]
     registry = Registry([source])
     seen: list[Question] = []
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.confine import Root
-from golem_cli.tools.shell import Shell, _live_groups, kill_live_groups
+from golem_cli.tools.shell import Shell, kill_live_groups, live_groups
 
 from tests.tools.conftest import call, live_in_group, run
 
@@ -56,7 +56,7 @@ def test_timeout_kills_the_whole_group(root: Path):
     assert reason.startswith("timed out after 0.5s; the command and everything it started were killed")
     assert "started" in reason and "never" not in reason
     assert wait_gone(int((root / "pid").read_text())) == []
-    assert not _live_groups
+    assert not live_groups
 
 
 def test_the_model_may_ask_for_less_time_never_more(root: Path):
@@ -83,7 +83,7 @@ def test_cancellation_kills_the_group_and_leaves_nothing(root: Path):
     pgid = int((root / "pid").read_text())
     assert wait_gone(pgid) == []
     assert not (root / "late").exists()
-    assert not _live_groups
+    assert not live_groups
 
 
 def test_background_processes_do_not_outlive_the_command(root: Path):

@@ -11,7 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from golem_cli.core.tools import ToolFailed
-from golem_cli.tools.web import Web, check_url, html_to_text
+from golem_cli.tools.page_text import html_to_text
+from golem_cli.tools.web import Web, check_url
 
 from tests.tools.conftest import run
 
@@ -36,6 +37,7 @@ class Handler(BaseHTTPRequestHandler):
             "/image": (200, "image/png", b"\x89PNG\r\n\x1a\n\x00\x00"),
             "/missing": (404, "text/html", b"<p>Not here</p>"),
             "/nuls": (200, "text/plain", b"ok\n" + b"\x00" * 5000),
+            "/hostile": (200, "text/html", b"<p>start</p>" + b"<![CDATA[ >" * 190_000),  # 2 MB that never end
         }
         if self.path in ("/bomb", "/gzipped"):
             body = BOMB if self.path == "/bomb" else gzip.compress(b"small and squeezed\n")
@@ -128,9 +130,10 @@ def test_an_endless_body_is_read_up_to_the_limit(site: str):
     assert "characters cut here" in text and len(text) < 1100
 
 
-def test_html_to_text_survives_broken_markup():
+def test_html_to_text_survives_broken_markup(site: str):
     assert html_to_text("<p>a<b>b</p><div>c") == "ab\n\nc"
     assert html_to_text("<<<>>>") == "<<<>>>"
+    assert run(Web().fetch_url(site + "/hostile")) == f"{site}/hostile (200 OK, text/html)\n\nstart"
 
 
 def test_a_redirect_to_another_host_is_reported_not_followed(site: str):

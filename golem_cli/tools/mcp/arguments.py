@@ -21,17 +21,30 @@ def schema_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
     """Why ``arguments`` fail ``schema`` for certain, in a few words; "" when they may not."""
     properties = schema.get("properties")
     properties = properties if isinstance(properties, dict) else {}
+    return _missing(schema, arguments) or _unknown(schema, properties, arguments) or _mistyped(properties, arguments)
+
+
+def _missing(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
     required = schema.get("required")
-    if isinstance(required, list):
-        missing = [name for name in required if isinstance(name, str) and name not in arguments]
-        if missing:
-            return f"missing required {_names(missing)}"
-    if schema.get("additionalProperties") is False and not schema.get("patternProperties"):
-        unknown = [name for name in arguments if name not in properties]
-        if unknown:
-            names = sorted(map(str, properties))
-            known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") or "none"
-            return f"unknown {_names(unknown)} (the tool takes: {known})"
+    if not isinstance(required, list):
+        return ""
+    missing = [name for name in required if isinstance(name, str) and name not in arguments]
+    return f"missing required {_names(missing)}" if missing else ""
+
+
+def _unknown(schema: dict[str, Any], properties: dict[str, Any], arguments: dict[str, Any]) -> str:
+    """Arguments a schema closed with ``additionalProperties: false`` does not name."""
+    if schema.get("additionalProperties") is not False or schema.get("patternProperties"):
+        return ""
+    unknown = [name for name in arguments if name not in properties]
+    if not unknown:
+        return ""
+    names = sorted(map(str, properties))
+    known = ", ".join(names[:20]) + (", ..." if len(names) > 20 else "") or "none"
+    return f"unknown {_names(unknown)} (the tool takes: {known})"
+
+
+def _mistyped(properties: dict[str, Any], arguments: dict[str, Any]) -> str:
     for name, value in arguments.items():
         expected = _types(properties.get(name))
         if expected and not any(_may_be(value, kind) for kind in expected):

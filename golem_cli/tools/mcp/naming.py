@@ -39,9 +39,3 @@ def model_name(server: str, tool: str) -> str:
     room = MAX_NAME - len(server) - len(SEPARATOR) - 1 - _HASH_DIGITS
     stem = _REFUSED.sub("_", tool)[: max(room, 0)].strip("_")
     return f"{server}{SEPARATOR}{stem}_{digest}" if stem else f"{server}{SEPARATOR}{digest}"
-
-
-def server_of(name: str) -> str:
-    """The server part of a model name (``""`` for a name without ``__``: a built-in)."""
-    server, sep, _ = name.partition(SEPARATOR)
-    return server if sep else ""

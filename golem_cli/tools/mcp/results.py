@@ -22,6 +22,7 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from golem_cli.core.messages import Part
@@ -37,36 +38,83 @@ MAX_IMAGES = 8
 
 def tool_result(result: Mapping[str, Any], *, limit: int = DEFAULT_OUTPUT_LIMIT) -> ToolResult:
     """The ``ToolResult`` for a server's answer; ``ToolFailed`` when it says ``isError``."""
-    texts: list[str] = []
-    notes: list[str] = []
-    parts: list[Part] = []
+    found = _Contents()
     content = result.get("content")
     for block in content if isinstance(content, list) else ():
-        if not isinstance(block, Mapping):
-            notes.append("[golem: the server sent a content block that is not an object; left out]")
-            continue
-        kind = block.get("type")
-        if kind == "text":
-            texts.append(_text(block.get("text")))
-        elif kind == "image":
-            _image(block.get("data"), block.get("mimeType"), parts, notes)
-        elif kind == "resource":
-            _resource(block.get("resource"), texts, parts, notes)
-        elif kind == "resource_link":
-            label = " ".join(_text(block.get(k)) for k in ("name", "title") if block.get(k))
-            texts.append(f"[resource link: {_text(block.get('uri'))}{f' ({label})' if label else ''}]")
-        elif kind == "audio":
-            notes.append(f"[golem: audio ({_size(block.get('data'))}, {_text(block.get('mimeType'))}) left out: "
-                         "golem sends only images from tool servers]")  # fmt: skip
-        else:
-            notes.append(f"[golem: content of type {_text(kind)!r} left out]")
+        found.add(block)
     structured = result.get("structuredContent")
-    if not texts and structured is not None:
-        texts.append(json.dumps(structured, ensure_ascii=False, separators=(",", ":")))
-    text = cap(_storable("\n".join(texts + notes)), limit)
+    if not found.texts and structured is not None:
+        found.texts.append(json.dumps(structured, ensure_ascii=False, separators=(",", ":")))
+    text = cap(_storable("\n".join(found.texts + found.notes)), limit)
     if result.get("isError") is True:
         raise ToolFailed(text or "the tool reported an error without saying what it was")
-    return ToolResult(text=text, parts=tuple(parts))
+    return ToolResult(text=text, parts=tuple(found.parts))
+
+
+@dataclass(kw_only=True)
+class _Contents:
+    """What an answer's content blocks give: texts, images, and notes of what was left out."""
+
+    texts: list[str] = field(default_factory=list)
+    parts: list[Part] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, block: object) -> None:
+        if not isinstance(block, Mapping):
+            self.notes.append("[golem: the server sent a content block that is not an object; left out]")
+            return
+        kind = block.get("type")
+        if kind == "text":
+            self.texts.append(_text(block.get("text")))
+        elif kind == "image":
+            self.image(block.get("data"), block.get("mimeType"))
+        elif kind == "resource":
+            self.resource(block.get("resource"))
+        elif kind == "resource_link":
+            label = " ".join(_text(block.get(k)) for k in ("name", "title") if block.get(k))
+            self.texts.append(f"[resource link: {_text(block.get('uri'))}{f' ({label})' if label else ''}]")
+        elif kind == "audio":
+            self.notes.append(f"[golem: audio ({_size(block.get('data'))}, {_text(block.get('mimeType'))}) left out: "
+                              "golem sends only images from tool servers]")  # fmt: skip
+        else:
+            self.notes.append(f"[golem: content of type {_text(kind)!r} left out]")
+
+    def image(self, data: object, mime: object) -> None:
+        problem = self._image_problem(data, mime)
+        if problem:
+            self.notes.append(f"[golem: {problem}]")
+            return
+        try:
+            raw = base64.b64decode(_text(data), validate=True)
+        except (binascii.Error, ValueError):
+            self.notes.append("[golem: an image left out: its data is not valid base64]")
+            return
+        if not raw:
+            self.notes.append("[golem: an empty image left out]")
+            return
+        self.parts.append(Part(kind="image", data=raw, media_type=_text(mime).lower()))
+
+    def _image_problem(self, data: object, mime: object) -> str:
+        if _text(mime).lower() not in IMAGE_TYPES:
+            return f"an image of type {_text(mime)!r} left out: providers take PNG, JPEG, GIF and WebP"
+        if not isinstance(data, str) or len(data) > (MAX_IMAGE_BYTES * 4) // 3 + 4:
+            return f"an image ({_size(data)}) left out: larger than {MAX_IMAGE_BYTES:,} bytes"
+        if len(self.parts) >= MAX_IMAGES:
+            return f"an image left out: at most {MAX_IMAGES} images are sent per result"
+        return ""
+
+    def resource(self, resource: object) -> None:
+        if not isinstance(resource, Mapping):
+            self.notes.append("[golem: an embedded resource without contents left out]")
+            return
+        uri = _text(resource.get("uri"))
+        if isinstance(resource.get("text"), str):
+            self.texts.append(f"[resource: {uri}]\n{resource['text']}")
+        elif _text(resource.get("mimeType")).lower() in IMAGE_TYPES:
+            self.image(resource.get("blob"), resource.get("mimeType"))
+        else:
+            self.notes.append(f"[golem: resource {uri} ({_size(resource.get('blob'))}, "
+                              f"{_text(resource.get('mimeType')) or 'binary'}) left out]")  # fmt: skip
 
 
 def _text(value: object) -> str:
@@ -85,39 +133,3 @@ def _storable(text: str) -> str:
 def _size(data: object) -> str:
     length = len(data) * 3 // 4 if isinstance(data, str) else 0
     return f"about {length:,} bytes"
-
-
-def _image(data: object, mime: object, parts: list[Part], notes: list[str]) -> None:
-    mime_type = _text(mime).lower()
-    if mime_type not in IMAGE_TYPES:
-        notes.append(f"[golem: an image of type {_text(mime)!r} left out: providers take PNG, JPEG, GIF and WebP]")
-        return
-    if not isinstance(data, str) or len(data) > (MAX_IMAGE_BYTES * 4) // 3 + 4:
-        notes.append(f"[golem: an image ({_size(data)}) left out: larger than {MAX_IMAGE_BYTES:,} bytes]")
-        return
-    if len(parts) >= MAX_IMAGES:
-        notes.append(f"[golem: an image left out: at most {MAX_IMAGES} images are sent per result]")
-        return
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        notes.append("[golem: an image left out: its data is not valid base64]")
-        return
-    if not raw:
-        notes.append("[golem: an empty image left out]")
-        return
-    parts.append(Part(kind="image", data=raw, media_type=mime_type))
-
-
-def _resource(resource: object, texts: list[str], parts: list[Part], notes: list[str]) -> None:
-    if not isinstance(resource, Mapping):
-        notes.append("[golem: an embedded resource without contents left out]")
-        return
-    uri = _text(resource.get("uri"))
-    if isinstance(resource.get("text"), str):
-        texts.append(f"[resource: {uri}]\n{resource['text']}")
-    elif _text(resource.get("mimeType")).lower() in IMAGE_TYPES:
-        _image(resource.get("blob"), resource.get("mimeType"), parts, notes)
-    else:
-        notes.append(f"[golem: resource {uri} ({_size(resource.get('blob'))}, "
-                     f"{_text(resource.get('mimeType')) or 'binary'}) left out]")  # fmt: skip

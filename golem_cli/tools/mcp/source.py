@@ -1,6 +1,6 @@
 """A tool server as a tool source (``mcp:<server>``): its tools as ``ToolEntry``\\ s.
 
-This module does not import the MCP SDK (about a second to import): a chat that enables no
+This module does not import the MCP SDK (slow to import, ADR 0012): a chat that enables no
 tool server never pays for it. ``start`` imports it, through ``connection``.
 
 What golem makes of a server's tool:
@@ -62,7 +62,6 @@ class McpSource:
         self.notify = notify
         self.started = False
         self.problem = ""
-        self.left_out: list[str] = []  # tools not offered, with why
         self._entries: list[ToolEntry] = []
         self._connection: Connection | None = None
 
@@ -80,7 +79,7 @@ class McpSource:
             return
         transport = None
         if self.config.table.command is not None:
-            # The server starts while the SDK is imported (each takes about a second).
+            # The server starts while the SDK is imported: the two overlap (ADR 0012).
             from golem_cli.tools.mcp.transport import StdioTransport
 
             transport = StdioTransport(self.config)
@@ -113,14 +112,12 @@ class McpSource:
         for tool in listing:
             own = tool.get("name")
             if not isinstance(own, str) or not own or len(own) > MAX_OWN_NAME:
-                self.left_out.append("a tool without a usable name")
-                continue
+                continue  # nothing to call it by, nor to name it in a notice
             if not self.config.offers(own):
                 continue
             name = model_name(self.group, own)
             why = self._unusable(tool, name, taken)
             if why:
-                self.left_out.append(f"{own}: {why}")
                 self.notify(f"tool server {self.group!r}: {own!r} left out: {why}")
                 continue
             taken.add(name)
@@ -160,8 +157,8 @@ class McpSource:
             return f"{shown}\n(the server says this tool is {claim})" if claim else shown
 
         return ToolEntry(
-            SchemaTool(name, description, schema, call, check=lambda arguments: schema_problem(schema, arguments)),
-            self.name, self.group, needs_approval=not waived,
+            tool=SchemaTool(name, description, schema, call, check=lambda arguments: schema_problem(schema, arguments)),
+            source=self.name, group=self.group, needs_approval=not waived,
             preview=preview, own_name=own, destructive=destructive,
         )  # fmt: skip
 

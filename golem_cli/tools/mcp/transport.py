@@ -16,8 +16,8 @@ whole process group (what it started goes too); the exit is awaited, so nothing 
 zombie.
 
 The process can be started (``spawn``) before the SDK is imported: this module needs only
-anyio until the first message, so a chat starts a server and imports the SDK (about a second)
-at the same time. The HTTP transport is in ``http.py``.
+anyio until the first message, so a chat starts a server and imports the SDK at the same
+time. The HTTP transport is in ``http.py``.
 """
 
 from __future__ import annotations
