@@ -3,8 +3,8 @@
 A 150,000-message conversation (about 81 MB) is loaded, then turn after turn one user message
 and one reply are appended and the whole is saved, as a chat session does. Each save is timed
 two ways, interleaved: as it runs in a session (only the appended turn is encoded and decoded,
-store/known.py and loadback.py), and encoding every message again (a store that knows no
-messages, as every save did before known.py; the load-back check still decodes only the turn).
+store/saving.py), and encoding every message again (a store that knows no
+messages, as every save did before saving.py; the load-back check still decodes only the turn).
 The yardstick: writing the same bytes with a plain open/write+fsync. Wall and CPU (this
 process's user+sys: the fsync's wait is not in it) medians of ``--runs``. ``--indexed``: the
 conversation's text is in the index first (as once the background builder has run after a
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
-from golem_cli.store.known import KnownMessages
+from golem_cli.store.saving import KnownMessages
 from history_roundtrip import generate
 
 

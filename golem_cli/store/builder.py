@@ -83,8 +83,8 @@ def start(root: Path, max_history_bytes: int) -> bool:
 def build(root: Path, max_history_bytes: int) -> bool:
     """Bring the index of the store at ``root`` up to date, rows and text, unless another
     builder is at it; True when it finished."""
+    from golem_cli.store.files import CONVERSATIONS_DIR, INDEX_NAME
     from golem_cli.store.index import Index
-    from golem_cli.store.layout import CONVERSATIONS_DIR, INDEX_NAME
     from golem_cli.store.locks import LockFileUnsafe, lock_fd, open_lock_file
 
     conversations = root / CONVERSATIONS_DIR

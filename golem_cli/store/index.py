@@ -38,6 +38,7 @@ database's write lock (``BEGIN IMMEDIATE``) and wait up to ``BUSY_SECONDS`` for 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -47,14 +48,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from golem_cli.store.atomic import PRIVATE_FILE, remove_files, remove_stale_temp_files
-from golem_cli.store.entry import Entry, Signature, build_entry, sig_of, sig_text, signature
-from golem_cli.store.files import MAX_HISTORY_BYTES, read_regular
-from golem_cli.store.known import BodyCrc, body_crc
-from golem_cli.store.layout import MESSAGES_SUFFIX, META_SUFFIX
-from golem_cli.store.meta import ConversationMeta, decode_meta
-from golem_cli.store.nearby import INDEX_VERSION, neighbours, state
+from golem_cli.store.files import MAX_HISTORY_BYTES, MESSAGES_SUFFIX, META_SUFFIX, read_regular
+from golem_cli.store.meta import (
+    ConversationMeta,
+    Entry,
+    Signature,
+    build_entry,
+    decode_meta,
+    sig_of,
+    sig_text,
+    signature,
+)
 from golem_cli.store.rebuild import Row, _Stopped, entry_row, rows, scan
-from golem_cli.store.searchtext import MESSAGE_BITS, indexed_text, message_text
+from golem_cli.store.saving import BodyCrc, body_crc
+from golem_cli.store.schema import INDEX_VERSION, INDEXES, SCHEMA, TABLES, create_indexes, neighbours, state
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -69,30 +76,45 @@ BUSY_SECONDS = 30.0
 
 _T = TypeVar("_T")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS conversations (
-    rid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    updated REAL NOT NULL,
-    meta BLOB NOT NULL,
-    msig TEXT NOT NULL,
-    ssig TEXT,
-    problem TEXT NOT NULL DEFAULT '',
-    tsig TEXT,
-    tcount INTEGER NOT NULL DEFAULT 0,
-    tbytes INTEGER NOT NULL DEFAULT 0,
-    tcrc INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, original UNINDEXED, role UNINDEXED, tokenize = 'trigram');
-"""
-#: The conversations table's secondary indexes (a rebuild creates them after filling the table).
-_INDEXES = {
-    "conversations_newest": "ON conversations (updated DESC, id)",
-    "conversations_unreadable": "ON conversations (id) WHERE problem != ''",
-    "conversations_text_stale": "ON conversations (rid) WHERE tsig IS NOT msig AND problem = ''",
-}
+
+# --- the text of a message, as a search looks at it -----------------------------------------
+
+#: Between the texts of one message (content, thinking blocks, tool names and arguments): a
+#: search never matches across it.
+SEPARATOR = "\x1e"
+#: A message's FTS rowid is (conversation rowid << MESSAGE_BITS) | message index; messages past
+#: 2**24 (16.7 million) in one conversation are not searchable.
+MESSAGE_BITS = 24
+
+
+def message_text(message: Message) -> str:
+    """What a search looks at in one message, its pieces joined by ``SEPARATOR``. For a
+    message read from a file, tool-call arguments are the file's own text; the index writes a
+    save through with the arguments as the file holds them (``codec.as_saved``)."""
+    pieces = [message.content]
+    pieces.extend(block.text for block in message.thinking)
+    for call in message.tool_calls:
+        pieces.append(call.name)
+        pieces.append(call.args)
+    return SEPARATOR.join(piece for piece in pieces if piece) if len(pieces) > 1 else message.content
+
+
+def indexed_text(text: str) -> tuple[str, str | None]:
+    """(what the trigram index holds, the original when that differs).
+
+    Matching ignores case by ``str.casefold`` (``ß`` matches ``ss``, ``ſ`` matches ``s``).
+    SQLite folds case one character at a time, by its own table, so for text that is not
+    ASCII the index holds the text already case-folded: every substring of the folded text
+    is then found, whatever SQLite's table says. The original is kept beside it for the
+    line a search prints. ASCII text is held as it is (SQLite folds ASCII exactly)."""
+    if text.isascii():
+        return text, None
+    if _SURROGATE.search(text):  # only in memory: a file holds U+FFFD there (and SQLite refuses them)
+        text = _SURROGATE.sub("\ufffd", text)
+    return text.casefold(), text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _Outdated(Exception):
@@ -147,12 +169,12 @@ class Index:
             if version != INDEX_VERSION:
                 db.execute("BEGIN IMMEDIATE")
                 if db.execute("PRAGMA user_version").fetchone()[0] != INDEX_VERSION:
-                    for table in ("state", "conversations", "foreign_names", "texts"):
+                    for table in TABLES:
                         db.execute(f"DROP TABLE IF EXISTS {table}")
-                    for statement in _SCHEMA.split(";"):
+                    for statement in SCHEMA.split(";"):
                         if statement.strip():
                             db.execute(statement)
-                    _create_indexes(db)
+                    create_indexes(db)
                     db.execute(f"PRAGMA user_version = {INDEX_VERSION}")
                 db.execute("COMMIT")
             db.execute("SELECT count(*) FROM state").fetchone()
@@ -262,14 +284,14 @@ class Index:
             self._put(db, row)
         new.sort(key=itemgetter(0))  # in ID order: the ID index grows at its end
         if bulk:
-            for name in _INDEXES:
+            for name in INDEXES:
                 db.execute(f"DROP INDEX IF EXISTS {name}")
         db.executemany(
             "INSERT INTO conversations (id, updated, meta, msig, ssig, problem) VALUES (?, ?, ?, ?, ?, ?)",
             rows(self.directory, new, sidecars, limit=self.limit, stop=stop),
         )
         if bulk:
-            _create_indexes(db)
+            create_indexes(db)
         db.execute("DELETE FROM foreign_names")
         db.executemany("INSERT OR IGNORE INTO foreign_names (name) VALUES (?)", [(n,) for n in foreign])
         orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
@@ -575,11 +597,6 @@ def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
     return Entry(_meta(blob), messages_sig, sig_of(ssig), problem)
 
 
-def _create_indexes(db: sqlite3.Connection) -> None:
-    for name, definition in _INDEXES.items():
-        db.execute(f"CREATE INDEX IF NOT EXISTS {name} {definition}")
-
-
 def _delete_texts(db: sqlite3.Connection, rid: int, first: int = 0) -> None:
     db.execute(
         "DELETE FROM texts WHERE rowid BETWEEN ? AND ?",
@@ -600,7 +617,7 @@ def _index_text(
     """Make the FTS rows of conversation ``rid`` hold ``messages`` (the content of ``data``):
     only the new messages when ``data`` appends to the indexed file, else all of them.
     ``full``: the messages were read from ``data`` (not given by a save), index them all.
-    ``crc``: ``data``'s CRCs as the save knows them (known.py): a turn appended to a file
+    ``crc``: ``data``'s CRCs as the save knows them (saving.py): a turn appended to a file
     whose CRC the save knows reads only the turn for them."""
     row = db.execute("SELECT tsig, tcount, tbytes, tcrc FROM conversations WHERE rid = ?", (rid,)).fetchone()
     start, prefix = 0, 0

@@ -25,9 +25,8 @@ from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 
 from golem_cli.store.atomic import is_temp_file
-from golem_cli.store.entry import Entry, Signature, build_entry, sig_text
-from golem_cli.store.layout import META_SUFFIX
-from golem_cli.store.meta import decode_meta, encode_meta
+from golem_cli.store.files import META_SUFFIX
+from golem_cli.store.meta import Entry, Signature, build_entry, decode_meta, encode_meta, sig_text
 
 #: One row of the ``conversations`` table: (id, updated, meta, msig, ssig, problem).
 Row = tuple[str, float, bytes, str, "str | None", str]

@@ -28,12 +28,14 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from golem_cli.store.searchtext import MESSAGE_BITS, SEPARATOR, message_text
+from golem_cli.store.index import MESSAGE_BITS, SEPARATOR, message_text
 
 if TYPE_CHECKING:
     from golem_cli.store.meta import ConversationMeta
     from golem_cli.store.store import Store
     from golem_cli.store.textscan import Prefilter
+
+# --- queries -----------------------------------------------------------------------------------
 
 SNIPPET = 70
 TRIGRAM = 3
@@ -255,7 +257,7 @@ def _from_files(store: Store, parsed: Query, prefilter: Prefilter, limit: int | 
     unreadable = {name[:-5]: why for name, why in scan.problems.items()}
     hits: list[Hit] = []
     if scan.candidates:
-        from golem_cli.store.entry import build_entry, read_sidecar, signature
+        from golem_cli.store.meta import build_entry, read_sidecar, signature
 
         metas: list[ConversationMeta] = []
         for name, size in scan.candidates:

@@ -3,7 +3,7 @@
 Layout under the data directory (``GOLEM_HOME`` or the platform's user data directory)::
 
     conversations/<id>.json        the messages: dump_history(messages), Go-readable (a save that
-                                   appends to bytes it loaded keeps them: known.py)
+                                   appends to bytes it loaded keeps them: saving.py)
     conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
     locks/<id>.lock                present while a process holds the conversation open
     backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
@@ -44,9 +44,17 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
-from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_pieces, read_regular, refuse_special
-from golem_cli.store.layout import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
-from golem_cli.store.loadback import LoadBackCheck
+from golem_cli.store.files import (
+    CONVERSATIONS_DIR,
+    INDEX_NAME,
+    MAX_HISTORY_BYTES,
+    MESSAGES_SUFFIX,
+    META_SUFFIX,
+    UnreadableFile,
+    read_pieces,
+    read_regular,
+    refuse_special,
+)
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
@@ -55,13 +63,14 @@ from golem_cli.store.refs import (
     parse_reference,
     unique_prefix_among,
 )
+from golem_cli.store.saving import LoadBackCheck
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store.index import Index
-    from golem_cli.store.known import KnownMessages
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ConversationMeta
+    from golem_cli.store.saving import KnownMessages
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
@@ -77,10 +86,6 @@ class ConversationInfo:
     @property
     def id(self) -> str:
         return self.meta.id
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem
 
 
 @dataclass(frozen=True)
@@ -124,10 +129,10 @@ class Store:
 
     @property
     def _known(self) -> KnownMessages:
-        """The bytes last loaded or saved and their messages (known.py), for a save that
+        """The bytes last loaded or saved and their messages (saving.py), for a save that
         appends to them; made on first use (it imports the message types)."""
         if self._known_messages is None:
-            from golem_cli.store.known import KnownMessages
+            from golem_cli.store.saving import KnownMessages
 
             self._known_messages = KnownMessages()
         return self._known_messages
@@ -165,7 +170,7 @@ class Store:
     def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
         """For each ID, how many leading characters tell it apart from every other stored ID
         (what the CLI highlights)."""
-        from golem_cli.store.nearby import current_neighbours
+        from golem_cli.store.schema import current_neighbours
 
         wanted = list(cids)
         # From the index (not every ID of a large store); read directly when it is current,
@@ -233,7 +238,7 @@ class Store:
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""
-        from golem_cli.store.entry import build_entry, signature
+        from golem_cli.store.meta import build_entry, signature
 
         path = self.messages_path(cid)
         try:
@@ -253,7 +258,7 @@ class Store:
     def listing(self, limit: int | None = None) -> Listing:
         """``list`` plus what ``golem list`` needs around it. Reads only the rows it returns
         from the index (see index.py), and re-checks those against their files."""
-        from golem_cli.store.entry import recheck
+        from golem_cli.store.meta import recheck
 
         entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []

@@ -34,7 +34,7 @@ import re
 import stat
 from collections.abc import Sequence
 
-from golem_cli.store.layout import MESSAGES_NAME, MESSAGES_NAME_LENGTH
+from golem_cli.store.files import MESSAGES_NAME, MESSAGES_NAME_LENGTH
 
 #: Characters Go's encoder may write escaped (and U+FFFD, which stands for invalid bytes).
 _ESCAPED = frozenset('"\\<>&\u2028\u2029\ufffd') | frozenset(chr(c) for c in range(0x20))

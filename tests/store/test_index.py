@@ -145,8 +145,8 @@ def test_unreadable_conversations_are_marked_not_fatal(store):
     bad = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
     store.messages_path(bad).write_bytes(b"[{")
     rows = {c.id: c for c in store.list()}
-    assert rows[good].ok and rows[good].meta.messages == 2
-    assert not rows[bad].ok and "line 1, column 3" in rows[bad].problem
+    assert not rows[good].problem and rows[good].meta.messages == 2
+    assert rows[bad].problem and "line 1, column 3" in rows[bad].problem
 
 
 def test_unwritable_index_still_lists(store):
@@ -174,8 +174,7 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
     """A rebuild reads sidecars the quick way (rebuild.py) and fills an empty table before
     indexing it; every odd sidecar must still give the row ``build_entry`` gives."""
     from golem_cli.store import rebuild
-    from golem_cli.store.entry import build_entry, signature
-    from golem_cli.store.meta import encode_meta
+    from golem_cli.store.meta import build_entry, encode_meta, signature
 
     monkeypatch.setattr(index_mod, "BULK_ROWS", 2)
     d = store.conversations_dir
@@ -215,7 +214,7 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
     assert [e.problem != "" for e in entries].count(True) == 1
     db = fresh.index._connect()
     names = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert set(index_mod._INDEXES) <= names  # built after the rows
+    assert set(index_mod.INDEXES) <= names  # built after the rows
     assert [c.id for c in fresh.list(limit=3)] == [e.meta.id for e in entries[:3]]
 
 

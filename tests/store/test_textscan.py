@@ -10,8 +10,8 @@ import sys
 
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message
+from golem_cli.store.index import message_text
 from golem_cli.store.search import _match, parse_query
-from golem_cli.store.searchtext import message_text
 from golem_cli.store.textscan import SPECIALS, Prefilter, message_files, scan_files
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,7 +113,9 @@ def test_the_scan_reads_regular_files_only_and_reports_oversized_ones(tmp_path):
     assert exists and len(names) == 5 and "notes.json" not in names and f"{good}.meta.json" not in names
     for everything in (["needle"], ['"']):  # a query every file may match reads every file
         scan = scan_files(str(tmp_path), names, Prefilter.of(everything), limit=1000)
-        assert [name for name, _ in scan.candidates] == [f"{good}.json"]  # the FIFO, the symlink, the directory: skipped
+        assert [name for name, _ in scan.candidates] == [
+            f"{good}.json"
+        ]  # the FIFO, the symlink, the directory: skipped
         assert list(scan.problems) == [f"{big}.json"] and "too large" in scan.problems[f"{big}.json"]
 
 
