@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
@@ -177,32 +178,63 @@ def read_sidecar(directory: Path, cid: str) -> tuple[ConversationMeta | None, Si
     return (meta if meta is not None and meta.id == cid else None), signature(st)
 
 
-def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES) -> Entry:
+class Decoded(NamedTuple):
+    """A messages file's bytes and the messages they hold."""
+
+    data: bytes
+    messages: list[Message]
+
+
+def read_messages(directory: Path, cid: str, *, limit: int = MAX_HISTORY_BYTES) -> Decoded:
+    """The messages file of ``cid``, read carefully (``files.read_regular``) and decoded.
+    Raises ``OSError`` or ``HistoryFormatError`` (``problem_text`` words them)."""
+    from golem_cli.core.codec.history import load_history  # the codec only when a file is decoded
+
+    data = read_regular(directory / f"{cid}{MESSAGES_SUFFIX}", limit, follow=False)
+    return Decoded(data, load_history(data))
+
+
+def problem_text(e: Exception) -> str:
+    """What the index records of a file it cannot read, and what a listing prints."""
+    return getattr(e, "strerror", None) or str(e)
+
+
+def read_entry(
+    directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES, sidecar: bool = True
+) -> tuple[Entry, Decoded | None]:
     """Index entry for one conversation: from its sidecar when the sidecar describes the
-    current messages file, otherwise derived from the messages (the sidecar's title and model
-    are kept)."""
-    sidecar, sidecar_sig = read_sidecar(directory, cid)
-    mtime = messages_sig[0] / 1e9
-    if sidecar is not None and sidecar.size == messages_sig[1]:
-        return Entry(sidecar, messages_sig, sidecar_sig)
-    from golem_cli.core.codec.history import load_history
+    current messages file, otherwise worked out from the messages (the sidecar's title, model
+    and lineage kept). The messages come with it when they were decoded for it. ``sidecar``
+    False: the caller knows there is none (a rebuild has just listed the directory)."""
+    meta, sidecar_sig = read_sidecar(directory, cid) if sidecar else (None, None)
+    if meta is not None and meta.size == messages_sig[1]:
+        return Entry(meta, messages_sig, sidecar_sig), None
     from golem_cli.core.errors import HistoryFormatError
 
+    mtime = messages_sig[0] / 1e9
     try:
-        data = read_regular(directory / f"{cid}{MESSAGES_SUFFIX}", limit, follow=False)
-        messages = load_history(data)
+        decoded = read_messages(directory, cid, limit=limit)
     except (OSError, HistoryFormatError) as e:
-        problem = getattr(e, "strerror", None) or str(e)
-        meta = sidecar or ConversationMeta(id=cid, updated=mtime)
-        return Entry(msgspec.structs.replace(meta, updated=mtime), messages_sig, sidecar_sig, problem)
-    meta = derive_meta(cid, messages, size=len(data), mtime=mtime)
+        known = meta or ConversationMeta(id=cid, updated=mtime)
+        return Entry(msgspec.structs.replace(known, updated=mtime), messages_sig, sidecar_sig, problem_text(e)), None
+    return Entry(_worked_out(cid, decoded, mtime, meta), messages_sig, sidecar_sig), decoded
+
+
+def _worked_out(cid: str, decoded: Decoded, mtime: float, sidecar: ConversationMeta | None) -> ConversationMeta:
+    """The metadata derived from the messages, with what a stale sidecar knows that they do not."""
+    meta = derive_meta(cid, decoded.messages, size=len(decoded.data), mtime=mtime)
     if sidecar is not None:
         meta = msgspec.structs.replace(
             meta, title=sidecar.title, model=sidecar.model, created=sidecar.created or meta.created
         )
         if sidecar.parent:
             meta = msgspec.structs.replace(meta, parent=sidecar.parent, fork_at=sidecar.fork_at)
-    return Entry(meta, messages_sig, sidecar_sig)
+    return meta
+
+
+def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES) -> Entry:
+    """``read_entry`` without the messages."""
+    return read_entry(directory, cid, messages_sig, limit=limit)[0]
 
 
 def _sidecar_signature(directory: Path, cid: str) -> Signature | None:

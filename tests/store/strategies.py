@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
-from golem_cli.store.index import message_text
+from golem_cli.store.search import message_text
 from hypothesis import strategies as st
 
 # Characters that exercise every rule: ASCII of both cases, what Go escapes, "/", non-ASCII
