@@ -121,6 +121,10 @@ def measure(home: Path, sidecars: bool, reps: int, before: str | None) -> None:
             setup()
             samples[name].append(_measure.run(cmd, _env(where), ok=(0, 1)))  # a search that finds nothing exits 1
     report(home, sidecars, reps, samples, loads)
+    homes = {"": home} | ({"before: ": home.with_name(home.name + "-before")} if before else {})
+    for tag, where in homes.items():
+        size = sum(p.stat().st_size for p in where.iterdir() if p.name.startswith("index.sqlite"))
+        print(f"  {tag}index size, current: {size / 2**20:.1f} MiB", flush=True)
 
 
 def report(home: Path, sidecars: bool, reps: int, samples: dict[str, list[_measure.Run]], loads: list[float]) -> None:

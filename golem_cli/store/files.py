@@ -70,7 +70,6 @@ def _device(path: str) -> int | None:
         return None
 
 
-@functools.cache
 def refuse_special(path: Path | str, what: str = "a history file", *, follow: bool = False) -> None:
     """Raise ``UnreadableFile`` unless ``path`` (a final symlink followed only if ``follow``)
     is a regular file, without opening it: before moving a file golem did not necessarily
@@ -83,6 +82,7 @@ def refuse_special(path: Path | str, what: str = "a history file", *, follow: bo
         raise UnreadableFile(f"{path} is {_kind(mode)}, not {what}")
 
 
+@functools.cache  # looked at once per process: every read of a file asks
 def _made_up_devices() -> frozenset[int]:
     """The devices of the file systems whose files the kernel makes up (Linux): ``/proc`` and
     ``/sys`` when they are mounted (not merely directories of the root file system)."""
