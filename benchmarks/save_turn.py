@@ -3,11 +3,11 @@
 A 150,000-message conversation (about 81 MB) is loaded, then turn after turn one user message
 and one reply are appended and the whole is saved, as a chat session does. Each save is timed
 two ways, interleaved: as it runs in a session (only the appended turn is encoded and decoded,
-store/known.py and loadback.py), and encoding every message again (a store that knows no
-messages, as every save did before known.py; the load-back check still decodes only the turn).
+store/saving.py), and encoding every message again (a store that knows no
+messages, as every save did before saving.py; the load-back check still decodes only the turn).
 The yardstick: writing the same bytes with a plain open/write+fsync. Wall and CPU (this
 process's user+sys: the fsync's wait is not in it) medians of ``--runs``. ``--indexed``: the
-conversation's text is in the index first (as once the background builder has run after a
+conversation's text is in the index first (as once a search has indexed it after a
 long conversation's first save), so each save also brings the index's text and CRC along.
 
     python -m compileall -q golem_cli && python benchmarks/save_turn.py [--messages 150000] [--runs 7] [--indexed]
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
-from golem_cli.store.known import KnownMessages
+from golem_cli.store.saving import KnownMessages
 from history_roundtrip import generate
 
 
@@ -53,14 +53,14 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=150_000)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--indexed", action="store_true",
-                        help="index the conversation's text first, as the background builder does after its first save")  # fmt: skip
+                        help="index the conversation's text first, as a search does after its first save")  # fmt: skip
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "home")
         cid = store.create(generate(args.messages))
         if args.indexed:  # then every save keeps the index's text (an append is indexed in the save)
             started = time.perf_counter()
-            assert store.index.update_texts() and store.index.texts_behind() == 0
+            store.index.catch_up()
             print(f"text indexed in {time.perf_counter() - started:.1f} s")
         store = Store(Path(tmp) / "home")  # as `golem resume` does: this process knows only what it loads
         history = store.load(cid)

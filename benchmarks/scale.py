@@ -41,6 +41,7 @@ PY = sys.executable
 MISS = "zebraquantum"  # a word no generated conversation contains
 COMMON_MISS = "notthereatall"  # nor this one, made of letters every conversation has
 HIT = "the of and"  # in 141 of the 10,000 generated conversations: the newest 20 are decoded and shown
+EVERYWHERE = "the"  # in nearly every message of every generated conversation
 READ_LOOP = "import os,sys\nd=sys.argv[1]\nfor n in os.listdir(d):\n    open(os.path.join(d,n),'rb').read()"
 
 
@@ -82,49 +83,85 @@ def ratio(a: float, b: float) -> str:
 
 
 def drop_index(home: Path) -> None:
-    """Remove the index golem keeps beside the conversations. A background builder started by
-    the command before (store/builder.py) notices and stops; it is waited for, so that one
-    measurement does not pay for the previous one's background work."""
-    from golem_cli.store import builder
-
-    deadline = time.monotonic() + 1.0  # a builder takes its lock within its start-up
-    while not builder.running(home) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    # A builder deleted under before it opened the index creates a new one and would build it
-    # whole: delete again until it has noticed and stopped.
+    """Remove the index golem keeps beside the conversations. An earlier golem (``--before``
+    trees) may have a background builder at it (``index.build.lock``); it notices the deletion
+    and stops, and is waited for, so that one measurement does not pay for another's work."""
     while True:
         for path in home.iterdir():
             if path.name.startswith("index.sqlite") or path.name == "index.json":
                 path.unlink(missing_ok=True)
-        if not builder.running(home):
+        if not _builder_running(home):
             break
         time.sleep(0.05)
 
 
+def _builder_running(home: Path) -> bool:
+    import fcntl
+
+    try:
+        fd = os.open(home / "index.build.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def drop_sidecars(home: Path) -> None:
+    """Remove every ``.meta.json`` sidecar: the store as a sync tool brings it from elsewhere."""
+    with os.scandir(home / "conversations") as entries:
+        for entry in entries:
+            if entry.name.endswith(".meta.json"):
+                os.unlink(entry.path)
+
+
+def store_pair(root: Path, count: int) -> tuple[Path, Path]:
+    """Two stores of ``count`` generated conversations under ``root`` (generated once, then
+    reused): one with a sidecar beside every messages file, as golem writes it, and one with
+    the same messages files only (hard links), as a store synced in from elsewhere."""
+    home, bare = root / f"store-{count}", root / f"store-{count}-no-sidecars"
+    if not home.exists():
+        t0 = time.perf_counter()
+        write_store(Store(home), count, random.Random(7))
+        print(f"generated {count:,} conversations in {time.perf_counter() - t0:.0f} s", flush=True)
+    if not bare.exists():
+        clone(home, bare, sidecars=False)
+    return home, bare
+
+
+def clone(home: Path, into: Path, *, sidecars: bool = True) -> None:
+    """A copy of the store at ``home``: its messages files hard-linked (nobody writes them
+    here), its sidecars copied (a rebuild may replace them), no index."""
+    (into / "conversations").mkdir(parents=True, mode=0o700)
+    with os.scandir(home / "conversations") as entries:
+        for entry in entries:
+            target = into / "conversations" / entry.name
+            if not entry.name.endswith(".meta.json"):
+                os.link(entry.path, target)
+            elif sidecars:
+                shutil.copy2(entry.path, target)
+
+
 def build_index(home: Path, env: dict[str, str]) -> None:
-    """Bring the index up to date, rows and text, as the background builder does (waiting for
-    one a command started), in a child as the builder runs."""
-    from golem_cli.store import builder
-
-    run([GOLEM, "list", "--limit", "20"], env)
-    while True:
-        while builder.running(home):
-            time.sleep(0.1)
-        run([PY, "-m", "golem_cli.store.builder", str(home)], env)
-        if not builder.running(home):  # ours finished (not refused because another one started)
-            break
+    """Bring the index up to date, rows and text: a search does it before it answers."""
+    run([GOLEM, "search", MISS], env)
 
 
-def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
+def store_rows(home: Path, count: int, env: dict[str, str], reps: int, sidecars: bool = True) -> None:
     env = env | {"GOLEM_HOME": str(home)}
     conv = str(home / "conversations")
-    label = f"{count:,} conversations"
-    print(f"\n{label}")
+    label = f"{count:,} conversations" + ("" if sidecars else " without sidecars (synced in)")
+    print(f"\n{label}; load average {os.getloadavg()[0]:.1f}")
     build_index(home, env)  # and warm the page cache
     warm = medians({
         "floor": [PY, "-c", "pass"],
         "list": [GOLEM, "list", "--limit", "20"],
         "search": [GOLEM, "search", MISS],
+        "common": [GOLEM, "search", EVERYWHERE],
         "grep": ["grep", "-rlF", MISS, conv],
         "read": [PY, "-c", READ_LOOP, conv],
     }, env, reps)  # fmt: skip
@@ -133,24 +170,33 @@ def store_rows(home: Path, count: int, env: dict[str, str], reps: int) -> None:
     row(label, f"grep -rlF {MISS}", *warm["grep"])
     row(label, "python loop reading every file", *warm["read"])
     row(label, "golem list --limit 20 (warm)", *warm["list"], f"{ratio(warm['list'][0], floor)} python -c pass")
-    row(label, f"golem search {MISS} (warm, a miss)", *warm["search"],
-        f"{ratio(warm['search'][0], grep)} grep, {ratio(warm['search'][0], read)} read loop")  # fmt: skip
+    for name, text in (("search", MISS), ("common", EVERYWHERE)):
+        row(label, f"golem search {text!r} (warm)", *warm[name],
+            f"{ratio(warm[name][0], grep)} grep, {ratio(warm[name][0], read)} read loop")  # fmt: skip
     cold_reps = max(1, min(reps, 3 if count >= 100_000 else reps))
-    cold = medians({
+
+    def cold(name: str) -> None:
+        drop_index(home)
+        if name == "first" and not sidecars:
+            drop_sidecars(home)
+
+    cold_runs = medians({
         "grep": ["grep", "-rlF", MISS, conv],
         "read": [PY, "-c", READ_LOOP, conv],
+        "first": [GOLEM, "list", "--limit", "20"],
         "list": [GOLEM, "list", "--limit", "20"],
         "search": [GOLEM, "search", MISS],
-        "common": [GOLEM, "search", COMMON_MISS],
-        "hit": [GOLEM, "search", HIT],
-    }, env, cold_reps, before=lambda _: drop_index(home))  # fmt: skip
-    grep, read = cold["grep"][0], cold["read"][0]
-    row(label, f"grep -rlF {MISS} (in the runs below)", *cold["grep"])
-    row(label, "python loop reading every file (in the runs below)", *cold["read"])
-    row(label, "index rebuild: golem list --limit 20, no index", *cold["list"], f"{ratio(cold['list'][0], read)} read loop")
-    for name, text in (("search", MISS), ("common", COMMON_MISS), ("hit", HIT)):
-        row(label, f"golem search {text!r}, no index", *cold[name],
-            f"{ratio(cold[name][0], grep)} grep, {ratio(cold[name][0], read)} read loop")  # fmt: skip
+    }, env, cold_reps, before=cold)  # fmt: skip
+    grep, read = cold_runs["grep"][0], cold_runs["read"][0]
+    row(label, f"grep -rlF {MISS} (in the runs below)", *cold_runs["grep"])
+    row(label, "python loop reading every file (in the runs below)", *cold_runs["read"])
+    if not sidecars:
+        row(label, "index rebuild, first time (writes the sidecars)", *cold_runs["first"],
+            f"{ratio(cold_runs['first'][0], read)} read loop")  # fmt: skip
+    row(label, "index rebuild: golem list --limit 20, no index", *cold_runs["list"],
+        f"{ratio(cold_runs['list'][0], read)} read loop")  # fmt: skip
+    row(label, f"golem search {MISS!r}, no index (built first)", *cold_runs["search"],
+        f"{ratio(cold_runs['search'][0], grep)} grep, {ratio(cold_runs['search'][0], read)} read loop")  # fmt: skip
     build_index(home, env)
 
 
@@ -333,12 +379,9 @@ def main() -> None:
     try:
         if "stores" not in skip:
             for count in (int(s) for s in args.sizes.split(",") if s):
-                home = root / f"store-{count}"
-                if not home.exists():
-                    t0 = time.perf_counter()
-                    write_store(Store(home), count, random.Random(7))
-                    print(f"generated {count:,} conversations in {time.perf_counter() - t0:.0f} s", flush=True)
+                home, bare = store_pair(root, count)
                 store_rows(home, count, env, args.reps)
+                store_rows(bare, count, env, args.reps, sidecars=False)
         if "resume" not in skip:
             resume_rows(root, [int(s) for s in args.histories.split(",") if s], env, args.reps)
         if "chat" not in skip:

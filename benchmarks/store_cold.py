@@ -1,30 +1,46 @@
-"""Issue 13's two rows that pay for a missing index: ``golem list --limit 20`` right after the
-index is deleted (the rebuild) and ``golem search`` with no index (the byte scan), each paired
-with ``grep -rlF`` and a Python loop that reads every file of the directory, measured in the
-same run. Wall time and CPU time (user + system of the child: steadier than wall on a shared
-machine), medians of interleaved repetitions, and peak memory (the child's own, ``_measure.py``).
+"""What golem pays when its index is missing or behind (issue 21 items 3 and 4), over both kinds
+of store: one golem wrote (every conversation has its ``.meta.json`` sidecar) and one synced in
+from elsewhere (messages files only).
 
-    python benchmarks/store_cold.py STORE_HOME [STORE_HOME ...] [--reps 5] [--before SRC]
+Each figure is paired with its yardsticks measured in the same run, interleaved: ``grep -rlF``
+and a Python loop that reads every file of the conversations directory. Wall and CPU time (user
++ system of the command and its children: steadier than wall on a shared machine) are medians
+of the repetitions; peak memory is the command's own (``_measure.py``). The load average is
+printed with each store.
 
-A STORE_HOME holds ``conversations/`` (``benchmarks/scale.py --keep DIR`` makes them); its
-index is deleted before every run (the background builder a command starts is waited for).
-``--before SRC`` also runs the golem_cli package found in SRC (e.g. a ``git archive`` of an
-earlier commit), interleaved with this one, so before and after share the machine's load.
-Run ``python -m compileall -q golem_cli`` (and SRC) first: PYTHONDONTWRITEBYTECODE is set.
+Rows, for each store kind:
+
+- ``list, no index (first time)``: the rebuild; a store without sidecars has them deleted before
+  each run, so every run is the first one, which writes them;
+- ``list, no index (again)``: the rebuild once the first one wrote the sidecars;
+- ``search, no index``: the index built, rows and text, before the search answers;
+- ``search, rows but no text``: the text indexed (after a ``golem list`` rebuilt the rows);
+- ``search ..., current``: a miss, a word of letters every file has, a phrase in 1.4% of the
+  conversations, and a word in every message, with the index current.
+
+    python benchmarks/store_cold.py [--sizes 1000,10000,100000] [--reps 3] [--keep DIR] [--before SRC]
+
+``--keep DIR`` generates the stores there (and reuses them); ``--before SRC`` also runs the
+golem_cli package found in SRC (e.g. ``git archive`` of an earlier commit), interleaved with this
+one, so before and after share the machine's load. Run ``python -m compileall -q golem_cli``
+(and SRC) first: PYTHONDONTWRITEBYTECODE is set.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _measure
-from scale import COMMON_MISS, HIT, MISS, READ_LOOP, drop_index
+from scale import COMMON_MISS, EVERYWHERE, HIT, MISS, READ_LOOP, clone, drop_index, drop_sidecars, store_pair
 
 PY = sys.executable
 GOLEM = str(Path(sys.executable).parent / "golem")
@@ -33,50 +49,124 @@ BEFORE = (
     "import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in getattr(f, '__module__', '')];"
     "sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'golem'; from golem_cli.__main__ import main; sys.exit(main())"
 )
+#: An earlier golem's background builder, run to its end (its index then holds every text).
+BEFORE_BUILDER = (
+    "import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in getattr(f, '__module__', '')];"
+    "sys.path.insert(0, sys.argv.pop(1)); from golem_cli.store.builder import main; sys.exit(main(sys.argv[1:]))"
+)
+
+Setup = Callable[[], None]
 
 
-def measure(home: Path, reps: int, before: str | None) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
-    env["GOLEM_HOME"] = str(home)
-    conv = str(home / "conversations")
-    versions = {"": [GOLEM]} | ({"before ": [PY, "-c", BEFORE, before]} if before else {})
-    cmds: dict[str, list[str]] = {"grep -rlF": ["grep", "-rlF", MISS, conv], "read loop": [PY, "-c", READ_LOOP, conv]}
-    for tag, golem in versions.items():
-        cmds[f"{tag}list --limit 20, no index"] = [*golem, "list", "--limit", "20"]
-        for query in (MISS, COMMON_MISS, HIT):
-            cmds[f"{tag}search {query!r}, no index"] = [*golem, "search", query]
-    samples: dict[str, list[_measure.Run]] = {name: [] for name in cmds}
-    for _ in range(reps):
-        for name, cmd in cmds.items():
-            drop_index(home)
-            samples[name].append(_measure.run(cmd, env, ok=(0, 1)))  # a search that finds nothing exits 1
-    drop_index(home)
-    med = {
-        name: (statistics.median(r.wall for r in v) * 1000, statistics.median(r.cpu for r in v) * 1000, max(r.peak_mib for r in v))
-        for name, v in samples.items()
+def rows_of(
+    home: Path, golem: list[str], tag: str, sidecars: bool, before: str | None
+) -> dict[str, tuple[list[str], Setup]]:
+    """The commands timed on one store, each with what is done (untimed) before each run."""
+    env_home = str(home)
+
+    def no_index() -> None:
+        drop_index(home)
+
+    def first_time() -> None:
+        drop_index(home)
+        if not sidecars:
+            drop_sidecars(home)
+
+    def rows_only() -> None:
+        drop_index(home)
+        _measure.run([*golem, "list", "--limit", "1"], _env(env_home))
+
+    def current() -> None:  # the index as this version builds it, rows and text
+        _measure.run([*golem, "search", MISS], _env(env_home), ok=(0, 1))
+        if before is not None:
+            _measure.run([PY, "-c", BEFORE_BUILDER, before, env_home], _env(env_home))
+
+    rows: dict[str, tuple[list[str], Setup]] = {
+        f"{tag}list --limit 20, no index (first time)": ([*golem, "list", "--limit", "20"], first_time),
+        f"{tag}list --limit 20, no index (again)": ([*golem, "list", "--limit", "20"], no_index),
+        f"{tag}search {MISS}, no index": ([*golem, "search", MISS], no_index),
+        f"{tag}search {MISS}, rows but no text": ([*golem, "search", MISS], rows_only),
     }
-    low = {name: min(r.cpu for r in v) * 1000 for name, v in samples.items()}  # the least disturbed run
-    count = sum(1 for name in os.listdir(conv) if not name.endswith(".meta.json"))
-    load = os.getloadavg()[0]
-    print(f"\n{count:,} conversations ({home}); {reps} reps; load average {load:.1f} at the end")
-    print(f"  {'':<44}{'wall':>9}{'cpu':>9}{'min cpu':>9}{'peak':>8}   wall (cpu; min cpu) against the yardstick")
+    for query in (MISS, COMMON_MISS, HIT, EVERYWHERE):
+        rows[f"{tag}search {query!r}, current"] = ([*golem, "search", query], current)
+    return rows
+
+
+def _env(home: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+    return env | {"GOLEM_HOME": home}
+
+
+def measure(home: Path, sidecars: bool, reps: int, before: str | None) -> None:
+    """Every row, interleaved. An earlier golem (``before``) works on a copy of the store: the
+    two versions' indexes differ, and each would rebuild the other's."""
+    conv = str(home / "conversations")
+    cmds: dict[str, tuple[list[str], Setup, str]] = {
+        "grep -rlF": (["grep", "-rlF", MISS, conv], lambda: None, str(home)),
+        "read loop": ([PY, "-c", READ_LOOP, conv], lambda: None, str(home)),
+    }
+    for name, (cmd, setup) in rows_of(home, [GOLEM], "", sidecars, None).items():
+        cmds[name] = (cmd, setup, str(home))
+    if before is not None:
+        copy = home.with_name(home.name + "-before")
+        if not copy.exists():
+            clone(home, copy, sidecars=sidecars)
+        for name, (cmd, setup) in rows_of(copy, [PY, "-c", BEFORE, before], "before: ", sidecars, before).items():
+            cmds[name] = (cmd, setup, str(copy))
+    samples: dict[str, list[_measure.Run]] = {name: [] for name in cmds}
+    loads = []
+    for _ in range(reps):
+        loads.append(os.getloadavg()[0])
+        for name, (cmd, setup, where) in cmds.items():
+            setup()
+            samples[name].append(_measure.run(cmd, _env(where), ok=(0, 1)))  # a search that finds nothing exits 1
+    report(home, sidecars, reps, samples, loads)
+    homes = {"": home} | ({"before: ": home.with_name(home.name + "-before")} if before else {})
+    for tag, where in homes.items():
+        size = sum(p.stat().st_size for p in where.iterdir() if p.name.startswith("index.sqlite"))
+        print(f"  {tag}index size, current: {size / 2**20:.1f} MiB", flush=True)
+
+
+def report(home: Path, sidecars: bool, reps: int, samples: dict[str, list[_measure.Run]], loads: list[float]) -> None:
+    med = {
+        name: (statistics.median(r.wall for r in v) * 1000, statistics.median(r.cpu for r in v) * 1000,
+               max(r.peak_mib for r in v))
+        for name, v in samples.items()
+    }  # fmt: skip
+    count = sum(1 for name in os.listdir(home / "conversations") if not name.endswith(".meta.json"))
+    kind = "with sidecars (golem wrote it)" if sidecars else "without sidecars (synced in)"
+    print(f"\n{count:,} conversations {kind}; {reps} reps; load average {min(loads):.1f}-{max(loads):.1f}")
+    print(f"  {'':<58}{'wall':>9}{'cpu':>9}{'peak':>8}   wall (cpu) against the yardsticks")
     for name, (wall, cpu, mib) in med.items():
         against = ""
         if name not in ("grep -rlF", "read loop"):
-            yard = "read loop" if name.endswith("list --limit 20, no index") else "grep -rlF"
-            ratios = f"{wall / med[yard][0]:.2f}x ({cpu / med[yard][1]:.2f}x; {low[name] / low[yard]:.2f}x)"
-            against = f"{ratios} {yard.split()[0]}"
-        print(f"  {name:<44}{wall:>7.0f}ms{cpu:>7.0f}ms{low[name]:>7.0f}ms{mib:>5.0f}MiB   {against}", flush=True)
+            against = ", ".join(
+                f"{wall / med[yard][0]:.2f}x ({cpu / med[yard][1]:.2f}x) {yard.split()[0]}"
+                for yard in ("read loop", "grep -rlF")
+            )
+        print(f"  {name:<58}{wall:>7.0f}ms{cpu:>7.0f}ms{mib:>5.0f}MiB   {against}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("homes", nargs="+", type=Path)
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="generate the stores into DIR and keep them (reused when there)")
     parser.add_argument("--before", help="a source tree holding golem_cli/ to measure beside this one")
+    parser.add_argument("--kinds", default="without,with", help="which stores: without,with (sidecars)")
     args = parser.parse_args()
-    for home in args.homes:
-        measure(home, args.reps, args.before)
+    root = args.keep or Path(tempfile.mkdtemp(prefix="golem-cold-"))
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        for count in (int(s) for s in args.sizes.split(",") if s):
+            with_sidecars, without = store_pair(root, count)
+            for kind in args.kinds.split(","):
+                home = with_sidecars if kind == "with" else without
+                measure(home, kind == "with", args.reps, args.before)
+                drop_index(home)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":

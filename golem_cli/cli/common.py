@@ -31,11 +31,13 @@ def history_limit() -> int:
 
 
 def open_store() -> Store:
-    """The user's store (``GOLEM_HOME`` or the platform data directory)."""
+    """The user's store (``GOLEM_HOME`` or the platform data directory); on a terminal, a
+    progress bar shows when bringing its index up to date takes more than a moment."""
+    from golem_cli.cli.render.progress import terminal_progress
     from golem_cli.config.paths import data_dir
     from golem_cli.store import Store
 
-    return Store(data_dir(), max_history_bytes=history_limit())
+    return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress())
 
 
 STDIO = "-"  # as a FILE argument: standard input; as ``-o``: standard output

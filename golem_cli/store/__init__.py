@@ -1,8 +1,9 @@
-"""golem's conversation store: files, metadata, locks and ID references.
+"""golem's conversation store: files, metadata, locks, the index, search and ID references.
 
 See ``store.py`` for the layout and the API; ``docs/store.md`` for the design. Names load on
-first use (PEP 562): ``golem search`` without an index must not pay for SQLite, msgspec or
-the lock machinery before it has read a file.
+first use (PEP 562): a new chat's banner imports ``store.refs`` (and with it this package)
+before its prompt, and ``Store`` brings msgspec and the message types, which the prompt would
+wait for (measured in docs/store.md, "The package's names").
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ refuses anything but a regular file at once, and reads at most ``limit`` bytes w
 The files of ``/proc`` and ``/sys`` look regular but the kernel makes them up as they are read
 (``/proc/self/environ`` holds the API keys): they are refused by their file system, and any
 other "regular" file that says it is empty but is not is refused as one of them.
+
+The names of the store's files are here too (``store.py`` shows the layout): this module imports
+nothing but the standard library, so a command finds them without the store's machinery.
 """
 
 from __future__ import annotations
@@ -16,9 +19,18 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+
+MESSAGES_SUFFIX = ".json"
+META_SUFFIX = ".meta.json"
+INDEX_NAME = "index.sqlite"
+CONVERSATIONS_DIR = "conversations"  # under the store's root: the messages files and sidecars
+#: A messages file's name: a conversation ID (canonical lowercase UUID) and ``.json``.
+MESSAGES_NAME_LENGTH = 36 + len(MESSAGES_SUFFIX)
+MESSAGES_NAME = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json\Z")
 
 #: Default limit for one history file (the CLI reads ``GOLEM_MAX_HISTORY_BYTES``).
 MAX_HISTORY_BYTES = 1 << 30
@@ -58,7 +70,6 @@ def _device(path: str) -> int | None:
         return None
 
 
-@functools.cache
 def refuse_special(path: Path | str, what: str = "a history file", *, follow: bool = False) -> None:
     """Raise ``UnreadableFile`` unless ``path`` (a final symlink followed only if ``follow``)
     is a regular file, without opening it: before moving a file golem did not necessarily
@@ -71,6 +82,7 @@ def refuse_special(path: Path | str, what: str = "a history file", *, follow: bo
         raise UnreadableFile(f"{path} is {_kind(mode)}, not {what}")
 
 
+@functools.cache  # looked at once per process: every read of a file asks
 def _made_up_devices() -> frozenset[int]:
     """The devices of the file systems whose files the kernel makes up (Linux): ``/proc`` and
     ``/sys`` when they are mounted (not merely directories of the root file system)."""

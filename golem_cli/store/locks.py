@@ -12,9 +12,9 @@ left by a dead process is simply free: the next process takes it and overwrites 
 There is no timeout and no pid guessing.
 
 The primitive is ``fcntl.flock`` on POSIX and ``msvcrt.locking`` on Windows, both in the
-standard library. The cross-platform packages (portalocker, filelock) cost 45 to 75 ms to
-import, more than ``golem list`` may spend altogether, and filelock truncates the lock file on
-open, which would erase the holder record (docs/adr/0006-store-lock-helper.md). On Windows the
+standard library. The cross-platform packages (portalocker, filelock) cost more to import than
+``golem list`` may spend altogether, and filelock truncates the lock file on open, which would
+erase the holder record (docs/adr/0006-store-lock-helper.md). On Windows the
 lock covers one byte far past the record, because Windows byte-range locks are mandatory: a
 lock over the record would stop other processes from reading who holds it.
 
@@ -38,7 +38,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,10 +177,15 @@ def _lock_path(path: Path, *, blocking: bool) -> int:
 
 
 @contextmanager
-def exclusive(path: Path) -> Iterator[None]:
-    """Hold the lock on ``path`` for the ``with`` block, waiting for other processes (for
-    short critical sections: the index's writes)."""
-    fd = _lock_path(path, blocking=True)
+def exclusive(path: Path, *, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the lock on ``path`` for the ``with`` block, waiting for other processes (the
+    index's writes, its refreshes); ``waiting()`` is called first when one holds it."""
+    try:
+        fd = _lock_path(path, blocking=False)
+    except LockBusy:
+        if waiting is not None:
+            waiting()
+        fd = _lock_path(path, blocking=True)
     try:
         yield
     finally:
@@ -305,6 +310,6 @@ def _write_record(fd: int) -> None:
 
 
 def _hostname() -> str:
-    import socket  # only when a conversation is locked: 4 ms that a search never needs
+    import socket  # only when a conversation is locked: a search never needs it
 
     return socket.gethostname()

@@ -13,15 +13,24 @@ altogether) is detected and the metadata is derived again from the messages alon
 
 Only what a user chose and no message records cannot be derived: an explicit title and the
 model. Those survive in the sidecar, which is kept even when its counts are stale.
+
+An ``Entry`` is one conversation as the index knows it: its metadata, worked out from its files
+(``build_entry``), and the ``stat`` signatures of those files, by which the index tells that
+they changed.
 """
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
 from golem_cli.core.history.numbering import numbered
 from golem_cli.core.ids import id_time_ms
 from golem_cli.core.messages import USER, Message
+from golem_cli.store.files import MAX_HISTORY_BYTES, MESSAGES_SUFFIX, META_SUFFIX, read_regular, read_with_stat
 
 SUMMARY_LENGTH = 80
 
@@ -119,3 +128,131 @@ def refresh_meta(
     return msgspec.structs.replace(
         old, id=cid, updated=now, messages=len(messages), size=size, summary=summarize(messages)
     )
+
+
+# --- the metadata of a conversation from its files -------------------------------------------
+
+MAX_SIDECAR_BYTES = 1 << 20
+
+Signature = tuple[int, int, int]  # (mtime_ns, size, inode)
+
+
+class Entry(msgspec.Struct):
+    """One conversation as the index knows it. ``problem`` is non-empty when the messages file
+    could not be read (``golem list`` marks the row and goes on)."""
+
+    meta: ConversationMeta
+    messages_sig: Signature
+    sidecar_sig: Signature | None = None
+    problem: str = ""
+
+
+def signature(st: os.stat_result) -> Signature:
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def sig_text(sig: Signature | None) -> str | None:
+    """A signature as the index stores it."""
+    return None if sig is None else f"{sig[0]}:{sig[1]}:{sig[2]}"
+
+
+def sig_of(text: str | None) -> Signature | None:
+    """A signature from the index's text."""
+    if text is None:
+        return None
+    a, b, c = text.split(":")
+    return (int(a), int(b), int(c))
+
+
+def read_sidecar(directory: Path, cid: str) -> tuple[ConversationMeta | None, Signature | None]:
+    """The sidecar's metadata (None when missing or unreadable) and its signature (None when
+    missing). One open and ``fstat``: this runs once per conversation when the index is rebuilt."""
+    try:
+        data, st = read_with_stat(f"{directory}{os.sep}{cid}{META_SUFFIX}", MAX_SIDECAR_BYTES)
+    except FileNotFoundError:
+        return None, None
+    except OSError as e:
+        found: os.stat_result | None = getattr(e, "stat", None)
+        return None, signature(found) if found is not None else None
+    meta = decode_meta(data)
+    return (meta if meta is not None and meta.id == cid else None), signature(st)
+
+
+class Decoded(NamedTuple):
+    """A messages file's bytes and the messages they hold."""
+
+    data: bytes
+    messages: list[Message]
+
+
+def read_messages(directory: Path, cid: str, *, limit: int = MAX_HISTORY_BYTES) -> Decoded:
+    """The messages file of ``cid``, read carefully (``files.read_regular``) and decoded.
+    Raises ``OSError`` or ``HistoryFormatError`` (``problem_text`` words them)."""
+    from golem_cli.core.codec.history import load_history  # the codec only when a file is decoded
+
+    data = read_regular(directory / f"{cid}{MESSAGES_SUFFIX}", limit, follow=False)
+    return Decoded(data, load_history(data))
+
+
+def problem_text(e: Exception) -> str:
+    """What the index records of a file it cannot read, and what a listing prints."""
+    return getattr(e, "strerror", None) or str(e)
+
+
+def read_entry(
+    directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES, sidecar: bool = True
+) -> tuple[Entry, Decoded | None]:
+    """Index entry for one conversation: from its sidecar when the sidecar describes the
+    current messages file, otherwise worked out from the messages (the sidecar's title, model
+    and lineage kept). The messages come with it when they were decoded for it. ``sidecar``
+    False: the caller knows there is none (a rebuild has just listed the directory)."""
+    meta, sidecar_sig = read_sidecar(directory, cid) if sidecar else (None, None)
+    if meta is not None and meta.size == messages_sig[1]:
+        return Entry(meta, messages_sig, sidecar_sig), None
+    from golem_cli.core.errors import HistoryFormatError
+
+    mtime = messages_sig[0] / 1e9
+    try:
+        decoded = read_messages(directory, cid, limit=limit)
+    except (OSError, HistoryFormatError) as e:
+        known = meta or ConversationMeta(id=cid, updated=mtime)
+        return Entry(msgspec.structs.replace(known, updated=mtime), messages_sig, sidecar_sig, problem_text(e)), None
+    return Entry(_worked_out(cid, decoded, mtime, meta), messages_sig, sidecar_sig), decoded
+
+
+def _worked_out(cid: str, decoded: Decoded, mtime: float, sidecar: ConversationMeta | None) -> ConversationMeta:
+    """The metadata derived from the messages, with what a stale sidecar knows that they do not."""
+    meta = derive_meta(cid, decoded.messages, size=len(decoded.data), mtime=mtime)
+    if sidecar is not None:
+        meta = msgspec.structs.replace(
+            meta, title=sidecar.title, model=sidecar.model, created=sidecar.created or meta.created
+        )
+        if sidecar.parent:
+            meta = msgspec.structs.replace(meta, parent=sidecar.parent, fork_at=sidecar.fork_at)
+    return meta
+
+
+def build_entry(directory: Path, cid: str, messages_sig: Signature, *, limit: int = MAX_HISTORY_BYTES) -> Entry:
+    """``read_entry`` without the messages."""
+    return read_entry(directory, cid, messages_sig, limit=limit)[0]
+
+
+def _sidecar_signature(directory: Path, cid: str) -> Signature | None:
+    try:
+        return signature(os.stat(directory / f"{cid}{META_SUFFIX}"))
+    except FileNotFoundError:
+        return None
+
+
+def recheck(directory: Path, entry: Entry, *, limit: int = MAX_HISTORY_BYTES) -> Entry | None:
+    """The entry for a row about to be shown, re-read if its files changed behind the
+    index's back; None when the conversation is gone."""
+    cid = entry.meta.id
+    try:
+        msig = signature(os.stat(directory / f"{cid}{MESSAGES_SUFFIX}"))
+    except FileNotFoundError:
+        return None
+    ssig = _sidecar_signature(directory, cid)
+    if msig == entry.messages_sig and ssig == entry.sidecar_sig:
+        return entry
+    return build_entry(directory, cid, msig, limit=limit)

@@ -11,8 +11,10 @@ can only name a file inside the store's directory, so ``../x`` or ``/etc/passwd`
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 from golem_cli.store.errors import AmbiguousReference, ConversationNotFound, InvalidReference
 
@@ -119,3 +121,21 @@ def short_id_length(sorted_ids: list[str], wanted: Iterable[str], minimum: int =
     while length < ID_LENGTH and length - 1 in _DASHES:  # never end a short ID on a dash
         length += 1
     return length
+
+
+def unique_prefix(root: Path, cid: str) -> int:
+    """How many leading characters of ``cid`` tell it apart from the IDs stored under
+    ``root`` (``Store.unique_prefixes``): from the index when it is current, else from the
+    directory's names (what a refresh of the index would find, without its stats and writes).
+    For a new chat's banner: it needs neither the store nor the index (schema.py)."""
+    from golem_cli.store.files import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_NAME
+    from golem_cli.store.schema import current_neighbours
+
+    ids = current_neighbours(root / INDEX_NAME, root / CONVERSATIONS_DIR, [cid])
+    if ids is None:
+        try:
+            names = os.listdir(root / CONVERSATIONS_DIR)
+        except FileNotFoundError:
+            names = []
+        ids = sorted({cid, *(name[:36] for name in names if MESSAGES_NAME.match(name))})
+    return unique_prefix_among(ids, cid)

@@ -8,40 +8,66 @@ A query is either plain text, found anywhere in a message's text whatever the ca
 - ``word*``: a word that starts with ``word``;
 - ``word``: that word.
 
-Case is ignored by ``str.casefold`` (``STRASSE`` finds ``Straße``). The index's trigram FTS5
-table (index.py) narrows the messages to those containing every term of three characters or
-more; each candidate is then checked here, in Python, so a hit is always a real one and the
-matching line is the one printed. Terms shorter than three characters cannot use the trigram
-index: those queries read every message's text from the index (still without decoding any
-file).
+Case is ignored by ``str.casefold`` (``STRASSE`` finds ``Straße``). A message's text is its
+content, each thinking block, and each tool call's name and arguments, matched one piece at a
+time (``message_text``).
 
-When the index cannot answer (missing, from another version of golem, corrupt) or holds the
-text of only some conversations, the other conversations' files are searched directly
-(textscan.py, at about ``grep``'s speed) and checked by the same code, so the hits are the
-same; ``Found.behind`` then tells the caller to have the index built in the background.
+The index (index.py) holds each conversation's text case-folded (``indexed_text``) in an FTS5
+table of trigrams; a search asks it for the conversations holding every trigram of its terms
+(``Query.fts``), or, for terms shorter than three characters, reads their text and keeps those
+that hold every term (``Query.admits``). Either only narrows: each conversation it names is
+then read from its file and its messages are matched here (``first_hit``), so a hit is always
+true of the file and its line is the one printed. This module reads no file and no database.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from golem_cli.store.searchtext import MESSAGE_BITS, SEPARATOR, message_text
+from golem_cli.core.history.numbering import number_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from golem_cli.core.messages import Message
     from golem_cli.store.meta import ConversationMeta
-    from golem_cli.store.store import Store
-    from golem_cli.store.textscan import Prefilter
 
 SNIPPET = 70
 TRIGRAM = 3
-SYSTEM = "system"  # core.messages.SYSTEM, without importing the messages module here
+#: Between the texts of one message (content, thinking blocks, tool names and arguments), and
+#: between messages in the index: a search never matches across it.
+SEPARATOR = "\x1e"
 
 
-# Plain classes, not dataclasses: creating a dataclass costs about a millisecond at import,
-# and a search without the index is measured against grep.
+def message_text(message: Message) -> str:
+    """What a search looks at in one message, its pieces joined by ``SEPARATOR``. For a
+    message read from a file, tool-call arguments are the file's own text; the index writes a
+    save through with the arguments as the file holds them (``codec.as_saved``)."""
+    pieces = [message.content]
+    pieces.extend(block.text for block in message.thinking)
+    for call in message.tool_calls:
+        pieces.append(call.name)
+        pieces.append(call.args)
+    return SEPARATOR.join(piece for piece in pieces if piece) if len(pieces) > 1 else message.content
+
+
+def indexed_text(messages: Iterable[Message]) -> str:
+    """The text the index holds for ``messages``: every message's text, case-folded.
+
+    SQLite folds case one character at a time, by its own table, so the text is held already
+    folded by ``str.casefold`` and the index is told not to fold it again (``ß`` then matches
+    ``ss`` as a search matches it)."""
+    return _held(SEPARATOR.join(map(message_text, messages)).casefold())
+
+
+def _held(text: str) -> str:
+    """``text`` as SQLite can hold it: a lone surrogate (only ever in memory; a file holds
+    U+FFFD there) becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Hit:
@@ -62,21 +88,41 @@ class Hit:
         return f"Hit({self.meta.id!r}, {self.message_index}, {self.role!r}, {self.snippet!r})"
 
 
-class Query:
-    """A parsed query: ``literals`` are what the FTS index must contain (each case-folded),
-    ``patterns`` what a message's text must match (all of them; plain text: one substring)."""
+class Found:
+    """What a search found: the hits, newest conversation first; ``unreadable``: (ID, problem)
+    of conversations skipped because their file cannot be read; ``prefixes``: for each hit, how
+    many characters of its ID are unique in the store."""
 
-    __slots__ = ("literals", "patterns", "text")
+    __slots__ = ("hits", "prefixes", "unreadable")
+
+    def __init__(self, hits: list[Hit], unreadable: list[tuple[str, str]], prefixes: dict[str, int]) -> None:
+        self.hits = hits
+        self.unreadable = unreadable
+        self.prefixes = prefixes
+
+
+class Query:
+    """A parsed query: ``literals`` are what a message's text must contain (each case-folded),
+    ``patterns`` what it must match (all of them; plain text: one substring)."""
+
+    __slots__ = ("held", "literals", "patterns", "text")
 
     def __init__(self, text: str, literals: tuple[str, ...], patterns: tuple[re.Pattern[str], ...] = ()) -> None:
         self.text = text
         self.literals = literals
         self.patterns = patterns
+        self.held = tuple(_held(lit) for lit in literals)  # as the index holds text
 
     def fts(self) -> str | None:
-        """The FTS5 expression: every literal long enough for the trigram index, quoted."""
-        usable = [lit for lit in self.literals if len(lit) >= TRIGRAM]
-        return " AND ".join('"' + lit.replace('"', '""') + '"' for lit in usable) if usable else None
+        """The FTS5 expression for the index's trigram table: every trigram of every literal
+        (the table keeps no positions, so not the literal itself); None when no literal is
+        long enough."""
+        trigrams = dict.fromkeys(lit[i : i + TRIGRAM] for lit in self.held for i in range(len(lit) - TRIGRAM + 1))
+        return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams) if trigrams else None
+
+    def admits(self, text: str) -> bool:
+        """Whether text the index holds (``indexed_text``) may hold a match: every literal is in it."""
+        return all(lit in text for lit in self.held)
 
 
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')
@@ -158,168 +204,12 @@ def _match(query: Query, body: str) -> str | None:
     return _folded_snippet(pieces[i], folded[i], m.start(), m.end())
 
 
-class Found:
-    """What a search found. ``unreadable``: (ID, problem) of conversations skipped because
-    their file cannot be read. ``behind``: the index does not hold every conversation's text
-    yet (the caller should have it built: ``Store.index_later``). ``prefixes``: for each hit,
-    how many characters of its ID are unique in the store."""
-
-    __slots__ = ("behind", "hits", "prefixes", "unreadable")
-
-    def __init__(
-        self,
-        hits: list[Hit],
-        unreadable: list[tuple[str, str]] | None = None,
-        behind: bool = False,
-        prefixes: dict[str, int] | None = None,
-    ) -> None:
-        self.hits = hits
-        self.unreadable = unreadable or []
-        self.behind = behind
-        self.prefixes = prefixes or {}
-
-
-def search(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> list[Hit]:
-    """The first matching message of each conversation, most recently updated first.
-    ``role`` keeps only messages of that role; ``since`` only conversations updated at or
-    after that time (Unix seconds)."""
-    return find(store, query, limit, role=role, since=since).hits
-
-
-def find(store: Store, query: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> Found:
-    """``search`` with what the caller reports around the hits (see ``Found``)."""
-    parsed = parse_query(query)
-    if not os.path.exists(store.index_path):  # no index: not even its module is imported
-        return _from_files(store, parsed, _prefilter(parsed), limit, role, since)
-    plan = store.index.search_plan()
-    if plan is None:  # no index to answer from: every file
-        return _from_files(store, parsed, _prefilter(parsed), limit, role, since)
-    hits: list[Hit] = []
-    unreadable: dict[str, str] = {}
-    if plan:  # conversations whose text is not indexed yet: from their files
-        hits = _check_files(store, parsed, _prefilter(parsed), plan, role, since, unreadable)
-    from heapq import merge
-
-    hits = _first(merge(hits, _from_index(store, parsed, role, since), key=_newest_first), limit)
-    problems = store.unreadable()
-    prefixes = store.unique_prefixes(h.meta.id for h in hits) if hits else {}
-    return Found(hits, sorted(set(problems) | set(unreadable.items())), bool(plan), prefixes)
-
-
-def _prefilter(parsed: Query) -> Prefilter:
-    """The byte prefilter for the files a search reads (textscan.py: imported only then)."""
-    from golem_cli.store.textscan import Prefilter
-
-    return Prefilter.of(parsed.literals)
-
-
-def _newest_first(hit: Hit) -> tuple[float, str]:
-    return (-hit.meta.updated, hit.meta.id)
-
-
-def _first(hits: Iterable[Hit], limit: int | None) -> list[Hit]:
-    """The first ``limit`` hits, one per conversation (a conversation indexed by another
-    process while this search ran comes from both sides)."""
-    out: list[Hit] = []
-    seen: set[str] = set()
-    for hit in hits:
-        if limit is not None and len(out) >= limit:
-            break
-        if hit.meta.id not in seen:
-            seen.add(hit.meta.id)
-            out.append(hit)
-    return out
-
-
-def _from_index(store: Store, parsed: Query, role: str, since: float) -> Iterator[Hit]:
-    """The first match in each conversation whose text the index holds, newest first."""
-    seen: set[str] = set()
-    for meta, index, role_, body in store.index.candidates(parsed.fts(), role=role, since=since):
-        if meta.id in seen:
+def first_hit(query: Query, meta: ConversationMeta, messages: list[Message], role: str = "") -> Hit | None:
+    """The first message of a conversation that matches ``query`` (of ``role``, when given)."""
+    for index, message in enumerate(messages):
+        if role and message.role != role:
             continue
-        snippet = _match(parsed, body)
+        snippet = _match(query, message_text(message))
         if snippet is not None:
-            seen.add(meta.id)
-            number = None if role_ == SYSTEM else index + 1 - store.index.system_messages_before(meta.id, index)
-            yield Hit(meta, index, role_, snippet, number)
-
-
-def _from_files(store: Store, parsed: Query, prefilter: Prefilter, limit: int | None, role: str, since: float) -> Found:
-    """The search without an index: every messages file through the prefilter, then the
-    candidates' metadata (sidecars), then their messages, newest first until ``limit``."""
-    from golem_cli.store.textscan import message_files, scan_files
-
-    directory = str(store.conversations_dir)
-    names, exists = message_files(directory)
-    scan = scan_files(directory, names, prefilter, store.max_history_bytes)
-    unreadable = {name[:-5]: why for name, why in scan.problems.items()}
-    hits: list[Hit] = []
-    if scan.candidates:
-        from golem_cli.store.entry import build_entry, read_sidecar, signature
-
-        metas: list[ConversationMeta] = []
-        for name, size in scan.candidates:
-            cid = name[:-5]
-            sidecar, _ = read_sidecar(store.conversations_dir, cid)
-            if sidecar is not None and sidecar.size == size:  # what build_entry would say, sooner
-                metas.append(sidecar)
-                continue
-            try:
-                entry = build_entry(store.conversations_dir, cid, signature(os.stat(f"{directory}{os.sep}{name}")),
-                                    limit=store.max_history_bytes)  # fmt: skip
-            except FileNotFoundError:
-                continue
-            if entry.problem:
-                unreadable[cid] = entry.problem
-            else:
-                metas.append(entry.meta)
-        hits = _first(_check_files(store, parsed, prefilter, metas, role, since, unreadable, limit), limit)
-    prefixes: dict[str, int] = {}
-    if hits:
-        from golem_cli.store.refs import unique_prefix_among
-
-        ids = sorted(name[:-5] for name in names)
-        prefixes = {h.meta.id: unique_prefix_among(ids, h.meta.id) for h in hits}
-    return Found(hits, sorted(unreadable.items()), exists, prefixes)
-
-
-def _check_files(
-    store: Store,
-    parsed: Query,
-    prefilter: Prefilter,
-    metas: list[ConversationMeta],
-    role: str,
-    since: float,
-    unreadable: dict[str, str],
-    limit: int | None = None,
-) -> list[Hit]:
-    """The first match in each of these conversations, newest first, read from their files
-    (only those the prefilter admits are decoded), at most ``limit`` of them."""
-    from golem_cli.core.codec.history import load_history
-    from golem_cli.core.errors import HistoryFormatError
-    from golem_cli.core.history.numbering import number_of
-    from golem_cli.store.files import read_regular
-    from golem_cli.store.textscan import problem_text
-
-    hits: list[Hit] = []
-    for meta in sorted((m for m in metas if m.updated >= since), key=lambda m: (-m.updated, m.id)):
-        if limit is not None and len(hits) >= limit:
-            break
-        try:
-            data = read_regular(store.messages_path(meta.id), store.max_history_bytes, follow=False)
-            if not prefilter.admits(data):
-                continue
-            messages = load_history(data)
-        except FileNotFoundError:
-            continue
-        except (OSError, HistoryFormatError) as e:
-            unreadable[meta.id] = problem_text(e)
-            continue
-        for index, message in enumerate(messages[: 1 << MESSAGE_BITS]):
-            if role and message.role != role:
-                continue
-            snippet = _match(parsed, message_text(message))
-            if snippet is not None:
-                hits.append(Hit(meta, index, message.role, snippet, number_of(messages, index)))
-                break
-    return hits
+            return Hit(meta, index, message.role, snippet, number_of(messages, index))
+    return None

@@ -3,7 +3,7 @@
 Layout under the data directory (``GOLEM_HOME`` or the platform's user data directory)::
 
     conversations/<id>.json        the messages: dump_history(messages), Go-readable (a save that
-                                   appends to bytes it loaded keeps them: known.py)
+                                   appends to bytes it loaded keeps them: saving.py)
     conversations/<id>.meta.json   title, model, times, lineage, counts (see meta.py)
     locks/<id>.lock                present while a process holds the conversation open
     backups/<id>.<time>.json       copies kept by `golem normalize --in-place`
@@ -44,9 +44,17 @@ from golem_cli.store.errors import (
     InvalidReference,
     StoreError,
 )
-from golem_cli.store.files import MAX_HISTORY_BYTES, UnreadableFile, read_pieces, read_regular, refuse_special
-from golem_cli.store.layout import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_SUFFIX, META_SUFFIX
-from golem_cli.store.loadback import LoadBackCheck
+from golem_cli.store.files import (
+    CONVERSATIONS_DIR,
+    INDEX_NAME,
+    MAX_HISTORY_BYTES,
+    MESSAGES_SUFFIX,
+    META_SUFFIX,
+    UnreadableFile,
+    read_pieces,
+    read_regular,
+    refuse_special,
+)
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
@@ -55,13 +63,16 @@ from golem_cli.store.refs import (
     parse_reference,
     unique_prefix_among,
 )
+from golem_cli.store.saving import LoadBackCheck
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store.index import Index
-    from golem_cli.store.known import KnownMessages
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ConversationMeta
+    from golem_cli.store.refresh import Progress
+    from golem_cli.store.saving import KnownMessages
+    from golem_cli.store.search import Found
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
@@ -77,10 +88,6 @@ class ConversationInfo:
     @property
     def id(self) -> str:
         return self.meta.id
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem
 
 
 @dataclass(frozen=True)
@@ -99,10 +106,14 @@ class Store:
     """The conversations under ``root``, which the caller chooses (the CLI passes golem's data
     directory from ``config.paths``: the store and the configuration are siblings)."""
 
-    def __init__(self, root: Path | str, *, max_history_bytes: int = MAX_HISTORY_BYTES) -> None:
+    def __init__(
+        self, root: Path | str, *, max_history_bytes: int = MAX_HISTORY_BYTES, progress: Progress | None = None
+    ) -> None:
         self.root = Path(root)
         #: a conversation file larger than this is refused rather than read (issue 8)
         self.max_history_bytes = max_history_bytes
+        #: told how bringing the index up to date is going, when that reads files (refresh.py)
+        self.progress = progress
         self.conversations_dir = self.root / CONVERSATIONS_DIR
         self.locks_dir = self.root / "locks"
         self.backups_dir = self.root / "backups"
@@ -115,19 +126,25 @@ class Store:
     @property
     def index(self) -> Index:
         """The index for listing and search (index.py), opened on first use: a command that
-        never needs it (``search`` without an index, ``show``) never imports SQLite."""
+        never needs it (``show``, ``export``) never imports SQLite."""
         if self._index is None:
             from golem_cli.store.index import Index
 
-            self._index = Index(self.conversations_dir, self.index_path, limit=self.max_history_bytes)
+            self._index = Index(
+                self.conversations_dir,
+                self.index_path,
+                limit=self.max_history_bytes,
+                locks_dir=self.locks_dir,
+                progress=self.progress,
+            )
         return self._index
 
     @property
     def _known(self) -> KnownMessages:
-        """The bytes last loaded or saved and their messages (known.py), for a save that
+        """The bytes last loaded or saved and their messages (saving.py), for a save that
         appends to them; made on first use (it imports the message types)."""
         if self._known_messages is None:
-            from golem_cli.store.known import KnownMessages
+            from golem_cli.store.saving import KnownMessages
 
             self._known_messages = KnownMessages()
         return self._known_messages
@@ -165,7 +182,7 @@ class Store:
     def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
         """For each ID, how many leading characters tell it apart from every other stored ID
         (what the CLI highlights)."""
-        from golem_cli.store.nearby import current_neighbours
+        from golem_cli.store.schema import current_neighbours
 
         wanted = list(cids)
         # From the index (not every ID of a large store); read directly when it is current,
@@ -191,6 +208,16 @@ class Store:
 
     def load(self, cid: str) -> list[Message]:
         """The conversation's messages. ``CorruptConversation`` if the file is not a history."""
+        data, messages, fast = self._read_whole(cid)
+        self._loads_back.remember(data)  # the next save, a turn more, decodes only that turn
+        if fast:  # ... and encodes only that turn
+            self._known.remember(data, messages)
+        else:  # foreign spellings: the next save rewrites the file as golem writes it
+            self._known.forget()
+        return messages
+
+    def _read_whole(self, cid: str) -> tuple[bytes, list[Message], bool]:
+        """The file's bytes, its messages, and whether the strict fast path read them."""
         from golem_cli.core.codec.history import read_history
         from golem_cli.core.errors import HistoryFormatError
 
@@ -205,12 +232,7 @@ class Store:
             messages, fast = read_history(data)
         except HistoryFormatError as e:
             raise CorruptConversation(cid, path, str(e)) from None
-        self._loads_back.remember(data)  # the next save, a turn more, decodes only that turn
-        if fast:  # ... and encodes only that turn
-            self._known.remember(data, messages)
-        else:  # foreign spellings: the next save rewrites the file as golem writes it
-            self._known.forget()
-        return messages
+        return data, messages, fast
 
     def read(self, cid: str) -> list[Message]:
         """The conversation's messages for a command that will not save them (``show``,
@@ -229,11 +251,11 @@ class Store:
             raise ConversationNotFound(f"no conversation {cid}") from None
         except UnreadableFile as e:
             raise CorruptConversation(cid, path, str(e), salvageable=False) from None
-        return self.load(cid) if read is None else read[0]  # declined by the fast path: read whole
+        return self._read_whole(cid)[1] if read is None else read[0]  # declined by the fast path: read whole
 
     def info(self, cid: str) -> ConversationInfo:
         """Metadata of one conversation (from its sidecar, or derived from its messages)."""
-        from golem_cli.store.entry import build_entry, signature
+        from golem_cli.store.meta import build_entry, signature
 
         path = self.messages_path(cid)
         try:
@@ -253,7 +275,7 @@ class Store:
     def listing(self, limit: int | None = None) -> Listing:
         """``list`` plus what ``golem list`` needs around it. Reads only the rows it returns
         from the index (see index.py), and re-checks those against their files."""
-        from golem_cli.store.entry import recheck
+        from golem_cli.store.meta import recheck
 
         entries, total, foreign, neighbours = self.index.listing(limit)
         rows = []
@@ -263,20 +285,40 @@ class Store:
                 rows.append(ConversationInfo(fresh.meta, fresh.problem))
         return Listing(rows, total, neighbours, foreign)
 
-    def index_behind(self) -> bool:
-        """Whether more conversations' text is missing from the index than a search indexes
-        by itself (a listing rebuilt the rows, or many files arrived from elsewhere)."""
-        from golem_cli.store.index import INLINE_TEXTS
+    def search(self, text: str, limit: int | None = None, *, role: str = "", since: float = 0.0) -> Found:
+        """The first matching message of each conversation (search.py says what matches), most
+        recently updated first, at most ``limit`` of them. ``role`` keeps only messages of that
+        role; ``since`` only conversations updated at or after that time (Unix seconds).
 
-        return self.index.texts_behind() > INLINE_TEXTS
+        The index is brought up to date first (``Index.catch_up``: the text of conversations
+        it does not hold yet is read then, with progress); it names the conversations that may
+        match, newest first, and each is confirmed in its file."""
+        from golem_cli.store.search import Found, Hit, first_hit, parse_query
 
-    def index_later(self) -> bool:
-        """Have the index brought up to date by a background process (store/builder.py)
-        unless one is at it already; True when one was started. For a command that found the
-        index's text behind and answered without it."""
-        from golem_cli.store import builder
-
-        return builder.start(self.root, self.max_history_bytes)
+        query = parse_query(text)
+        self.index.catch_up()
+        hits: builtins.list[Hit] = []
+        unreadable: dict[str, str] = {}
+        candidates = self.index.candidates(query, since=since)
+        try:
+            for meta in candidates:
+                if limit is not None and len(hits) >= limit:
+                    break
+                try:
+                    messages = self.read(meta.id)
+                except ConversationNotFound:
+                    continue  # deleted since
+                except (CorruptConversation, OSError) as e:
+                    unreadable[meta.id] = getattr(e, "problem", None) or getattr(e, "strerror", None) or str(e)
+                    continue
+                hit = first_hit(query, meta, messages, role)
+                if hit is not None:
+                    hits.append(hit)
+        finally:
+            candidates.close()  # ends its read of the index
+        problems = dict(self.index.problems()) | unreadable
+        prefixes = self.unique_prefixes(h.meta.id for h in hits) if hits else {}
+        return Found(hits, sorted(problems.items()), prefixes)
 
     def unreadable(self) -> builtins.list[tuple[str, str]]:
         """(ID, problem) of every stored conversation whose file cannot be read, as of the

@@ -87,3 +87,52 @@ def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
     )
     assert fork.returncode == 0, fork.stderr
     assert [m.content for m in Store(tmp_path).load(fork.stdout.strip())] == ["hello", "the walrus"]
+
+
+def _synced(home, count: int) -> None:
+    """``count`` conversations as a sync tool brings them: messages files, no sidecars, no index."""
+    from golem_cli.core.codec.history import dump_history
+
+    conversations = home / "conversations"
+    conversations.mkdir(parents=True)
+    for i in range(count):
+        cid = f"01a228ea-1414-732e-9d7a-{i:012x}"
+        (conversations / f"{cid}.json").write_bytes(dump_history([Message("user", f"a needle {i}")]))
+
+
+def test_a_long_catch_up_shows_a_bar_on_a_terminal_and_nothing_on_a_pipe(tmp_path):
+    import pexpect
+
+    _synced(tmp_path, 4000)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(tmp_path)}
+    child = pexpect.spawn(GOLEM, ["search", "needle 3999"], env=env, encoding="utf-8", dimensions=(24, 100), timeout=120)
+    child.expect("golem: indexing conversations")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "#1 user: a needle 3999" in (child.before or "")
+    for suffix in ("", "-wal", "-shm"):
+        (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
+    piped = run(tmp_path, "needle 3999")
+    assert piped.returncode == 0 and piped.stderr == "" and "#1 user: a needle 3999" in piped.stdout
+
+
+def test_the_bar_shows_only_once_the_work_takes_more_than_a_moment(monkeypatch, capsys):
+    from golem_cli.cli.render import progress
+
+    monkeypatch.setenv("GOLEM_FORCE_TERMINAL", "1")
+    now = [100.0]
+    monkeypatch.setattr(progress.time, "monotonic", lambda: now[0])
+    bar = progress.TerminalProgress()
+    bar("indexing conversations", 1, 10)
+    now[0] += progress.MOMENT / 2
+    bar("indexing conversations", 2, 10)
+    assert capsys.readouterr().err == ""  # a moment: nothing drawn
+    now[0] += progress.MOMENT
+    bar("indexing conversations", 3, 10)
+    drawn = capsys.readouterr().err
+    assert "golem: indexing conversations" in drawn and "3/10" in drawn
+    bar("indexing conversations", 10, 10)
+    assert bar._bar is None  # done: the bar is taken away
+    now[0] += 10 * progress.MOMENT
+    bar("reading conversations", 1, 5)  # a new piece of work starts its own moment
+    assert capsys.readouterr().err.count("reading") == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
-from golem_cli.store.searchtext import message_text
+from golem_cli.store.search import message_text
 from hypothesis import strategies as st
 
 # Characters that exercise every rule: ASCII of both cases, what Go escapes, "/", non-ASCII
@@ -23,7 +23,9 @@ def histories(draw: st.DrawFn) -> list[Message]:
         thinking = [ThinkingBlock(draw(texts))] if draw(st.booleans()) else []
         calls = [ToolCall("c1", draw(texts) or "t", json.dumps({"q": draw(texts)}))] if draw(st.booleans()) else []
         out.append(
-            Message(draw(st.sampled_from(["system", "user", "assistant"])), draw(texts), thinking=thinking, tool_calls=calls)
+            Message(
+                draw(st.sampled_from(["system", "user", "assistant"])), draw(texts), thinking=thinking, tool_calls=calls
+            )
         )
     return out
 

@@ -62,7 +62,7 @@ def test_killed_writer_never_loses_or_tears_a_save(store, writer):
         assert acked <= n <= acked + 1, (acked, n)  # acknowledged saves are never lost
         assert stored == history(n)  # and never torn
         info = store.info(cid)
-        assert info.ok and info.meta.messages == n
+        assert not info.problem and info.meta.messages == n
         assert store.list()[0].meta.messages == n
         acked = n
     assert acked > rounds  # every round saved something

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message
-from golem_cli.store import Store
-from golem_cli.store import index as index_mod
-from golem_cli.store.search import search
+from golem_cli.store import Store, schema
+from golem_cli.store import refresh as refresh_mod
+
+
+def search(store: Store, text: str):
+    return store.search(text).hits
 
 P = "0190a1b2-0000-7000-8000-000000000001"
 
@@ -93,17 +96,17 @@ def test_an_old_index_json_is_removed(store):
 def test_index_is_used_when_fresh(store, monkeypatch):
     for n in range(3):
         store.create(msgs(n + 1))
-    time.sleep(index_mod.RACY_SECONDS + 0.05)
+    time.sleep(refresh_mod.RACY_SECONDS + 0.05)
     store.list()  # refreshed long enough after the last change: not racy
     calls = []
-    monkeypatch.setattr(index_mod, "scan", lambda d: calls.append(d) or ({}, {}, [], []))
+    monkeypatch.setattr(refresh_mod, "scan", lambda d: calls.append(d) or ({}, {}, [], []))
     assert len(store.list()) == 3
     assert calls == []
 
 
 def test_changes_are_seen_after_a_fresh_index(store):
     a = store.create(msgs(1))
-    time.sleep(index_mod.RACY_SECONDS + 0.05)
+    time.sleep(refresh_mod.RACY_SECONDS + 0.05)
     store.list()
     b = store.create(msgs(2))  # a rename in the directory changes its mtime
     assert set(ids(store)) == {a, b}
@@ -145,8 +148,8 @@ def test_unreadable_conversations_are_marked_not_fatal(store):
     bad = "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
     store.messages_path(bad).write_bytes(b"[{")
     rows = {c.id: c for c in store.list()}
-    assert rows[good].ok and rows[good].meta.messages == 2
-    assert not rows[bad].ok and "line 1, column 3" in rows[bad].problem
+    assert not rows[good].problem and rows[good].meta.messages == 2
+    assert rows[bad].problem and "line 1, column 3" in rows[bad].problem
 
 
 def test_unwritable_index_still_lists(store):
@@ -160,7 +163,7 @@ def test_unwritable_index_still_lists(store):
 
 
 def test_racy_index_is_rechecked(store, monkeypatch):
-    monkeypatch.setattr(index_mod, "RACY_SECONDS", 60.0)  # the test must not depend on timing
+    monkeypatch.setattr(refresh_mod, "RACY_SECONDS", 60.0)  # the test must not depend on timing
     a = store.create(msgs(1))
     store.list()  # refreshed within RACY_SECONDS of the last change: racy
     # a change that keeps the directory mtime (same timestamp tick) is still found
@@ -171,13 +174,11 @@ def test_racy_index_is_rechecked(store, monkeypatch):
 
 
 def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
-    """A rebuild reads sidecars the quick way (rebuild.py) and fills an empty table before
+    """A rebuild reads sidecars the quick way (refresh.py) and fills an empty table before
     indexing it; every odd sidecar must still give the row ``build_entry`` gives."""
-    from golem_cli.store import rebuild
-    from golem_cli.store.entry import build_entry, signature
-    from golem_cli.store.meta import encode_meta
+    from golem_cli.store.meta import build_entry, encode_meta, signature
 
-    monkeypatch.setattr(index_mod, "BULK_ROWS", 2)
+    monkeypatch.setattr(refresh_mod, "BULK_ROWS", 2)
     d = store.conversations_dir
     made = [store.create(msgs(n % 4 + 1), title=f"t{n}") for n in range(13)]
     plain, missing, stale, _, symlinked, fifo, directory, padded, empty, extra, garbage, broken, other_id = made
@@ -193,7 +194,7 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
     store.meta_path(directory).unlink()
     store.meta_path(directory).mkdir()
     padded_meta = store.meta_path(padded).read_bytes()
-    store.meta_path(padded).write_bytes(padded_meta[:-1] + b" " * rebuild.QUICK_SIDECAR_BYTES + b"}")
+    store.meta_path(padded).write_bytes(padded_meta[:-1] + b" " * refresh_mod.QUICK_SIDECAR_BYTES + b"}")
     store.meta_path(empty).write_bytes(b"")
     store.meta_path(extra).write_bytes(store.meta_path(extra).read_bytes()[:-1] + b',"future":[1,2]}')
     store.meta_path(garbage).write_bytes(b"{not json")
@@ -215,7 +216,7 @@ def test_a_rebuild_gives_the_rows_the_careful_reader_gives(store, monkeypatch):
     assert [e.problem != "" for e in entries].count(True) == 1
     db = fresh.index._connect()
     names = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
-    assert set(index_mod._INDEXES) <= names  # built after the rows
+    assert set(schema.INDEXES) <= names  # built after the rows
     assert [c.id for c in fresh.list(limit=3)] == [e.meta.id for e in entries[:3]]
 
 

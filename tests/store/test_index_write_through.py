@@ -11,7 +11,19 @@ import pytest
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 from golem_cli.store import index as index_module
-from golem_cli.store.search import search
+from golem_cli.store import refresh as refresh_module
+
+
+def search(store: Store, text: str):
+    return store.search(text).hits
+
+
+def behind(store: Store) -> int:
+    """How many conversations' text the index does not hold (a search indexes them first)."""
+    from golem_cli.store.schema import TEXT_BEHIND
+
+    db = store.index._connect()
+    return int(db.execute(f"SELECT count(*) FROM conversations WHERE {TEXT_BEHIND}").fetchone()[0])
 
 
 @pytest.fixture
@@ -20,7 +32,7 @@ def store(tmp_path):
     for i in range(5):
         s.create([Message("user", f"conversation {i}")])
     s.listing()
-    time.sleep(index_module.RACY_SECONDS + 0.05)
+    time.sleep(refresh_module.RACY_SECONDS + 0.05)
     s.listing()  # now fresh and not racy
     return s
 
@@ -29,7 +41,7 @@ def no_scan(monkeypatch):
     def refuse(directory):
         raise AssertionError("the listing rescanned the directory")
 
-    monkeypatch.setattr(index_module, "scan", refuse)
+    monkeypatch.setattr(refresh_module, "scan", refuse)
 
 
 def counts(store: Store) -> dict[str, int]:
@@ -91,30 +103,24 @@ def test_concurrent_saves_agree_with_a_rebuild(store):
     assert listed[a] == listed[b] == 26
 
 
-def test_a_long_conversation_rewritten_leaves_its_text_to_the_builder(tmp_path, monkeypatch):
+def test_a_long_conversation_rewritten_leaves_its_text_to_the_next_search(tmp_path, monkeypatch):
     """A repair or normalize --in-place of a long conversation must not wait for seconds of
-    trigram indexing: its text is marked behind, a search reads its file meanwhile (and finds
-    the new text, never the old), and the builder indexes it later. An append is indexed at once."""
-    from golem_cli.store.search import find
-
+    trigram indexing: its text is marked behind (its old text no longer counts), and the next
+    search indexes it before it answers. An append is indexed at once."""
     monkeypatch.setattr(index_module, "WRITE_THROUGH_TEXT_BYTES", 2_000)
-    monkeypatch.setattr(index_module, "INLINE_TEXT_BYTES", 2_000)  # too long for a search to index it
     store = Store(tmp_path)
     old = [Message("user" if i % 2 == 0 else "assistant", f"oldword {i} " + "x" * 40) for i in range(60)]
     cid = store.create(old[:2])
     store.save(cid, old)  # an append: indexed in the save
-    assert store.index.texts_behind() == 0
+    assert behind(store) == 0
     rewritten = [Message(m.role, m.content.replace("oldword", "newword")) for m in old]
     store.save(cid, rewritten)
-    assert store.index.texts_behind() == 1
-    found = find(store, "newword")
-    assert found.behind and {h.meta.id for h in found.hits} == {cid}
-    assert not find(store, "oldword").hits
-    assert store.index.update_texts() and store.index.texts_behind() == 0
-    assert {h.meta.id for h in find(store, "newword").hits} == {cid} and not find(store, "oldword").hits
+    assert behind(store) == 1
+    assert {h.meta.id for h in search(store, "newword")} == {cid} and not search(store, "oldword")
+    assert behind(store) == 0  # the search indexed it
     store.save(cid, rewritten + [Message("user", "appendedword")])  # indexed text again: appends go in
-    assert store.index.texts_behind() == 0
-    assert not find(store, "appendedword").behind
+    assert behind(store) == 0
+    assert {h.meta.id for h in search(store, "appendedword")} == {cid}
 
 
 def _tcrc(store: Store, cid: str) -> tuple[int, int]:
@@ -149,7 +155,7 @@ def test_a_turns_save_reads_only_the_turn_for_the_index_crc(tmp_path, monkeypatc
         assert _tcrc(resumed, cid) == (len(data), crc32(data[:-1]))
         if i:  # the first save after the load reads the loaded bytes once; later ones, the turn
             assert 0 < sum(crced) < len(data) // 100, crced
-    assert resumed.index.texts_behind() == 0 and {h.meta.id for h in search(resumed, "reply3")} == {cid}
+    assert behind(resumed) == 0 and {h.meta.id for h in search(resumed, "reply3")} == {cid}
 
 
 def test_saving_what_is_saved_keeps_a_long_conversations_text_indexed(tmp_path, monkeypatch):
@@ -160,7 +166,7 @@ def test_saving_what_is_saved_keeps_a_long_conversations_text_indexed(tmp_path, 
     history = [Message("user" if i % 2 == 0 else "assistant", f"word {i} " + "x" * 40) for i in range(60)]
     cid = store.create(history[:2])
     store.save(cid, history)
-    assert store.index.texts_behind() == 0
+    assert behind(store) == 0
     store.save(cid, history)
-    assert store.index.texts_behind() == 0
+    assert behind(store) == 0
     assert Store(tmp_path).load(cid) == history and {h.meta.id for h in search(store, "word 59")} == {cid}

@@ -11,7 +11,7 @@ from golem_cli.core.codec import history as codec
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.store import Store
-from golem_cli.store.known import LIST_FIELDS, KnownMessages
+from golem_cli.store.saving import LIST_FIELDS, KnownMessages
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -168,7 +168,7 @@ def test_what_unchanged_means_rests_on_the_declarations() -> None:
 def test_a_body_crc_continued_from_a_known_prefix_is_the_whole_files() -> None:
     import zlib
 
-    from golem_cli.store.known import BodyCrc, body_crc
+    from golem_cli.store.saving import BodyCrc, body_crc
 
     history = _conversation(30)
     old, new = dump_history(history[:12]), dump_history(history)

@@ -11,7 +11,7 @@ from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError
-from golem_cli.store.loadback import LoadBackCheck
+from golem_cli.store.saving import LoadBackCheck
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

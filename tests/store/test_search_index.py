@@ -13,7 +13,13 @@ from golem_cli.core.codec.history import dump_history
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.store import Store
 from golem_cli.store import index as index_mod
-from golem_cli.store.search import parse_query, search
+from golem_cli.store import search as search_mod
+from golem_cli.store.schema import PART_BITS
+from golem_cli.store.search import parse_query
+
+
+def search(store: Store, text: str, **kw):
+    return store.search(text, **kw).hits
 
 OUTSIDE = "01a228ea-1414-732e-9d7a-7c1f891d89a7"
 
@@ -23,10 +29,11 @@ def found(store: Store, query: str, **kw) -> list[tuple[str, int, str]]:
 
 
 def texts(store: Store, cid: str) -> list[str]:
-    """The FTS rows of one conversation, in message order."""
+    """The parts of one conversation's indexed text, in order (its messages' texts, case-folded,
+    between them the separator)."""
     db = store.index._connect()
     (rid,) = db.execute("SELECT rid FROM conversations WHERE id = ?", (cid,)).fetchone()
-    low, high = rid << index_mod.MESSAGE_BITS, ((rid + 1) << index_mod.MESSAGE_BITS) - 1
+    low, high = rid << PART_BITS, ((rid + 1) << PART_BITS) - 1
     return [b for (b,) in db.execute("SELECT body FROM texts WHERE rowid BETWEEN ? AND ? ORDER BY rowid", (low, high))]
 
 
@@ -54,18 +61,19 @@ def test_files_added_edited_and_deleted_behind_golems_back_are_seen(store):
 def test_an_append_indexes_only_the_new_messages_and_a_rewrite_replaces_them(store, monkeypatch):
     history = [Message("user", "first question"), Message("assistant", "first answer")]
     cid = store.create(history)
-    assert texts(store, cid) == ["first question", "first answer"]
+    assert texts(store, cid) == ["first question\x1efirst answer"]
     inserted: list[str] = []
-    original = index_mod.message_text
-    monkeypatch.setattr(index_mod, "message_text", lambda m: inserted.append(m.content) or original(m))
-    history += [Message("user", "second question"), Message("assistant", "second answer")]
+    original = search_mod.message_text
+    monkeypatch.setattr(search_mod, "message_text", lambda m: inserted.append(m.content) or original(m))
+    history += [Message("user", "Second question"), Message("assistant", "second answer")]
     store.save(cid, history)
-    assert inserted == ["second question", "second answer"]  # an append: only the new ones
-    assert texts(store, cid) == ["first question", "first answer", "second question", "second answer"]
+    assert inserted == ["Second question", "second answer"]  # an append: only the new ones
+    assert texts(store, cid) == ["first question\x1efirst answer", "second question\x1esecond answer"]
     inserted.clear()
     store.save(cid, [Message("user", "rewritten"), history[1]])  # not an append: all of it again
     assert inserted == ["rewritten", "first answer"]
-    assert texts(store, cid) == ["rewritten", "first answer"]
+    assert texts(store, cid) == ["rewritten\x1efirst answer"]
+    monkeypatch.setattr(search_mod, "message_text", original)
     assert found(store, "second") == [] and found(store, "rewritten") == [(cid, 0, "user")]
 
 
@@ -101,7 +109,8 @@ def test_query_parsing():
     assert parse_query("a b").patterns == () and parse_query("a b").literals == ("a b",)
     q = parse_query('"exact words" pre* plain')
     assert q.literals == ("exact", "words", "pre", "plain") and len(q.patterns) == 3
-    assert q.fts() == '"exact" AND "words" AND "pre" AND "plain"'
+    assert q.fts() == " AND ".join(f'"{t}"' for t in ("exa", "xac", "act", "wor", "ord", "rds", "pre", "pla", "lai", "ain"))
+    assert parse_query("zebra zebra").fts() == '"zeb" AND "ebr" AND "bra" AND "ra " AND "a z" AND " ze"'  # each once
     assert parse_query('say "hi"').fts() == '"say"'  # "hi" is too short for trigrams
     assert parse_query('a"b').fts() is None or '""' in (parse_query('a"b').fts() or "")
 
@@ -118,11 +127,10 @@ WRITER = """
 import sys
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
-from golem_cli.store.search import search
 store, cid, word = Store(sys.argv[1]), sys.argv[2], sys.argv[3]
 for i in range(30):
     store.save(cid, store.load(cid) + [Message("user", f"{word} {i}")])
-    assert search(store, f"{word} {i}")[0].meta.id == cid
+    assert store.search(f"{word} {i}").hits[0].meta.id == cid
 """
 
 
@@ -137,7 +145,8 @@ def test_two_processes_save_and_search_at_once(store):
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     assert [h[0] for h in found(store, "alphaword 29")] == [a]
-    assert len(texts(store, a)) == len(texts(store, b)) == 31
+    for cid, word in ((a, "alphaword"), (b, "betaword")):  # every message's text once, in order, in any parts
+        assert "\x1e".join(texts(store, cid)) == "\x1e".join(["start", *(f"{word} {i}" for i in range(30))])
     store.index.close()
     store.index_path.unlink()
     assert [h[0] for h in found(Store(store.root), "betaword 29")] == [b]

@@ -166,3 +166,16 @@ def test_a_write_in_pieces_that_fails_leaves_the_file_as_it_was(tmp_path):
     with pytest.raises(RuntimeError):
         write_atomic(target, failing())
     assert target.read_bytes() == b'[{"role":"user"}]' and [p.name for p in tmp_path.iterdir()] == ["h.json"]
+
+
+def test_a_file_that_became_special_is_refused_the_second_time_too(tmp_path):
+    """The check looks at the file each time it is asked (it was once remembered per path)."""
+    from golem_cli.store.files import UnreadableFile, refuse_special
+
+    path = tmp_path / "x.json"
+    path.write_bytes(b"[]")
+    refuse_special(path)
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(UnreadableFile, match="FIFO"):
+        refuse_special(path)

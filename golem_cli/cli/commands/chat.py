@@ -39,7 +39,7 @@ def _unique_prefix(cid: str) -> int:
     """How much of a new ``cid`` tells it apart, without opening the store (a new chat's
     banner, before the prompt)."""
     from golem_cli.config.paths import data_dir
-    from golem_cli.store.nearby import unique_prefix
+    from golem_cli.store.refs import unique_prefix
 
     return unique_prefix(data_dir(), cid)
 

@@ -58,8 +58,6 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
     if foreign:
         names = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
         console.note(f"ignored {len(foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
-    if store.index_behind():  # the rows were rebuilt: have the text indexed for search
-        store.index_later()
     return 0
 
 

@@ -34,7 +34,6 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render import console
-    from golem_cli.store.search import find
 
     if not query.strip():
         raise InputError("give some text to search for")
@@ -44,36 +43,32 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
 
     after = since_time(since, time.time()) if since else 0.0
     store = open_store()
-    found = find(store, query, limit or None, role=role or "", since=after)
+    found = store.search(query, limit or None, role=role or "", since=after)
     hits = found.hits
-    try:
-        if found.unreadable:
-            from golem_cli.cli.commands.conversations import warn_unreadable
+    if found.unreadable:
+        from golem_cli.cli.commands.conversations import warn_unreadable
 
-            warn_unreadable(store, dict(found.unreadable))
-        if as_json:
-            console.print_json([
-                {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
-                 "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet}
-                for hit in hits
-            ])  # fmt: skip
-            return 0
-        from golem_cli.cli.render.short_ids import HINT_LENGTH
-
-        width = max([HINT_LENGTH, *found.prefixes.values()])
-        for hit in hits:
-            title = hit.meta.display_title[:40]
-            console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
-            # numbered as `golem show` numbers messages, so that `fork --at` takes the number
-            where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
-            console.out(f"    {where}: {hit.snippet}")
-        if not hits:
-            console.note(f"no conversation mentions {query!r}")
-            return 1
+        warn_unreadable(store, dict(found.unreadable))
+    if as_json:
+        console.print_json([
+            {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
+             "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet}
+            for hit in hits
+        ])  # fmt: skip
         return 0
-    finally:
-        if found.behind:  # answered from the files: build the index for the next search
-            store.index_later()
+    from golem_cli.cli.render.short_ids import HINT_LENGTH
+
+    width = max([HINT_LENGTH, *found.prefixes.values()])
+    for hit in hits:
+        title = hit.meta.display_title[:40]
+        console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
+        # numbered as `golem show` numbers messages, so that `fork --at` takes the number
+        where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
+        console.out(f"    {where}: {hit.snippet}")
+    if not hits:
+        console.note(f"no conversation mentions {query!r}")
+        return 1
+    return 0
 
 
 COMMANDS = (

@@ -127,7 +127,7 @@ def load_history(data: bytes | bytearray | memoryview | str) -> list[Message]:
 def read_history(data: bytes | bytearray | memoryview | str) -> tuple[list[Message], bool]:
     """``load_history``, and whether the strict fast path read the bytes: spelled as golem and
     Go write histories, so that messages appended to them keep the file on the fast path (the
-    store reuses such bytes, store/known.py)."""
+    store reuses such bytes, store/saving.py)."""
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogatepass")
     elif not isinstance(data, bytes):
@@ -431,7 +431,7 @@ def drain_chunks(messages: list[Message]) -> Iterator[bytes]:
 def dump_with_batches(messages: Iterable[Message]) -> tuple[bytes, list[tuple[int, int]]]:
     """``dump_history(messages)`` and where its batches of whole messages lie in it, as
     (start, end) offsets: the array is ``[`` batch ``,`` batch ... ``]``, and a reader can check
-    the batches one at a time instead of decoding every message at once (store/loadback.py)."""
+    the batches one at a time instead of decoding every message at once (store/saving.py)."""
     chunks = list(history_chunks(messages))  # "[", batch, ",", batch, ..., "]"
     batches, at = [], 0
     for i, chunk in enumerate(chunks):

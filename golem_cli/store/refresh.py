@@ -1,0 +1,453 @@
+"""Bringing the index up to date with the conversations directory, in the command that needs it.
+
+``golem list`` needs the rows (``Index.refresh``); ``golem search`` the rows and the text of every
+conversation (``Index.catch_up``). Either is done here before the command answers, with progress
+reported to the caller (``Progress``: the CLI draws a bar on a terminal when it takes more than a
+moment):
+
+- **Fresh:** one ``stat`` of the directory. Every change to it (a golem save's rename, a file
+  added or removed by another program) changes its mtime; while it matches the index's record
+  (and that record was not racy, index.py), the rows are current.
+- **Scan:** otherwise every messages file is stat'ed (``scan``) and compared with the rows: new
+  conversations, changed ones (their file or whether they have a sidecar), gone ones.
+- **Rows** come from the sidecar when it describes the messages file: one open, ``fstat`` and
+  read relative to the directory's descriptor, its bytes stored as they are (``quick_row``).
+  Anything else (no sidecar, a stale or odd one) goes through ``meta.read_entry``, which works
+  the metadata out from the messages; what was worked out is then written as the sidecar
+  (``Reader.keep``), so the next rebuild reads sidecars again: a new file, linked into place so
+  that it never replaces one that appeared meanwhile, or, in place of a stale or unreadable
+  one, under the conversation's lock and only if it is still the file that was read; never for
+  a file that does not load. An empty table gets its secondary indexes after its rows.
+- **Text:** for a search, every conversation whose text the index does not hold is read and
+  decoded, in the same pass as its row when the row needs the messages too.
+- Work is written in transactions of ``CHUNK`` conversations, so another golem's save waits for
+  one chunk at most; each write keeps a row that changed meanwhile (the directory's mtime then
+  differs from the one recorded at the end, and the next command looks again). One process
+  refreshes at a time (``index.refresh.lock``): another waits, then finds the work done.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import NamedTuple
+
+import msgspec
+
+from golem_cli.store.atomic import (
+    ensure_private_dir,
+    is_temp_file,
+    remove_files,
+    remove_stale_temp_files,
+    write_atomic,
+    write_new,
+)
+from golem_cli.store.files import META_SUFFIX, opener
+from golem_cli.store.meta import (
+    Decoded,
+    Entry,
+    Signature,
+    decode_meta,
+    encode_meta,
+    read_entry,
+    read_messages,
+    sig_of,
+    sig_text,
+    signature,
+)
+from golem_cli.store.schema import (
+    INDEXES,
+    INSERT_ROW,
+    TEXT_BEHIND,
+    UPDATE_ROW,
+    Row,
+    Text,
+    create_indexes,
+    forget,
+    state,
+    transaction,
+    write_text,
+)
+from golem_cli.store.search import indexed_text
+
+#: What the store reports progress on: (what is being done, how many done, of how many). The
+#: last call of a piece of work says ``done == total``, however it ends.
+Progress = Callable[[str, int, int], None]
+READING = "reading conversations"
+INDEXING = "indexing conversations"
+WAITING = "waiting for another golem to finish indexing"
+
+#: Conversations read and written per transaction.
+CHUNK = 500
+#: A refresh that fills an empty table with this many rows builds its indexes afterwards.
+BULK_ROWS = 1000
+#: A sidecar larger than this (golem's are about 250 bytes) is read carefully.
+QUICK_SIDECAR_BYTES = 1 << 14
+RACY_SECONDS = 0.1
+RACY_SECONDS_COARSE = 2.0
+REFRESH_LOCK = "index.refresh.lock"
+
+NEW, CHANGED, TEXT = "new", "changed", "text"
+
+
+class Task(NamedTuple):
+    """A conversation to read: its ID, its messages file's signature, whether its row is new,
+    changed or only its text is behind (``old``: the signature its row has), and whether it has
+    a sidecar."""
+
+    cid: str
+    msig: Signature
+    kind: str
+    old: str | None = None
+    sidecar: bool = False
+
+
+class Done(NamedTuple):
+    """A task's outcome: the row to write (None: it stays), and the text read with the file it
+    is the text of (None: not read)."""
+
+    task: Task
+    row: Row | None
+    text: tuple[str, Text] | None
+
+
+# One match per directory entry: a conversation's messages file or its sidecar.
+_NAME = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z"
+
+
+def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
+    """Stat every messages file of the conversations directory; sidecars are only noted.
+    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names).
+    This loop is what a listing pays after a change, so it does one regex match per name."""
+    messages: dict[str, Signature] = {}
+    sidecars: set[str] = set()
+    foreign: list[str] = []
+    temps: list[str] = []
+    match = re.compile(_NAME).match  # re's cache: compiled once per process
+    try:
+        it = os.scandir(directory)
+    except FileNotFoundError:
+        return messages, sidecars, foreign, temps
+    with it:
+        for item in it:
+            name = item.name
+            m = match(name)
+            if m is None:
+                (temps if is_temp_file(name) else foreign).append(name)
+            elif m.lastindex == 2:
+                sidecars.add(name[:36])
+            else:
+                try:
+                    if item.is_file(follow_symlinks=False):
+                        st = item.stat(follow_symlinks=False)
+                        messages[name[:36]] = (st.st_mtime_ns, st.st_size, st.st_ino)
+                    else:
+                        foreign.append(name)
+                except OSError:
+                    continue  # removed while we looked
+    return messages, sidecars, foreign, temps
+
+
+def entry_row(entry: Entry) -> Row:
+    """The row of an entry built by the careful reader."""
+    m = entry.meta
+    return (
+        m.id,
+        m.updated,
+        encode_meta(m),
+        sig_text(entry.messages_sig) or "",
+        sig_text(entry.sidecar_sig),
+        entry.problem,
+    )
+
+
+class Refresh:
+    """One bringing up to date of the index in ``db`` (rows, and with ``text`` every
+    conversation's text) with the conversations in ``directory``."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        limit: int,
+        text: bool,
+        locks_dir: Path | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.directory = directory
+        self.limit = limit
+        self.text = text
+        self.locks_dir = locks_dir  # where conversation locks are taken (None: stale sidecars stay)
+        self.progress = progress or _silent
+
+    def run(self, db: sqlite3.Connection) -> None:
+        if self._stale(db) is not None:
+            with self._one_at_a_time():
+                dir_mtime_ns = self._stale(db)  # another process may have done it meanwhile
+                if dir_mtime_ns is not None:
+                    self._rescan(db, dir_mtime_ns)
+                    return
+        if self.text and db.execute(f"SELECT 1 FROM conversations WHERE {TEXT_BEHIND} LIMIT 1").fetchone():
+            with self._one_at_a_time():
+                behind = db.execute(f"SELECT id, msig FROM conversations WHERE {TEXT_BEHIND}").fetchall()
+                self._apply_all(db, [Task(cid, _sig(msig), TEXT, msig) for cid, msig in behind], INDEXING)
+
+    def _stale(self, db: sqlite3.Connection) -> int | None:
+        """The directory's mtime when the rows may be behind it, else None."""
+        try:
+            dir_mtime_ns = os.stat(self.directory).st_mtime_ns
+        except FileNotFoundError:
+            dir_mtime_ns = -1
+        return None if state(db) == (dir_mtime_ns, False) else dir_mtime_ns
+
+    @contextmanager
+    def _one_at_a_time(self) -> Iterator[None]:
+        from golem_cli.store.locks import exclusive
+
+        with ExitStack() as stack:
+            waited: list[bool] = []
+
+            def waiting() -> None:
+                waited.append(True)
+                self.progress(WAITING, 0, 1)
+
+            try:
+                stack.enter_context(exclusive(self.directory.parent / REFRESH_LOCK, waiting=waiting))
+            except OSError:
+                pass  # a store that cannot be written: its index is in memory, for this command only
+            finally:
+                if waited:
+                    self.progress(WAITING, 1, 1)
+            yield
+
+    def _rescan(self, db: sqlite3.Connection, dir_mtime_ns: int) -> None:
+        checked_at = time.time_ns()
+        messages, sidecars, foreign, temps = scan(self.directory)
+        known = {cid: (msig, ssig, behind) for cid, msig, ssig, behind in db.execute(
+            f"SELECT id, msig, ssig, {TEXT_BEHIND} FROM conversations")}  # fmt: skip
+        with transaction(db):
+            for cid, (msig, _, _) in known.items():
+                if cid not in messages:
+                    forget(db, cid, msig)
+        tasks = self._tasks(messages, sidecars, known)
+        bulk = not known and len(tasks) >= BULK_ROWS
+        del known
+        if bulk:  # an empty table filled at once builds its indexes afterwards, in one sort each
+            with transaction(db):
+                for name in INDEXES:
+                    db.execute(f"DROP INDEX IF EXISTS {name}")
+        self._apply_all(db, tasks, INDEXING if self.text else READING)
+        with transaction(db):
+            create_indexes(db)  # also after a bulk fill that was interrupted
+            db.execute("DELETE FROM foreign_names")
+            db.executemany("INSERT OR IGNORE INTO foreign_names (name) VALUES (?)", [(n,) for n in foreign])
+            window = RACY_SECONDS_COARSE if dir_mtime_ns % 1_000_000_000 == 0 else RACY_SECONDS
+            set_state(db, dir_mtime_ns, checked_at - dir_mtime_ns < window * 1e9)
+        orphans = [f"{cid}{META_SUFFIX}" for cid in sidecars if cid not in messages]
+        if orphans:  # only an interrupted delete leaves a sidecar without its messages
+            remove_files(self.directory, orphans)
+        if temps:
+            remove_stale_temp_files(self.directory, temps)
+
+    def _tasks(
+        self, messages: dict[str, Signature], sidecars: set[str], known: dict[str, tuple[str, str | None, int]]
+    ) -> list[Task]:
+        """What to read: new conversations in ID order (the ID index grows at its end), then
+        changed ones, then (for a search) those whose text is behind."""
+        new: list[Task] = []
+        other: list[Task] = []
+        for cid, msig in messages.items():
+            row = known.get(cid)
+            has = cid in sidecars
+            if row is None:
+                new.append(Task(cid, msig, NEW, None, has))
+            elif row[0] != sig_text(msig) or (row[1] is not None) != has:
+                other.append(Task(cid, msig, CHANGED, row[0], has))
+            elif self.text and row[2]:
+                other.append(Task(cid, msig, TEXT, row[0], has))
+        new.sort()
+        return new + other
+
+    def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str) -> None:
+        total = len(tasks)
+        if not total:
+            return
+        reader = Reader(self.directory, limit=self.limit, text=self.text, locks_dir=self.locks_dir)
+        try:
+            for at in range(0, total, CHUNK):
+                done = [reader.read(task) for task in tasks[at : at + CHUNK]]
+                with transaction(db):
+                    _write(db, done)
+                self.progress(what, min(at + CHUNK, total), total)
+        finally:
+            reader.close()
+            self.progress(what, total, total)
+
+
+def _silent(what: str, done: int, total: int) -> None:
+    pass
+
+
+def _sig(text: str) -> Signature:
+    sig = sig_of(text)
+    assert sig is not None
+    return sig
+
+
+def set_state(db: sqlite3.Connection, dir_mtime_ns: int, racy: bool) -> None:
+    db.executemany(
+        "INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)",
+        [("dir_mtime_ns", dir_mtime_ns), ("racy", int(racy))],
+    )
+
+
+def _write(db: sqlite3.Connection, done: list[Done]) -> None:
+    """Write one chunk's rows and texts, keeping any row whose file changed meanwhile."""
+    new: list[Row] = []
+    changed: list[tuple[object, ...]] = []
+    for task, row, text in done:
+        if text is None and row is not None:
+            if task.kind == NEW:
+                new.append(row)
+            else:
+                changed.append((*row[1:], row[0], task.old))
+        elif text is not None:
+            found = _put_for_text(db, task, row)
+            if found is not None:
+                write_text(db, found[0], text[0], text[1], keep=0, had=found[1])
+    db.executemany(INSERT_ROW, new)
+    db.executemany(UPDATE_ROW, changed)
+
+
+def _put_for_text(db: sqlite3.Connection, task: Task, row: Row | None) -> tuple[int, int] | None:
+    """Write ``row`` (if any) and return the rowid and text parts of the conversation, or None
+    when its row changed meanwhile."""
+    if row is None:  # only the text is new
+        found = db.execute("SELECT rid, tparts FROM conversations WHERE id = ? AND msig = ?", (task.cid, task.old))
+    elif task.kind == NEW:
+        found = db.execute(INSERT_ROW + " RETURNING rid, tparts", row)
+    else:
+        found = db.execute(UPDATE_ROW + " RETURNING rid, tparts", (*row[1:], row[0], task.old))
+    rid_parts: tuple[int, int] | None = found.fetchone()
+    return rid_parts
+
+
+class Reader:
+    """Reads conversations' files for their rows (and their text, with ``text``)."""
+
+    def __init__(self, directory: Path, *, limit: int, text: bool, locks_dir: Path | None) -> None:
+        self.directory = directory
+        self._directory = str(directory)
+        self.limit = limit
+        self.text = text
+        self.locks_dir = locks_dir
+        self._open: Callable[[str], int] | None
+        try:
+            self._open, self.close = opener(str(directory))
+        except OSError:  # the directory went away: every file is missing, as the careful reader says
+            self._open, self.close = None, _nothing
+
+    def read(self, task: Task) -> Done:
+        from golem_cli.core.errors import HistoryFormatError
+
+        row: Row | None = None
+        decoded: Decoded | None = None
+        if task.kind != TEXT:
+            row = quick_row(self._open, task.cid, task.msig) if task.sidecar and self._open is not None else None
+            if row is None:
+                entry, decoded = read_entry(self.directory, task.cid, task.msig, limit=self.limit, sidecar=task.sidecar)
+                if decoded is not None:
+                    entry = self.keep(entry)
+                row = entry_row(entry)
+                if entry.problem:
+                    return Done(task, row, None)
+        if not self.text:
+            return Done(task, row, None)
+        if decoded is None:
+            try:
+                decoded = read_messages(self.directory, task.cid, limit=self.limit)
+            except (OSError, HistoryFormatError):
+                return Done(task, row, None)  # changed since: the next refresh marks it
+        return Done(task, row, _text(task.msig, decoded))
+
+    def keep(self, entry: Entry) -> Entry:
+        """Write the metadata just worked out from the messages as the sidecar (see the module
+        docstring); the entry with the new sidecar's signature. Nothing when it cannot be
+        written: it is worked out again next time."""
+        name = f"{entry.meta.id}{META_SUFFIX}"
+        data = encode_meta(entry.meta)
+        try:
+            if entry.sidecar_sig is None:
+                st = write_new(self._directory, name, data)
+            else:
+                st = self._replace(self.directory / name, entry, data)
+        except OSError:
+            return entry
+        return entry if st is None else msgspec.structs.replace(entry, sidecar_sig=signature(st))
+
+    def _replace(self, path: Path, entry: Entry, data: bytes) -> os.stat_result | None:
+        """Replace a stale or unreadable sidecar, under the conversation's lock and only if it
+        is the very file that was read (a regular file, unchanged)."""
+        from golem_cli.store.locks import LockBusy, acquire
+
+        if self.locks_dir is None:
+            return None
+        ensure_private_dir(self.locks_dir)
+        try:
+            lock = acquire(self.locks_dir / f"{entry.meta.id}.lock")
+        except LockBusy:
+            return None  # a golem process has it open: it writes the sidecar itself
+        with lock:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode) or signature(st) != entry.sidecar_sig:
+                return None
+            write_atomic(path, data, durable=False)
+            return os.lstat(path)
+
+
+def _nothing() -> None:
+    pass
+
+
+def _text(msig: Signature, decoded: Decoded) -> tuple[str, Text] | None:
+    """The text the index holds for a file's messages, and what it records of the file; None
+    when the file read is not the one scanned (it changed since: the next refresh sees it)."""
+    from golem_cli.store.saving import body_crc
+
+    data = decoded.data
+    if len(data) != msig[1]:
+        return None
+    crc = body_crc(data) if len(data) > 1 else 0
+    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), crc, 0)
+
+
+def quick_row(open_name: Callable[[str], int], cid: str, msig: Signature) -> Row | None:
+    """The row from a sidecar that is a small regular file describing the messages file
+    (one open, ``fstat``, read and close); None when anything is unusual."""
+    try:
+        fd = open_name(cid + META_SUFFIX)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        # A file that says it is empty may be made up as it is read (/proc): read carefully.
+        if not stat.S_ISREG(st.st_mode) or not 0 < size <= QUICK_SIDECAR_BYTES:
+            return None
+        data = os.read(fd, size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) != size:
+        return None
+    meta = decode_meta(data)
+    if meta is None or meta.id != cid or meta.size != msig[1]:
+        return None
+    return (cid, meta.updated, data, f"{msig[0]}:{msig[1]}:{msig[2]}", f"{st.st_mtime_ns}:{size}:{st.st_ino}", "")
