@@ -36,7 +36,7 @@ def hits(found) -> list[tuple[str, int, int | None, str, str]]:
     return [(h.meta.id, h.message_index, h.number, h.role, h.snippet) for h in found.hits]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(st.data())
 def test_without_the_index_and_with_its_text_behind_a_search_finds_what_the_index_finds(data):
     with tempfile.TemporaryDirectory() as tmp:

@@ -67,7 +67,7 @@ def _as_json(m: Message) -> dict[str, object]:
     return obj
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=400)
 @given(st.data())
 def test_a_file_that_matches_is_always_admitted_however_it_is_spelled(data):
     history = data.draw(histories())
