@@ -3,12 +3,14 @@ loopback provider server per test process (each pytest-xdist worker starts its o
 
 from __future__ import annotations
 
+import compileall
 import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import golem_cli
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -20,6 +22,15 @@ from tests.providerserver import ProviderServer
 # busy machine stretches, and a property that fails because the machine is busy proves nothing.
 settings.register_profile("golem", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", settings.get_profile("golem"), max_examples=1000)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile golem's modules once, before any test starts golem: the suite runs it as a
+    program hundreds of times, and where Python writes no bytecode (PYTHONDONTWRITEBYTECODE)
+    each run would compile every module it imports again. The controller does it; the
+    pytest-xdist workers find it done."""
+    if not hasattr(config, "workerinput"):
+        compileall.compile_dir(Path(golem_cli.__file__).parent, quiet=1)
 
 
 def _reaches_golem(name: str) -> bool:

@@ -24,7 +24,7 @@ from golem_cli.core.messages import INTERRUPTED
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
 from tests.repl.conftest import GOLEM, PATIENCE, Chat, golem_env, plain
-from tests.tools.conftest import live_in_group
+from tests.tools.conftest import wait_gone
 
 pytestmark = pytest.mark.slow
 
@@ -95,13 +95,6 @@ def wait_for(path: Path, seconds: float = PATIENCE) -> str:
             return path.read_text().strip()
         time.sleep(0.05)
     raise AssertionError(f"{path} never appeared")
-
-
-def wait_gone(pgid: int, seconds: float = 20) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := live_in_group(pgid)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 # --- approval ------------------------------------------------------------------------------
@@ -536,7 +529,7 @@ def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server:
 
 
 def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: ProviderServer, home: Path, project: Path):
-    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 3; touch late) & sleep 60"})))
+    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 30; touch late) & sleep 60"})))
     chat = spawn("chat", "-T", "shell", "--yes")
     chat.prompt()
     chat.child.sendline("run it")
@@ -545,7 +538,7 @@ def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: Provider
     chat.child.expect(pexpect.EOF)
     try:
         # nothing of golem ran after SIGKILL: the group's watchdog killed it
-        assert wait_gone(pgid, 3) == []
+        assert wait_gone(pgid) == []
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)
