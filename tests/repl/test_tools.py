@@ -478,7 +478,7 @@ def test_ctrl_c_in_ask_says_what_stopped_in_words_and_exits_130(spawn, server: P
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     pgid = int(wait_for(project / "pid"))
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130 and wait_gone(pgid) == []
     assert "golem: stopped run_command after " in err and "its call is kept and closed at the next turn" in err
     assert "partial reply" not in err and "Traceback" not in err

@@ -17,6 +17,15 @@ from golem_cli.tools.shell import Shell, _live_groups, kill_live_groups
 from tests.tools.conftest import call, run, wait_gone
 
 
+async def running(root: Path) -> None:
+    """Wait until the command has written its pid to ``pid`` and golem has the group in its
+    list (the command can write before ``run_command`` gets back from starting it)."""
+    pid = root / "pid"
+    async with asyncio.timeout(60):
+        while not (pid.exists() and pid.read_text().strip() and int(pid.read_text()) in _live_groups):
+            await asyncio.sleep(0.02)
+
+
 def test_output_and_exit_status(registry, root: Path):
     text = call(registry, "run_command", command="pwd; echo out; echo err >&2; exit 3")
     head, *lines = text.splitlines()
@@ -65,9 +74,7 @@ def test_cancellation_kills_the_group_and_leaves_nothing(root: Path):
 
     async def main() -> None:
         task = asyncio.ensure_future(shell.run_command("echo $$ > pid; (sleep 60; touch late) & sleep 60"))
-        while not (root / "pid").exists() or not (root / "pid").read_text().strip():
-            await asyncio.sleep(0.02)
-        await asyncio.sleep(0.1)
+        await running(root)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -96,8 +103,7 @@ def test_ten_megabytes_of_output_are_capped(root: Path):
 def test_leaving_golem_kills_running_groups(root: Path):
     async def main() -> int:
         task = asyncio.ensure_future(Shell(Root(root)).run_command("echo $$ > pid; sleep 60"))
-        while not (root / "pid").exists() or not (root / "pid").read_text().strip():
-            await asyncio.sleep(0.02)
+        await running(root)
         kill_live_groups()  # what atexit does
         text = await task
         return int(text.split()[3]) if "signal" in text else -1
