@@ -1,5 +1,5 @@
 """Running golem as users do: the console script in a subprocess, or ``main()`` in-process
-where a subprocess adds nothing. Every test gets its own GOLEM_HOME."""
+where a subprocess adds nothing, each in the test's own ``home`` (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 
 _SCRIPT = Path(sys.executable).parent / "golem"
 GOLEM_CMD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "golem_cli"]
-_CLEARED = ("FORCE_COLOR", "GOLEM_FORCE_TERMINAL", "NO_COLOR", "GOLEM_NO_FASTPATH", "GOLEM_DEBUG", "GOLEM_MODEL", "COLUMNS")
 
 
 @dataclass
@@ -25,22 +24,11 @@ class Result:
 
 
 @pytest.fixture
-def home(tmp_path, monkeypatch) -> Path:
-    path = tmp_path / "home"
-    monkeypatch.setenv("GOLEM_HOME", str(path))
-    for name in _CLEARED:
-        monkeypatch.delenv(name, raising=False)
-    return path
-
-
-@pytest.fixture
 def golem(home):
     """``golem(*args, input=..., env=...)``: the console script in a subprocess."""
 
     def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None, timeout: float = 120) -> Result:
-        full_env = {k: v for k, v in os.environ.items() if k not in _CLEARED}
-        full_env["GOLEM_HOME"] = str(home)
-        full_env.update(env or {})
+        full_env = os.environ | {"GOLEM_HOME": str(home)} | (env or {})  # the environment ``home`` left
         data = input.encode() if isinstance(input, str) else input
         proc = subprocess.run(
             [*GOLEM_CMD, *args], input=data if data is not None else b"", capture_output=True, env=full_env, timeout=timeout

@@ -4,21 +4,13 @@ named as a URL golem cannot attach (it used to be "no such file"; a refused conn
 
 from __future__ import annotations
 
-import socket
-
 from tests.cli.conftest import assert_one_line_error
 
 ENV = {"OPENAI_API_KEY": "sk-test", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}  # never reached
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_a_refused_download_says_so_and_what_to_do(golem, home):
-    url = f"http://127.0.0.1:{_closed_port()}/report.pdf"  # a PDF by URL: OpenAI needs it inline
+def test_a_refused_download_says_so_and_what_to_do(golem, home, refused_port):
+    url = f"http://127.0.0.1:{refused_port}/report.pdf"  # a PDF by URL: OpenAI needs it inline
     done = golem("ask", "-m", "openai:gpt-4o-mini", "-a", url, "summarize", env=ENV)
     assert done.code == 2
     assert_one_line_error(done)

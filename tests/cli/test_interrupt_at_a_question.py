@@ -23,7 +23,7 @@ def _at_the_question(home, *args: str, question: str) -> tuple[str, int | None]:
         [*GOLEM_CMD[1:], *args],
         env=env,
         encoding="utf-8",
-        timeout=20,
+        timeout=60,  # generous: a wait costs nothing when the question comes
         dimensions=(24, 100),
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )

@@ -60,8 +60,8 @@ def test_corrupt_stored_conversations_never_crash(home, golem):
             result = golem(*args)
             assert result.code == 2, (args, result.err)
             assert_one_line_error(result)
-        shown = golem("show", cid)
-        assert "golem normalize" in shown.err and str(store.messages_path(cid)) in shown.err
+            if args[0] == "show":
+                assert "golem normalize" in result.err and str(store.messages_path(cid)) in result.err
     assert golem("show", good).code == 0
     doomed = next(iter(bad))
     assert golem("delete", doomed, "--yes").code == 0  # an unreadable conversation can be deleted

@@ -8,14 +8,13 @@ from golem_cli.cli.commands.salvage import salvage
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.cli.conftest import assert_one_line_error
 from tests.core.strategies import HISTORIES
 
 
-@settings(max_examples=200, deadline=None)
 @given(HISTORIES, st.floats(0, 1))
 def test_a_file_cut_anywhere_gives_back_every_message_written_before_the_cut(history, where):
     data = dump_history(history)
@@ -28,7 +27,6 @@ def test_a_file_cut_anywhere_gives_back_every_message_written_before_the_cut(his
     assert bool(rescued.lost) == (cut < len(data))
 
 
-@settings(max_examples=200, deadline=None)
 @given(HISTORIES, st.integers(0, 10**6), st.binary(min_size=1, max_size=8))
 def test_damage_in_the_middle_loses_only_the_messages_it_touches(history, at, junk):
     data = dump_history(history)

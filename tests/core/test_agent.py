@@ -589,7 +589,7 @@ def test_one_run_can_use_a_variation_of_the_agents_config():
 # --- property: any valid history yields a valid request and untouched evidence -------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(HISTORIES)
 def test_any_valid_history_yields_a_valid_request(history):
     try:

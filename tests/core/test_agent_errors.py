@@ -523,7 +523,7 @@ def test_a_real_sigint_under_asyncio_run_becomes_an_interrupted_run_error():
     assert err.partial.messages[-1].content == mark_interrupted("".join(got))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=80)
 @given(
     text=st.text(max_size=30),
     args=st.sampled_from(['{"text": "hello"}', '{"text": "a\\u00e9 <b>"}', "{}", '{"a": [1, 2, {"b": null}]}']),

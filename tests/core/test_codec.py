@@ -13,7 +13,7 @@ from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.strategies import HISTORIES, JSON_VALUES, TEXT, messages
@@ -264,7 +264,7 @@ def test_dump_of_a_history_spanning_batches_matches_the_oracle(history, extra):
     assert dump_history(iter(long)) == dump_history(tuple(long)) == dump_history(long)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # messages() draws much
+@settings(max_examples=40)  # messages() draws much
 @given(st.lists(messages(), min_size=1, max_size=6), st.lists(messages(), max_size=6), st.integers(0, 2 * codec._BATCH))
 def test_a_dump_appended_to_is_the_dump_of_the_whole(old, more, length):
     """``dump_appended`` encodes only the new messages: the bytes are Go's for all of them,

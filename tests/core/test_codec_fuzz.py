@@ -61,7 +61,7 @@ def hang_guard():
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="needs SIGALRM")
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(mutated())
 def test_mutated_files_give_a_history_or_one_error_line(data):
     with hang_guard():

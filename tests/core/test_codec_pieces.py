@@ -12,7 +12,7 @@ from golem_cli.core.codec import history as codec
 from golem_cli.core.codec.history import dump_history
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.messages import Message, ToolCall
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.core.strategies import messages
@@ -64,14 +64,12 @@ CUTS = st.lists(st.integers(0, 10**6), max_size=8)
 PIECE_SIZES = st.integers(1, 400)
 
 
-@settings(max_examples=300)
 @given(TRICKY_HISTORIES, PIECE_SIZES, CUTS)
 def test_a_history_read_in_pieces_is_the_history(history, piece, cuts):
     data = dump_history(history)
     assert read_in_pieces(data, piece, cuts) == codec.read_history(data)
 
 
-@settings(max_examples=300)
 @given(st.one_of(mutated(), foreign_json(), TRICKY_HISTORIES.map(dump_history).map(lambda d: b"\xef\xbb\xbf" + d)),
        PIECE_SIZES, CUTS)  # fmt: skip
 def test_any_bytes_read_in_pieces_read_as_the_whole_or_are_declined(data, piece, cuts):
@@ -132,7 +130,6 @@ def test_names_a_run_repeats_are_held_once():
     assert loaded[0].role is loaded[1].role
 
 
-@settings(max_examples=200)
 @given(st.one_of(mutated(), foreign_json(), TRICKY_HISTORIES.map(dump_history)), st.integers(1, 64))
 def test_read_history_of_a_long_input_reads_it_in_batches_with_the_same_outcome(data, piece):
     """``read_history`` decodes an input over two pieces a batch at a time (the store's load

@@ -11,12 +11,9 @@ from golem_cli.core.history.processors import trim_history
 from golem_cli.core.history.repair import normalize_history, repair_history
 from golem_cli.core.history.sanitize import sanitize_history
 from golem_cli.core.messages import INTERRUPTED, Message
-from hypothesis import given, settings
+from hypothesis import given
 
 from tests.core.strategies import HISTORIES
-
-settings.register_profile("golem", max_examples=300, deadline=None)
-settings.load_profile("golem")
 
 
 def reference_repair(history: list[Message]) -> list[Message]:

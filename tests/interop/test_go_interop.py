@@ -18,7 +18,7 @@ import pytest
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import Message, ToolCall
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.core import strategies
@@ -49,7 +49,6 @@ def without_b_and_f(history: list[Message]) -> bool:
     return b"\\b" not in dump_history(history) and b"\\f" not in dump_history(history)
 
 
-@settings(max_examples=150, deadline=None)
 @given(strategies.HISTORIES.filter(without_b_and_f))
 def test_go_reads_what_golem_writes_and_writes_the_same_bytes(go_roundtrip, history):
     ours = dump_history(history)

@@ -1,5 +1,5 @@
 """Tool servers for the tests, written with the MCP SDK's own server class (``MCPServer``):
-``demo.py`` runs over stdio or, with ``--http PORT``, streamable HTTP. ``demo_table`` and
+``demo.py`` runs over stdio or, with ``--http-fd FD``, streamable HTTP. ``demo_table`` and
 ``demo_toml`` build a config table that starts it (``server_tables`` reads such tables as golem
 reads config.toml's); ``http_demo`` runs it over HTTP."""
 
@@ -10,7 +10,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,20 +29,16 @@ def published(program: str) -> str:
 
 @contextlib.contextmanager
 def http_demo(name: str = "web-demo") -> Iterator[str]:
-    """The demo server over streamable HTTP on a free loopback port; yields its URL."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    process = subprocess.Popen([sys.executable, str(DEMO), "--http", str(port), "--name", name],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    """The demo server over streamable HTTP on a loopback port; yields its URL. The port is bound
+    and listening here, then handed to the server: no other process can take it meanwhile, and
+    a request made before the server is up waits in the queue instead of being refused."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        process = subprocess.Popen([sys.executable, str(DEMO), "--http-fd", str(listener.fileno()), "--name", name],
+                                   pass_fds=[listener.fileno()], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

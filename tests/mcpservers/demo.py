@@ -1,12 +1,14 @@
 """A tool server for the tests, on the SDK's ``MCPServer``: stdio by default, streamable HTTP
-with ``--http PORT``. ``--name NAME`` names it; ``--marks DIR`` is where tools leave files
-that say what happened inside the server (a call was cancelled, its pid).
+with ``--http-fd FD`` (a listening socket it is given). ``--name NAME`` names it; ``--marks
+DIR`` is where tools leave files that say what happened inside the server (a call was
+cancelled, its pid).
 
 Tools: echo (read-only), shout (destructive), slow, fail (isError), crash (the process exits
 mid-call), picture (an image), structured (structured content only), flood (much text),
 pid, spawn_child (a process in the server's group), authorization (the request's header, over
-HTTP) and hostile (text with terminal escapes). ``--start-delay SECONDS`` makes it slow to
-start (leaving its pid in ``starting``); ``--exit-at-start STATUS`` makes it exit instead."""
+HTTP) and hostile (text with terminal escapes). ``--start-gate FILE`` makes it slow to start:
+it leaves its pid in ``starting`` and answers nothing until FILE exists (the test opens the
+gate when it wants the server ready); ``--exit-at-start STATUS`` makes it exit instead."""
 
 from __future__ import annotations
 
@@ -29,19 +31,20 @@ PNG = base64.b64decode(
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--name", default="demo")
-parser.add_argument("--http", type=int, default=0)
+parser.add_argument("--http-fd", type=int, default=None)
 parser.add_argument("--marks", default="")
 parser.add_argument("--exit-at-start", type=int, default=None)
-parser.add_argument("--start-delay", type=float, default=0)
+parser.add_argument("--start-gate", default="")
 options = parser.parse_args()
 if options.exit_at_start is not None:
     sys.stderr.write("demo: refusing to start (told to)\n")
     sys.exit(options.exit_at_start)
 marks = Path(options.marks) if options.marks else None
-if options.start_delay:  # a server slow to start: it answers nothing until the delay is over
+if options.start_gate:  # a server slow to start: it answers nothing until the gate is open
     if marks is not None:
         (marks / "starting").write_text(str(os.getpid()))
-    time.sleep(options.start_delay)
+    while not os.path.exists(options.start_gate):
+        time.sleep(0.02)
 app = MCPServer(options.name)
 
 
@@ -135,7 +138,12 @@ def hostile() -> str:
 
 
 if __name__ == "__main__":
-    if options.http:
-        app.run("streamable-http", host="127.0.0.1", port=options.http)
+    if options.http_fd is not None:
+        import socket
+
+        import uvicorn
+
+        server = uvicorn.Server(uvicorn.Config(app.streamable_http_app(), log_level="warning"))
+        server.run(sockets=[socket.socket(fileno=options.http_fd)])
     else:
         app.run()

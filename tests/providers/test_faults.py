@@ -6,7 +6,6 @@ An adapter makes one attempt and classifies the failure; retries happen only in 
 
 from __future__ import annotations
 
-import socket
 from dataclasses import replace
 
 import pytest
@@ -123,10 +122,8 @@ def test_connection_dropped_before_the_reply_is_retried(server: ProviderServer, 
     assert result.output == "echo: hello there" and len(server.requests) == 3
 
 
-def test_nothing_listening_is_retried_then_explained() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]  # closed again below: nothing listens there
+def test_nothing_listening_is_retried_then_explained(refused_port: int) -> None:
+    port = refused_port
     from golem_cli.providers.openai.model import OpenAIModel
 
     model = OpenAIModel("m", base_url=f"http://127.0.0.1:{port}/v1", settings=fast(max_retries=2))

@@ -42,7 +42,7 @@ async def _events(chunks: list[bytes]) -> list[tuple[str, str]]:
     return [event async for event in sse_events(source())]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.integers(min_value=0, max_value=len(BODY)), max_size=25))
 def test_sse_events_do_not_depend_on_where_the_bytes_split(cuts: list[int]) -> None:
     edges = [0, *sorted(cuts), len(BODY)]

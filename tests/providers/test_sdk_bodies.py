@@ -22,7 +22,7 @@ from golem_cli.core.messages import Message
 from golem_cli.core.model import ModelRequest, ModelSettings
 from golem_cli.providers.anthropic import wire as anthropic_wire
 from golem_cli.providers.openai import wire as openai_wire
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.core.strategies import HISTORIES, messages
@@ -105,7 +105,6 @@ def test_recorded_replies_continue_on_both_protocols(server: ProviderServer, pat
     assert check(history) == 4
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(HISTORIES)
 def test_generated_histories(history: list[Message]) -> None:
     check(history)
@@ -114,7 +113,6 @@ def test_generated_histories(history: list[Message]) -> None:
 TEXT_ONLY = st.lists(messages().map(lambda m: msgspec.structs.replace(m, parts=[])), max_size=10)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(TEXT_ONLY)
 def test_generated_histories_without_media_always_give_bodies(history: list[Message]) -> None:
     """Without media parts nothing is beyond either protocol: both must build valid bodies."""

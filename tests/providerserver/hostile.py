@@ -65,16 +65,21 @@ async def keepalive(writer: asyncio.StreamWriter, protocol: str, every: float) -
 
 @cache
 def gzip_bomb(size: int, unit: bytes) -> bytes:
-    """``size`` bytes of ``unit`` repeated, gzip-compressed (about 1000:1)."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
-    block = unit * (CHUNK // len(unit) + 1)
-    parts, left = [], size
-    while left > 0:
-        piece = block[: min(len(block), left)]
-        parts.append(compressor.compress(piece))
-        left -= len(piece)
-    parts.append(compressor.flush())
-    return b"".join(parts)
+    """``size`` bytes of ``unit`` repeated, gzip-compressed (about 1000:1). One block is
+    compressed and ends in a full flush, which resets the compressor, so the bytes of every
+    further block are the same and are repeated rather than compressed again: building a
+    300 MB bomb takes a CRC pass, not seconds of compression inside a timed request."""
+    block = unit * (16 * CHUNK // len(unit) + 1)
+    count, rest = divmod(size, len(block))
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)  # raw deflate: the gzip frame is written here
+    repeated = compressor.compress(block) + compressor.flush(zlib.Z_FULL_FLUSH)
+    last = compressor.compress(block[:rest]) + compressor.flush()
+    crc = 0
+    for _ in range(count):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(block[:rest], crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name or time, best compression
+    return header + repeated * count + last + crc.to_bytes(4, "little") + (size % 2**32).to_bytes(4, "little")
 
 
 async def bomb(writer: asyncio.StreamWriter, protocol: str, size: int, streaming: bool) -> int:

@@ -93,6 +93,7 @@ class ProviderServer:
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
         self.hostile_sent = 0  # bytes the last hostile scenario wrote before the client hung up
+        self.hostile_done = threading.Event()  # set when a hostile scenario has written its last byte
         self._queue: collections.deque[Scenario] = collections.deque()
         self._rng = random.Random(seed)
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -117,6 +118,8 @@ class ProviderServer:
         self.sdk_rejections.clear()
         self.files.clear()
         self.api_key = api_key
+        self.hostile_sent = 0
+        self.hostile_done.clear()
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -274,6 +277,8 @@ class ProviderServer:
                 return True
         except (ConnectionError, asyncio.CancelledError):
             pass
+        finally:
+            self.hostile_done.set()
         return False
 
     def _auth(self, protocol: str, headers: dict[str, str]) -> tuple[int, dict[str, Any]] | None:

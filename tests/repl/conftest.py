@@ -18,6 +18,9 @@ from tests.providerserver import ProviderServer
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
 GOLEM = shutil.which("golem", path=os.path.dirname(sys.executable)) or "golem"
+# How long a wait for golem's output may take before the test fails. Generous: it costs nothing
+# when the output comes, and a machine shared with other test runs can be slow for seconds.
+PATIENCE = 60
 
 
 def plain(text: str) -> str:
@@ -25,14 +28,16 @@ def plain(text: str) -> str:
 
 
 @pytest.fixture
-def home(tmp_path: Path, server: ProviderServer) -> Path:
-    """A GOLEM_HOME whose config points the `local` provider at the test server."""
-    (tmp_path / "config.toml").write_text(
+def home(home: Path, server: ProviderServer) -> Path:
+    """The test's GOLEM_HOME (tests/conftest.py), with a config.toml whose `local` (OpenAI) and
+    `claude` (Anthropic) providers are the test server: the only providers a chat here reaches."""
+    home.mkdir()
+    (home / "config.toml").write_text(
         f'model = "local:echo"\n\n[providers.local]\nbase_url = "{server.openai_base_url}"\n'
         f'api_key = "sk-test"\nmax_retries = 2\n\n'
         f'[providers.claude]\ntype = "anthropic"\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
     )
-    return tmp_path
+    return home
 
 
 def golem_env(home: Path) -> dict[str, str]:
@@ -64,10 +69,10 @@ class Chat:
             lines.pop()
         return lines
 
-    def expect(self, pattern: str, timeout: float = 15) -> str:
+    def expect(self, pattern: str, timeout: float = PATIENCE) -> str:
         return plain(self.expect_raw(pattern, timeout))
 
-    def expect_raw(self, pattern: str, timeout: float = 15) -> str:
+    def expect_raw(self, pattern: str, timeout: float = PATIENCE) -> str:
         """What was printed through ``pattern``, terminal escapes included."""
         self.child.expect(pattern, timeout=timeout)
         return self.child.before + self.child.after
@@ -93,7 +98,7 @@ class Chat:
 
     def leave(self) -> str:
         self.child.sendeof()
-        self.child.expect(pexpect.EOF, timeout=15)
+        self.child.expect(pexpect.EOF, timeout=PATIENCE)
         out = plain(self.child.before)
         self.child.close()
         return out
@@ -105,7 +110,7 @@ def spawn(home: Path) -> Iterator:
 
     def start(*args: str, env: dict[str, str] | None = None) -> Chat:
         child = pexpect.spawn(GOLEM, list(args), env=golem_env(home) | (env or {}), encoding="utf-8",
-                              dimensions=(40, 120), timeout=15)  # fmt: skip
+                              dimensions=(40, 120), timeout=PATIENCE)  # fmt: skip
         children.append(child)
         return Chat(child)
 

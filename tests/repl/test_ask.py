@@ -112,15 +112,17 @@ def test_unknown_conversation(home):
 
 def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
     import signal
-    import time
 
     server.enqueue(Scenario(reply=Reply(text=" ".join(f"w{i}" for i in range(200))), delay=0.05))
     # A shell that runs pytest in the background ignores SIGINT, and children inherit that:
     # start golem with the default disposition, as a terminal's foreground job has it.
     proc = subprocess.Popen([GOLEM, "ask", "stream slowly"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
-    first = os.read(proc.stdout.fileno(), 2).decode()  # unbuffered: the reply has started
-    time.sleep(0.2)
+    first = b""
+    while b"w1 " not in first:  # unbuffered: "w0 w1" of the reply has arrived
+        piece = os.read(proc.stdout.fileno(), 64)
+        assert piece, "the reply ended before Ctrl-C"
+        first += piece
     proc.send_signal(signal.SIGINT)
     out, err = (b.decode() for b in proc.communicate(timeout=30))
     assert proc.returncode == 130
@@ -129,7 +131,7 @@ def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
     history = Store(home).load(row.id)
     assert history[0].content == "stream slowly"
     assert history[1].content.startswith("w0 w1") and history[1].content.endswith("[reply interrupted]")
-    assert (first + out).startswith("w0 w1")
+    assert (first.decode() + out).startswith("w0 w1")
 
 
 def test_json_of_an_interrupted_reply_has_what_arrived_without_the_stored_mark(home, server):

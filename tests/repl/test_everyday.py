@@ -11,6 +11,7 @@ from golem_cli.core.messages import is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
+from tests.repl.conftest import PATIENCE
 from tests.repl.test_chat import banner_cid
 
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
@@ -71,7 +72,7 @@ def test_ctrl_d_typed_while_the_reply_ends_leaves_the_chat(spawn, home, server):
     chat.expect("w003")
     chat.child.sendeof()
     chat.expect("golem resume")
-    chat.child.expect(pexpect.EOF, timeout=15)
+    chat.child.expect(pexpect.EOF, timeout=PATIENCE)
 
 
 def test_retry_after_a_failed_turn_makes_no_fork(spawn, home, server):

@@ -20,16 +20,16 @@ import pexpect
 import pytest
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
+from golem_cli.tools.mcp.config import DEFAULT_STARTUP_TIMEOUT
 
 from tests.mcpservers import demo_toml, http_demo, published
 from tests.providerserver import ProviderServer, Scenario
-from tests.repl.conftest import GOLEM, golem_env, plain
+from tests.repl.conftest import GOLEM, PATIENCE, golem_env, plain
 from tests.repl.test_tools import ask, calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
 READY = r"Tool server ready in [^\n]*"
-LATE = 5  # seconds the `late` server sleeps before it answers
 
 
 @pytest.fixture
@@ -42,17 +42,22 @@ def marks(home: Path) -> Path:
 @pytest.fixture
 def demo(home: Path, marks: Path) -> Path:
     """A config with the demo server as `demo`, one that exits at start as `bad`, two
-    servers offering the same tools as `alpha` and `beta`, and one that takes seconds to
-    start as `late`."""
+    servers offering the same tools as `alpha` and `beta`, and one that is slow to start as
+    `late`: it starts once the test opens its gate (``open_gate``)."""
     config = home / "config.toml"
     config.write_text(config.read_text() + demo_toml("demo", "--marks", str(marks))
                       + demo_toml("bad", "--exit-at-start", "3") + demo_toml("alpha", "--name", "alpha")
                       + demo_toml("beta", "--name", "beta")
-                      + demo_toml("late", "--name", "late", "--marks", str(marks), "--start-delay", str(LATE)))  # fmt: skip
+                      + demo_toml("late", "--name", "late", "--marks", str(marks), "--start-gate", str(marks / "gate")))  # fmt: skip
     return config
 
 
-def gone(pid: int, seconds: float = 5) -> bool:
+def open_gate(marks: Path) -> None:
+    """Let the `late` server go on starting."""
+    (marks / "gate").touch()
+
+
+def gone(pid: int, seconds: float = 20) -> bool:
     deadline = time.monotonic() + seconds
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -188,7 +193,7 @@ def test_a_server_that_exits_at_start_is_one_line_above_the_prompt_and_the_chat_
 
 def test_each_servers_line_comes_when_that_server_is_done(spawn, demo: Path):
     """A server that fails at once is said at once, not once a slow one has started."""
-    demo.write_text(demo.read_text() + demo_toml("sluggish", "--name", "sluggish", "--start-delay", "120"))
+    demo.write_text(demo.read_text() + demo_toml("sluggish", "--name", "sluggish", "--start-gate", str(demo.parent / "never")))
     chat = spawn("chat", "-T", "sluggish", "-T", "bad")
     chat.prompt()
     chat.expect("did not start[^\n]*", timeout=30)
@@ -275,9 +280,11 @@ def test_the_prompt_does_not_wait_for_a_slow_server_and_the_first_turn_does(spaw
     chat = spawn("chat", "-T", "late", "--yes")
     before = chat.prompt()
     assert "Starting tool servers: late" in before and "ready" not in before
-    wait_for(marks / "starting")  # the server is up, and sleeping before it answers
+    wait_for(marks / "starting")  # the server is up, and waits at its gate before it answers
     chat.child.sendline("typed before the server is ready")
-    out = chat.expect(FOOTER, timeout=LATE + 15)
+    chat.expect("Waiting for tool servers: late")
+    open_gate(marks)
+    out = chat.expect(FOOTER)
     assert "late (12 tools)" in out  # said when it came, before the turn went on
     assert "tool results: c1 late says: early" in out
     sent = [t["function"]["name"] for t in server.requests[0].json["tools"]]
@@ -296,7 +303,8 @@ def test_ctrl_c_while_the_first_turn_waits_for_a_server_sends_nothing(spawn, ser
     chat.child.sendintr()
     assert "Stopped waiting for the tool servers; nothing was sent." in chat.expect("nothing was sent[^\n]*")
     chat.prompt()
-    assert "late (12 tools)" in chat.expect(READY, timeout=LATE + 15)  # the server went on starting
+    open_gate(marks)
+    assert "late (12 tools)" in chat.expect(READY)  # the server went on starting
     assert "echo: and now" in chat.say("and now")
     assert len(server.requests) == 1
     chat.leave()
@@ -323,7 +331,7 @@ def test_a_key_typed_while_a_servers_line_is_printed_reaches_the_prompt(spawn, d
         time.sleep(0.05)
     lflag = termios.tcgetattr(chat.child.child_fd)[3]  # the terminal's mode (the pty's other side)
     chat.child.send("\x04")  # Ctrl-D at an empty prompt: leave
-    left = chat.child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=20) == 0
+    left = chat.child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=PATIENCE) == 0
     assert not lflag & termios.ICANON and not lflag & termios.ECHO, "cooked mode while the line was printed"
     assert left, "Ctrl-D typed while the line was printed never reached the prompt"
     assert "has no tool 'demo.xxx" in plain(chat.log.getvalue()) and "Nothing said, nothing saved." in plain(chat.child.before)
@@ -335,7 +343,7 @@ def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, d
     pid = int(wait_for(marks / "starting"))
     began = time.monotonic()
     out = chat.leave()
-    assert time.monotonic() - began < LATE  # it did not wait for the server
+    assert time.monotonic() - began < DEFAULT_STARTUP_TIMEOUT  # it did not wait for the server (its gate stays shut)
     assert "Nothing said, nothing saved." in out and chat.child.exitstatus == 0
     assert gone(pid)  # stopped, and reaped: no zombie left behind
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import pexpect
 from golem_cli.store import Store
 
-from tests.repl.conftest import plain
+from tests.repl.conftest import PATIENCE, plain
 from tests.repl.test_chat import banner_cid
 
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
 
 
 def _ended(chat) -> str:
-    chat.child.expect(pexpect.EOF, timeout=15)
+    chat.child.expect(pexpect.EOF, timeout=PATIENCE)
     out = plain(chat.child.before)
     chat.child.close()
     return out

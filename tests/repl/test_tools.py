@@ -23,8 +23,8 @@ from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, Chat, golem_env, plain
-from tests.tools.conftest import live_in_group
+from tests.repl.conftest import GOLEM, PATIENCE, Chat, golem_env, plain
+from tests.tools.conftest import wait_gone
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +45,11 @@ def calls(*specs: tuple[str, str, dict | str], text: str = "") -> Scenario:
     return Scenario(reply=Reply(text=text, tool_calls=[
         ToolCallSpec(i, n, a if isinstance(a, str) else json.dumps(a)) for i, n, a in specs
     ]))  # fmt: skip
+
+
+# A command that runs until the test opens its gate (creates ``gate`` in the project): keys
+# typed before then are typed while the tool runs, however busy the machine is.
+UNTIL_THE_GATE = "until [ -e gate ]; do sleep 0.02; done"
 
 
 def to_the_question(spawn, server: ProviderServer, tools: str, *replies: Scenario, prompt: str = "run it") -> tuple[Chat, str]:
@@ -83,20 +88,13 @@ def ask(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[
                           env=golem_env(home), timeout=60)  # fmt: skip
 
 
-def wait_for(path: Path, seconds: float = 10) -> str:
+def wait_for(path: Path, seconds: float = PATIENCE) -> str:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if path.exists() and path.read_text().strip():
             return path.read_text().strip()
         time.sleep(0.05)
     raise AssertionError(f"{path} never appeared")
-
-
-def wait_gone(pgid: int, seconds: float = 5) -> list[int]:
-    deadline = time.monotonic() + seconds
-    while (left := live_in_group(pgid)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 # --- approval ------------------------------------------------------------------------------
@@ -143,7 +141,7 @@ def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServe
     chat.leave()
 
 
-def answered(chat, word: str, seconds: float = 15) -> None:
+def answered(chat, word: str, seconds: float = PATIENCE) -> None:
     """Wait until the question's line shows ``word`` as its answer: a one-key answer settled."""
     deadline = time.monotonic() + seconds
     while not any(line.startswith("Allow?") and line.endswith(f"› {word}") for line in chat.screen()):
@@ -168,10 +166,11 @@ def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: P
 def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, server: ProviderServer, project: Path):
     """Only the rest of the answer's word is dropped: a prompt typed ahead after the answer
     (while the tool runs) is the next turn, whole."""
-    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "sleep 1"})))
+    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": UNTIL_THE_GATE})))
     chat.child.send("y")
     answered(chat, "yes")
     chat.child.send("ext steps\r")  # "e" continues "yes", "x" does not: the person typed on
+    (project / "gate").touch()
     chat.turn()
     out = chat.turn()
     assert "echo: ext steps" in out
@@ -199,15 +198,16 @@ def test_in_ask_keys_typed_after_a_one_key_answer_stay_in_the_terminal(server: P
     """``golem ask`` has no next prompt: a key typed just after a one-key answer (while the
     tool runs) is not read and dropped; it stays in the terminal for what reads next (here
     the shell's ``read``)."""
-    server.enqueue(calls(("call_1", "run_command", {"command": "sleep 1"})))
+    server.enqueue(calls(("call_1", "run_command", {"command": UNTIL_THE_GATE})))
     script = '"$0" ask -T shell "run it"; echo "ask-done"; read -r -t 20 line; echo "left=[$line]"'
     child = pexpect.spawn("bash", ["--norc", "--noprofile", "-c", script, GOLEM], env=golem_env(home),
-                          encoding="utf-8", dimensions=(40, 120), timeout=20)  # fmt: skip
+                          encoding="utf-8", dimensions=(40, 120), timeout=PATIENCE)  # fmt: skip
     chat = Chat(child)
     chat.expect(r"\[y\]es once")
     child.send("y")
-    answered(chat, "yes")  # the pause made the key the answer; the tool runs for a second
+    answered(chat, "yes")  # the pause made the key the answer; the tool runs until the gate opens
     child.send("zq\r")  # a line typed ahead, for whatever comes after golem
+    (project / "gate").touch()
     chat.expect("ask-done")
     assert chat.expect(r"left=\[[^\]]*\]").endswith("left=[zq]")
     child.expect(pexpect.EOF)
@@ -337,7 +337,7 @@ def test_tools_rows_are_cut_to_a_narrow_terminal(home: Path, project: Path):
     """At 50 columns each row of /tools is one screen line ending in an ellipsis, so the
     columns stay a table instead of wrapping into the next row."""
     child = pexpect.spawn(GOLEM, ["chat", "-T", "fs"], env=golem_env(home) | {"COLUMNS": "50"}, encoding="utf-8",
-                          dimensions=(40, 50), timeout=15)  # fmt: skip
+                          dimensions=(40, 50), timeout=PATIENCE)  # fmt: skip
     try:
         chat = Chat(child)
         chat.prompt()
@@ -478,23 +478,25 @@ def test_ctrl_c_in_ask_says_what_stopped_in_words_and_exits_130(spawn, server: P
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     pgid = int(wait_for(project / "pid"))
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=30)
+    _, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 130 and wait_gone(pgid) == []
     assert "golem: stopped run_command after " in err and "its call is kept and closed at the next turn" in err
     assert "partial reply" not in err and "Traceback" not in err
 
 
 @pytest.fixture
-def slow_site() -> Iterator[str]:
-    """A web server that takes 3 seconds to answer."""
+def slow_site() -> Iterator[tuple[str, threading.Event]]:
+    """A web server that answers once the test sets the event: its URL and the event."""
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    answer = threading.Event()
 
     class Slow(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:
             pass
 
         def do_GET(self) -> None:
-            time.sleep(3)
+            answer.wait(30)
             self.send_response(200)
             self.send_header("content-type", "text/plain")
             self.end_headers()
@@ -502,13 +504,16 @@ def slow_site() -> Iterator[str]:
 
     site = ThreadingHTTPServer(("127.0.0.1", 0), Slow)
     threading.Thread(target=site.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{site.server_address[1]}/"
+    yield f"http://127.0.0.1:{site.server_address[1]}/", answer
+    answer.set()
     site.shutdown()
     site.server_close()
 
 
-def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server: ProviderServer, project: Path, slow_site: str):
-    server.enqueue(calls(("call_1", "fetch_url", {"url": slow_site}), ("call_2", "read_file", {"path": "notes.txt"})))
+def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server: ProviderServer, project: Path,
+                                                                  slow_site: tuple[str, threading.Event]):  # fmt: skip
+    url, answer = slow_site
+    server.enqueue(calls(("call_1", "fetch_url", {"url": url}), ("call_2", "read_file", {"path": "notes.txt"})))
     chat = spawn("chat", "-T", "all", "-y")
     chat.prompt()
     chat.child.sendline("go")
@@ -517,13 +522,14 @@ def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server:
     assert "read_file" not in plain(out).split("← read_file ok")[1].split("\n", 3)[-1]
     frames = {c for c in plain(out).split("← read_file ok")[1] if "\u2800" <= c <= "\u28ff"}
     assert len(frames) > 1, frames
+    answer.set()
     assert "← fetch_url ok" in chat.turn()
     chat.prompt()
     chat.leave()
 
 
 def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: ProviderServer, home: Path, project: Path):
-    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 3; touch late) & sleep 60"})))
+    server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 30; touch late) & sleep 60"})))
     chat = spawn("chat", "-T", "shell", "--yes")
     chat.prompt()
     chat.child.sendline("run it")
@@ -532,7 +538,7 @@ def test_sigkill_mid_tool_then_resume_reports_the_repair(spawn, server: Provider
     chat.child.expect(pexpect.EOF)
     try:
         # nothing of golem ran after SIGKILL: the group's watchdog killed it
-        assert wait_gone(pgid, 3) == []
+        assert wait_gone(pgid) == []
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(pgid, signal.SIGKILL)

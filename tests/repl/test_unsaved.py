@@ -17,7 +17,7 @@ import pexpect
 from golem_cli.core.codec.history import load_history
 from golem_cli.store import Store
 
-from tests.repl.conftest import plain
+from tests.repl.conftest import PATIENCE, plain
 from tests.repl.test_chat import banner_cid
 
 #: The footer, saved or not.
@@ -33,7 +33,7 @@ def turn(chat, text: str) -> str:
 
 def ended(chat) -> str:
     chat.child.sendeof()
-    chat.child.expect(pexpect.EOF, timeout=20)
+    chat.child.expect(pexpect.EOF, timeout=PATIENCE)
     out = plain(chat.child.before)
     chat.child.close()
     return out

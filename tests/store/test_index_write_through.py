@@ -27,14 +27,14 @@ def behind(store: Store) -> int:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store(tmp_path)
+def store(store: Store) -> Store:
+    """The folder's store (conftest.py) with five conversations, listed after the racy window."""
     for i in range(5):
-        s.create([Message("user", f"conversation {i}")])
-    s.listing()
+        store.create([Message("user", f"conversation {i}")])
+    store.listing()
     time.sleep(refresh_module.RACY_SECONDS + 0.05)
-    s.listing()  # now fresh and not racy
-    return s
+    store.listing()  # now fresh and not racy
+    return store
 
 
 def no_scan(monkeypatch):

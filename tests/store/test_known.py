@@ -12,7 +12,7 @@ from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message, Part, ThinkingBlock, ToolCall
 from golem_cli.store import Store
 from golem_cli.store.saving import LIST_FIELDS, KnownMessages
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.core.strategies import messages
@@ -121,7 +121,7 @@ def test_bytes_the_fast_path_reads_are_kept_and_the_file_holds_the_messages(tmp_
     assert codec.read_history(data)[1]  # still read by the fast path
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])  # messages() draws much
+@settings(max_examples=60)  # messages() draws much
 @given(
     st.lists(messages(), min_size=1, max_size=6),
     st.lists(messages(), max_size=6),

@@ -120,7 +120,7 @@ _PIECE = st.sampled_from(
 @given(
     st.lists(_PIECE, max_size=8), st.lists(_PIECE, max_size=8), st.integers(0, 9), _PIECE, st.booleans(), st.booleans()
 )
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 def test_the_check_refuses_exactly_what_the_reader_refuses(known_pieces, new_pieces, at, swap, extend, framed) -> None:
     """Whatever was remembered, then changed in place or not, with whatever after it, ``check``
     agrees with a whole load."""
@@ -176,7 +176,7 @@ def test_a_bad_message_deep_in_a_first_save_is_refused_with_its_position(tmp_pat
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 1), st.integers(-40, 40)), max_size=3),
     st.integers(-1, 3),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 def test_batches_that_do_not_tile_the_bytes_prove_nothing(n, bad_at, shifts, dropped) -> None:
     """Whatever offsets are passed (moved, or a batch left out), ``check`` agrees with a whole load."""
     from golem_cli.core.codec import history as codec

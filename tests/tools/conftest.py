@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,11 @@ def live_in_group(pgid: int) -> list[int]:
         if pgrp == pgid and state != "Z":
             found.append(int(entry))
     return found
+
+
+def wait_gone(pgid: int, seconds: float = 20) -> list[int]:
+    """Wait until group ``pgid`` has no live process; what is still alive after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while (left := live_in_group(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left

@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -304,11 +303,8 @@ def test_a_streamable_http_server(http_server: str, monkeypatch):
     asyncio.run(go())
 
 
-def test_an_unreachable_http_server_is_one_line():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    box = box_for({"remote": {"url": f"http://127.0.0.1:{port}/mcp", "startup_timeout_sec": 5.0}}, ["remote"])
+def test_an_unreachable_http_server_is_one_line(refused_port: int):
+    box = box_for({"remote": {"url": f"http://127.0.0.1:{refused_port}/mcp", "startup_timeout_sec": 5.0}}, ["remote"])
     (problem,) = asyncio.run(box.start())
     assert problem.startswith("tool server 'remote' did not start: ") and "\n" not in problem
     print(problem)
