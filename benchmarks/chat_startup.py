@@ -1,127 +1,236 @@
-"""Time from `golem chat` to a ready prompt, on a pseudo-terminal (target: under 200 ms).
+"""How soon golem answers a person at a terminal: ``--version``, ``golem chat`` until a key typed
+at its prompt is echoed, the first reply, and ``golem resume`` of a long conversation.
 
-Spawns the real console script with pexpect in a fresh GOLEM_HOME (offline echo model, empty
-store) and waits for the prompt, several times. Yardsticks on the same terminal, interleaved:
-`python -c pass`, `python -c 'import prompt_toolkit'`, and the floor of any prompt_toolkit
-program: a bare script that shows a `PromptSession` prompt (interpreter, asyncio,
-prompt_toolkit, one prompt drawn). With ``--provider``, also `golem chat` with an HTTP
-provider configured (an OpenAI-compatible server on 127.0.0.1 that is never called).
+Every figure is a whole process measured by ``_measure.py`` (from its fork to what the harness
+saw on the pseudo-terminal, or to its end), beside its yardstick in the same run, as medians of
+interleaved repetitions (noise on the machine hits every row alike):
 
-With ``--mcp``, also `golem chat -T demo` with one stdio tool server configured (the SDK's
-``MCPServer`` in tests/mcpservers/demo.py): to its prompt (the server starts in the
-background) and on to the line saying the server is ready, its tools listed, against two
-yardsticks in the same run: `golem chat` with that server configured but not enabled, and a
-fresh interpreter that imports the SDK, starts the same server, lists its tools and exits
-(what any MCP client in Python pays).
+- ``golem --version`` against ``python -c pass`` (issue 20: within 1.2x);
+- ``golem chat`` (empty store, offline echo model) until ``q``, typed the moment ``you>`` shows,
+  is echoed, against a bare script that shows ``PromptSession().prompt()`` measured the same
+  way (issue 20: within 1.3x); also until ``you>`` alone;
+- the first reply: ``hi`` and Enter typed at the prompt, until the footer under the reply is shown (what the
+  first turn loads: the run loop, the markdown renderer, the session); with ``--provider``, also
+  through an OpenAI-compatible server on 127.0.0.1 (``tests.providerserver``: the HTTP stack),
+  and ``golem ask`` through it, whole;
+- with ``--messages N`` (e.g. 150000), ``golem resume ID`` of an N-message conversation: until
+  ``you>``, until a key typed then is echoed, and until ``/ids`` is answered (the history is
+  loaded and repaired: a first turn would go now), against loading and normalizing the same
+  history in a fresh interpreter.
 
-    python benchmarks/chat_startup.py [--runs 10] [--provider] [--mcp]
+Trees: ``NAME=DIR`` (a directory holding ``golem_cli/``, e.g. ``git archive main golem_cli | tar
+-x -C /tmp/before``), every one run through the same launcher (the console script's lines, the
+tree first on ``sys.path``, the editable install's finder set aside); by default this checkout.
+
+    python -m compileall -q golem_cli
+    python benchmarks/chat_startup.py [before=/tmp/before after=.] [--runs 10] [--provider] [--messages 150000]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-import pexpect
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import _measure
 
-GOLEM = shutil.which("golem", path=os.path.dirname(sys.executable)) or "golem"
-
-SDK_CLIENT = """
-import asyncio, sys
-from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
-async def main():
-    with open("/dev/null", "w") as quiet:
-        async with Client(stdio_client(StdioServerParameters(command=sys.executable, args=[sys.argv[1]]), errlog=quiet)) as c:
-            await c.list_tools()
-asyncio.run(main())
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+LAUNCHER = """\
+import sys
+tree = sys.argv.pop(1)
+sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
+sys.path.insert(0, tree)
+from golem_cli.__main__ import main
+sys.exit(main())
 """
-
-
 BARE_PROMPT = """
-import asyncio
 from prompt_toolkit import PromptSession
 try:
-    asyncio.run(PromptSession().prompt_async("you> "))
+    PromptSession().prompt("you> ")
 except EOFError:
     pass
 """
+LOAD = (
+    "import sys; from golem_cli.core import load_history, normalize_history; "
+    "normalize_history(load_history(open(sys.argv[1], 'rb').read()))"
+)
+TYPED = [_measure.Keys("q", "q")]  # "q" is in none of prompt_toolkit's escape sequences
+#: The first prompt, sent after a pause as a person's (what loads meanwhile is not waited for).
+FIRST_TURN = [*TYPED, _measure.Keys("\x15hi\r", " sent", pause=2.0)]  # Ctrl-U clears the q; " sent": the footer
 
 
-def time_to(command: list[str], pattern: str | type, env: dict[str, str]) -> float:
-    return times_to(command, [pattern], env)[0]
+class Rows:
+    """Samples by row name, in the order rows first appear, each row with its yardstick's name."""
+
+    def __init__(self) -> None:
+        self.samples: dict[str, list[_measure.Run]] = {}
+        self.yardsticks: dict[str, str] = {}
+
+    def add(self, name: str, run: _measure.Run, wall: float | None = None, against: str | None = None) -> None:
+        """``run`` as row ``name``, its wall time ``wall`` when given (a part of it)."""
+        self.samples.setdefault(name, []).append(
+            _measure.Run(run.wall if wall is None else wall, run.cpu, run.peak_mib, run.code)
+        )
+        if against is not None:
+            self.yardsticks[name] = against
+
+    def median(self, name: str) -> float:
+        return statistics.median(r.wall for r in self.samples[name])
+
+    def print(self, title: str) -> None:
+        print(f"\n{title}")
+        print(f"  {'':<60}{'median':>8}{'min':>6}{'CPU':>8}{'peak':>9}")
+        for name, runs in self.samples.items():
+            walls = [r.wall * 1000 for r in runs]
+            cpu = statistics.median(r.cpu for r in runs) * 1000
+            peak = max(r.peak_mib for r in runs)
+            yard = self.yardsticks.get(name)
+            ratio = f"  {self.median(name) / self.median(yard):.2f}x {yard}" if yard else ""
+            print(f"  {name:<60}{statistics.median(walls):6.0f}ms{min(walls):6.0f}{cpu:6.0f}ms{peak:6.0f}MiB{ratio}")
 
 
-def times_to(command: list[str], patterns: list[str | type], env: dict[str, str]) -> list[float]:
-    """Seconds from spawning ``command`` to each pattern in turn."""
-    start = time.perf_counter()
-    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=60)
-    elapsed = []
-    for pattern in patterns:
-        child.expect(pattern)
-        elapsed.append(time.perf_counter() - start)
-    if child.isalive():
-        child.sendeof()
-        child.expect(pexpect.EOF)
-    child.close()
-    return elapsed
+def environment(home: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.endswith("_API_KEY") and not k.startswith("GOLEM_") and k != "NO_COLOR"
+    }
+    return env | {
+        "GOLEM_HOME": str(home),
+        "PROMPT_TOOLKIT_NO_CPR": "1",
+        "TERM": "xterm",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
-def ms(values: list[float]) -> str:
-    return f"median {statistics.median(values) * 1000:6.0f} ms  (min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f})"
+def fresh(template: Path, home: Path) -> Path:
+    """``home`` as ``template`` (a chat leaves a conversation and the index behind)."""
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.copytree(template, home, symlinks=True)
+    return home
+
+
+def start_rows(work: Path, trees: dict[str, list[str]], runs: int, provider: str | None) -> None:
+    template = work / "template"
+    template.mkdir()
+    config = 'model = "offline:echo"\n'
+    if provider:
+        config += f'[providers.local]\nbase_url = "{provider}/v1"\napi_key = "sk-test"\n'
+    (template / "config.toml").write_text(config)
+    home = work / "home"
+    env = environment(home)
+    for golem in trees.values():  # the index and what a first chat leaves, as after any first chat
+        _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>")
+    shutil.rmtree(template)
+    shutil.copytree(home, template, symlinks=True)
+    rows = Rows()
+    floor, bare_drawn, bare_echoed = (
+        "python -c pass",
+        "bare PromptSession().prompt() -> you>",
+        "bare PromptSession().prompt() -> q echoed",
+    )
+    for _ in range(runs):
+        rows.add(floor, _measure.run([PY, "-c", "pass"], env))
+        bare = _measure.on_terminal([PY, "-c", BARE_PROMPT], env, "you>", then=TYPED)
+        rows.add(bare_drawn, bare, bare.seen[0])
+        rows.add(bare_echoed, bare)
+        for name, golem in trees.items():
+            rows.add(f"{name}: golem --version", _measure.run([*golem, "--version"], env), against=floor)
+            chat = _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>", then=TYPED)
+            rows.add(f"{name}: golem chat -> you>", chat, chat.seen[0], against=bare_drawn)
+            rows.add(f"{name}: golem chat -> q echoed", chat, against=bare_echoed)
+            turn = _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>", then=FIRST_TURN)
+            rows.add(
+                f"{name}: golem chat, first reply: Enter (2 s after the prompt) -> footer",
+                turn,
+                turn.answers[1],
+            )
+            if provider:
+                local = [*golem, "chat", "-m", "local:echo"]
+                turn = _measure.on_terminal(local, environment(fresh(template, home)), "you>", then=FIRST_TURN)
+                rows.add(
+                    f"{name}: golem chat -m local:echo, first reply: Enter -> footer",
+                    turn,
+                    turn.answers[1],
+                )
+                ask = _measure.run([*golem, "ask", "-m", "local:echo", "hi"], environment(fresh(template, home)))
+                rows.add(f"{name}: golem ask -m local:echo hi", ask, against=floor)
+    rows.print("start-up (empty store, offline echo model)")
+
+
+def resume_rows(work: Path, trees: dict[str, list[str]], runs: int, messages: int) -> None:
+    from cli_speed import uuid7_at, write_conversation
+    from golem_cli.store import Store
+    from history_roundtrip import generate
+
+    home = work / "resume"
+    store = Store(home)
+    store.conversations_dir.mkdir(parents=True, mode=0o700)
+    (home / "config.toml").write_text('model = "offline:echo"\n')
+    cid = uuid7_at(time.time() - 60, random.Random(messages))
+    write_conversation(store, cid, generate(messages), time.time() - 60, "offline:echo")
+    path = store.messages_path(cid)
+    env = environment(home)
+    for golem in trees.values():
+        _measure.on_terminal([*golem, "resume", cid], env, "you>")  # the index
+    rows = Rows()
+    load = "python: load_history + normalize_history"
+    steps = [*TYPED, _measure.Keys("\x15/ids\r", "last run")]  # Ctrl-U clears the q
+    for _ in range(runs):
+        rows.add("python -c pass", _measure.run([PY, "-c", "pass"], env))
+        rows.add(load, _measure.run([PY, "-c", LOAD, str(path)], env))
+        for name, golem in trees.items():
+            run = _measure.on_terminal([*golem, "resume", cid], env, "you>", then=steps)
+            rows.add(f"{name}: golem resume -> you>", run, run.seen[0], against=load)
+            rows.add(f"{name}: golem resume, q typed at you> -> echoed after", run, run.answers[0])
+            rows.add(f"{name}: golem resume -> /ids answered", run, against=load)
+    rows.print(f"golem resume ID, {messages:,} messages ({path.stat().st_size / 1e6:.0f} MB)")
+
+
+def provider_server() -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen([PY, "-m", "tests.providerserver"], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    url = server.stdout.readline().split(" on ")[-1].strip()
+    return server, url
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="*", help="NAME=DIR, DIR holding golem_cli/ (default: this checkout)")
     parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--provider", action="store_true", help="also time a chat with an HTTP provider")
-    parser.add_argument("--mcp", action="store_true", help="also time a chat with one stdio tool server")
+    parser.add_argument("--provider", action="store_true", help="also the first reply through a loopback HTTP server")
+    parser.add_argument("--messages", type=int, default=0, help="also resume a conversation of this many messages")
+    parser.add_argument("--skip-start", action="store_true", help="only the resume rows")
     args = parser.parse_args()
-    home = tempfile.mkdtemp(prefix="golem-bench-")
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("GOLEM_")}
-    env.update(GOLEM_HOME=home, PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
-    config = 'model = "offline:echo"\n'
-    if args.provider:
-        config += '[providers.local]\nbase_url = "http://127.0.0.1:9/v1"\napi_key = "sk-none"\n'
-    if args.mcp:
-        from tests.mcpservers import DEMO, demo_toml
-
-        config += demo_toml("demo")
-    Path(home, "config.toml").write_text(config)
-    rows: dict[str, list[float]] = {}
-
-    def add(name: str, value: float) -> None:
-        rows.setdefault(name, []).append(value)
-
-    for _ in range(args.runs):  # interleaved: noise hits every row alike
-        add("python -c pass", time_to([sys.executable, "-c", "pass"], pexpect.EOF, env))
-        add(
-            "python -c 'import prompt_toolkit'",
-            time_to([sys.executable, "-c", "import prompt_toolkit"], pexpect.EOF, env),
-        )
-        add("bare PromptSession -> you>", time_to([sys.executable, "-c", BARE_PROMPT], "you>", env))
-        add("golem chat -> you>  (target < 200 ms)", time_to([GOLEM, "chat"], "you>", env))
-        if args.provider:
-            add("golem chat -m local:x -> you>", time_to([GOLEM, "chat", "-m", "local:x"], "you>", env))
-        if args.mcp:
-            prompt, ready = times_to([GOLEM, "chat", "-T", "demo"], ["you>", "Tool server ready"], env)
-            add("golem chat -T demo -> you>", prompt)
-            add("golem chat -T demo -> server ready", ready)
-            add(
-                "SDK alone: import, start demo, list tools",
-                time_to([sys.executable, "-c", SDK_CLIENT, str(DEMO)], pexpect.EOF, env),
-            )
-    shutil.rmtree(home, ignore_errors=True)
-    for name, values in rows.items():
-        print(f"{name:<42}{ms(values)}")
+    work = Path(tempfile.mkdtemp(prefix="golem-start-"))
+    launcher = work / "golem.py"
+    launcher.write_text(LAUNCHER)
+    named = dict(t.split("=", 1) for t in args.trees) or {"golem": str(ROOT)}
+    trees = {name: [PY, str(launcher), str(Path(tree).resolve())] for name, tree in named.items()}
+    server, url = provider_server() if args.provider else (None, None)
+    with open("/proc/loadavg") as f:
+        print(f"load average at the start: {' '.join(f.read().split()[:3])}")
+    try:
+        if not args.skip_start:
+            start_rows(work, trees, args.runs, url)
+        if args.messages:
+            resume_rows(work, trees, args.runs, args.messages)
+    finally:
+        if server is not None:
+            server.terminate()
+        shutil.rmtree(work, ignore_errors=True)
+    with open("/proc/loadavg") as f:
+        print(f"\nload average at the end: {' '.join(f.read().split()[:3])}")
 
 
 if __name__ == "__main__":
