@@ -13,6 +13,9 @@ interleaved repetitions (noise on the machine hits every row alike):
   first turn loads: the run loop, the markdown renderer, the session); with ``--provider``, also
   through an OpenAI-compatible server on 127.0.0.1 (``tests.providerserver``: the HTTP stack),
   and ``golem ask`` through it, whole;
+- with ``--mcp``, ``golem chat -T demo`` (one stdio tool server, the SDK's ``MCPServer`` in
+  tests/mcpservers/demo.py) until ``you>`` and until the line saying the server is ready,
+  against a fresh interpreter that imports the SDK, starts the same server and lists its tools;
 - with ``--messages N`` (e.g. 150000), ``golem resume ID`` of an N-message conversation: until
   ``you>``, until a key typed then is echoed, and until ``/ids`` is answered (the history is
   loaded and repaired: a first turn would go now), against loading and normalizing the same
@@ -23,7 +26,7 @@ Trees: ``NAME=DIR`` (a directory holding ``golem_cli/``, e.g. ``git archive main
 tree first on ``sys.path``, the editable install's finder set aside); by default this checkout.
 
     python -m compileall -q golem_cli
-    python benchmarks/chat_startup.py [before=/tmp/before after=.] [--runs 10] [--provider] [--messages 150000]
+    python benchmarks/chat_startup.py [before=/tmp/before after=.] [--runs 10] [--provider] [--mcp] [--messages 150000]
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.mcpservers, tests.providerserver
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _measure
@@ -59,6 +63,17 @@ try:
     PromptSession().prompt("you> ")
 except EOFError:
     pass
+"""
+SDK_CLIENT = """
+import asyncio, sys
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+async def main():
+    with open("/dev/null", "w") as quiet:
+        params = StdioServerParameters(command=sys.executable, args=[sys.argv[1]])
+        async with Client(stdio_client(params, errlog=quiet)) as c:
+            await c.list_tools()
+asyncio.run(main())
 """
 LOAD = (
     "import sys; from golem_cli.core import load_history, normalize_history; "
@@ -168,6 +183,26 @@ def start_rows(work: Path, trees: dict[str, list[str]], runs: int, provider: str
     rows.print("start-up (empty store, offline echo model)")
 
 
+def mcp_rows(work: Path, trees: dict[str, list[str]], runs: int) -> None:
+    from tests.mcpservers import DEMO, demo_toml
+
+    home = work / "mcp"
+    home.mkdir()
+    (home / "config.toml").write_text('model = "offline:echo"\n' + demo_toml("demo"))
+    env = environment(home)
+    rows = Rows()
+    sdk = "SDK alone: import, start demo, list tools"
+    for _ in range(runs):
+        rows.add(sdk, _measure.run([PY, "-c", SDK_CLIENT, str(DEMO)], env))
+        for name, golem in trees.items():
+            run = _measure.on_terminal(
+                [*golem, "chat", "-T", "demo"], env, "you>", then=[_measure.Keys("", "Tool server ready")]
+            )
+            rows.add(f"{name}: golem chat -T demo -> you>", run, run.seen[0])
+            rows.add(f"{name}: golem chat -T demo -> server ready", run, against=sdk)
+    rows.print("golem chat with one stdio tool server")
+
+
 def resume_rows(work: Path, trees: dict[str, list[str]], runs: int, messages: int) -> None:
     from cli_speed import uuid7_at, write_conversation
     from golem_cli.store import Store
@@ -209,6 +244,7 @@ def main() -> None:
     parser.add_argument("trees", nargs="*", help="NAME=DIR, DIR holding golem_cli/ (default: this checkout)")
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--provider", action="store_true", help="also the first reply through a loopback HTTP server")
+    parser.add_argument("--mcp", action="store_true", help="also a chat with one stdio tool server")
     parser.add_argument("--messages", type=int, default=0, help="also resume a conversation of this many messages")
     parser.add_argument("--skip-start", action="store_true", help="only the resume rows")
     args = parser.parse_args()
@@ -223,6 +259,8 @@ def main() -> None:
     try:
         if not args.skip_start:
             start_rows(work, trees, args.runs, url)
+        if args.mcp:
+            mcp_rows(work, trees, args.runs)
         if args.messages:
             resume_rows(work, trees, args.runs, args.messages)
     finally:
