@@ -61,6 +61,8 @@ class Run:
     seen: tuple[float, ...] = ()
     #: on a terminal: seconds from each of ``then`` typed to what it showed
     answers: tuple[float, ...] = ()
+    #: on a terminal: the command's CPU seconds (its own threads) when each of ``seen`` was seen
+    cpu_seen: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,13 +139,14 @@ def on_terminal(
         child = pexpect.spawn(launch[0], launch[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=timeout)
         child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
         child.expect(pattern)
-        seen, answers = [time.monotonic()], []
+        seen, answers, cpu = [time.monotonic()], [], [_cpu_of_child(child.pid)]
         for keys in then:
             time.sleep(keys.pause)
             sent = time.monotonic()
             child.send(keys.typed)
             child.expect_exact(keys.shown)
             seen.append(time.monotonic())
+            cpu.append(_cpu_of_child(child.pid))
             answers.append(seen[-1] - sent)
         if child.isalive():
             child.send("\x15")  # Ctrl-U: a prompt holding text takes Ctrl-D as a deletion
@@ -154,7 +157,20 @@ def on_terminal(
     finally:
         os.unlink(report)
     since = (got.wall,) if pattern is pexpect.EOF else tuple(t - got.start for t in seen)
-    return Run(since[-1], got.cpu, got.peak_mib, got.code, seen=since, answers=tuple(answers))
+    return Run(since[-1], got.cpu, got.peak_mib, got.code, seen=since, answers=tuple(answers), cpu_seen=tuple(cpu))
+
+
+def _cpu_of_child(launcher: int) -> float:
+    """The CPU seconds (user + system, its own threads) of the command ``launcher`` started, read
+    from /proc now: steadier than wall time on a loaded machine. 0 once it has ended."""
+    try:
+        with open(f"/proc/{launcher}/task/{launcher}/children") as f:
+            (pid,) = f.read().split()
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @functools.cache

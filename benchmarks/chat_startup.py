@@ -1,9 +1,10 @@
 """How soon golem answers a person at a terminal: ``--version``, ``golem chat`` until a key typed
 at its prompt is echoed, the first reply, and ``golem resume`` of a long conversation.
 
-Every figure is a whole process measured by ``_measure.py`` (from its fork to what the harness
-saw on the pseudo-terminal, or to its end), beside its yardstick in the same run, as medians of
-interleaved repetitions (noise on the machine hits every row alike):
+Every figure is a whole process measured by ``_measure.py``: wall time from its fork to what the
+harness saw on the pseudo-terminal (or to its end), and the CPU time the command had used by
+then (steadier than wall time on a loaded machine), beside its yardstick in the same run, as
+medians of interleaved repetitions (noise on the machine hits every row alike):
 
 - ``golem --version`` against ``python -c pass`` (issue 20: within 1.2x);
 - ``golem chat`` (empty store, offline echo model) until ``q``, typed the moment ``you>`` shows,
@@ -17,8 +18,8 @@ interleaved repetitions (noise on the machine hits every row alike):
   tests/mcpservers/demo.py) until ``you>`` and until the line saying the server is ready,
   against a fresh interpreter that imports the SDK, starts the same server and lists its tools;
 - with ``--messages N`` (e.g. 150000), ``golem resume ID`` of an N-message conversation: until
-  ``you>``, until a key typed then is echoed, and until ``/ids`` is answered (the history is
-  loaded and repaired: a first turn would go now), against loading and normalizing the same
+  ``you>``, until a key typed then is echoed, until ``/ids`` is answered (the history is
+  loaded and repaired), and a first turn then, against loading and normalizing the same
   history in a fresh interpreter.
 
 Trees: ``NAME=DIR`` (a directory holding ``golem_cli/``, e.g. ``git archive main golem_cli | tar
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.mcpservers, tests.providerserver
@@ -84,34 +86,56 @@ TYPED = [_measure.Keys("q", "q")]  # "q" is in none of prompt_toolkit's escape s
 FIRST_TURN = [*TYPED, _measure.Keys("\x15hi\r", " sent", pause=2.0)]  # Ctrl-U clears the q; " sent": the footer
 
 
+@dataclass(frozen=True)
+class Sample:
+    wall: float  #: seconds
+    cpu: float  #: the command's CPU seconds over the same span
+    peak_mib: float
+
+
+def whole(run: _measure.Run) -> Sample:
+    """A run from its fork to its end (or to what it last showed), CPU of the whole run."""
+    return Sample(run.wall, run.cpu, run.peak_mib)
+
+
+def until(run: _measure.Run, i: int) -> Sample:
+    """From the fork to what was seen ``i``-th (0: the pattern), CPU until then."""
+    return Sample(run.seen[i], run.cpu_seen[i], run.peak_mib)
+
+
+def answer(run: _measure.Run, i: int) -> Sample:
+    """From the ``i``-th keys typed (0: the first of ``then``) to what they showed."""
+    return Sample(run.answers[i], run.cpu_seen[i + 1] - run.cpu_seen[i], run.peak_mib)
+
+
 class Rows:
     """Samples by row name, in the order rows first appear, each row with its yardstick's name."""
 
     def __init__(self) -> None:
-        self.samples: dict[str, list[_measure.Run]] = {}
+        self.samples: dict[str, list[Sample]] = {}
         self.yardsticks: dict[str, str] = {}
 
-    def add(self, name: str, run: _measure.Run, wall: float | None = None, against: str | None = None) -> None:
-        """``run`` as row ``name``, its wall time ``wall`` when given (a part of it)."""
-        self.samples.setdefault(name, []).append(
-            _measure.Run(run.wall if wall is None else wall, run.cpu, run.peak_mib, run.code)
-        )
+    def add(self, name: str, sample: Sample, against: str | None = None) -> None:
+        self.samples.setdefault(name, []).append(sample)
         if against is not None:
             self.yardsticks[name] = against
 
-    def median(self, name: str) -> float:
-        return statistics.median(r.wall for r in self.samples[name])
+    def median(self, name: str, what: str) -> float:
+        return statistics.median(getattr(r, what) for r in self.samples[name])
 
     def print(self, title: str) -> None:
         print(f"\n{title}")
-        print(f"  {'':<60}{'median':>8}{'min':>6}{'CPU':>8}{'peak':>9}")
+        print(f"  {'':<62}{'wall':>7}{'min':>6}{'CPU':>7}{'peak':>8}   against")
         for name, runs in self.samples.items():
-            walls = [r.wall * 1000 for r in runs]
-            cpu = statistics.median(r.cpu for r in runs) * 1000
+            least = min(r.wall for r in runs) * 1000
+            wall, cpu = self.median(name, "wall") * 1000, self.median(name, "cpu") * 1000
             peak = max(r.peak_mib for r in runs)
             yard = self.yardsticks.get(name)
-            ratio = f"  {self.median(name) / self.median(yard):.2f}x {yard}" if yard else ""
-            print(f"  {name:<60}{statistics.median(walls):6.0f}ms{min(walls):6.0f}{cpu:6.0f}ms{peak:6.0f}MiB{ratio}")
+            ratio = ""
+            if yard:
+                walls, cpus = wall / self.median(yard, "wall") / 1000, cpu / self.median(yard, "cpu") / 1000
+                ratio = f"   {walls:.2f}x wall, {cpus:.2f}x CPU of {yard}"
+            print(f"  {name:<62}{wall:5.0f}ms{least:6.0f}{cpu:5.0f}ms{peak:5.0f}MiB{ratio}")
 
 
 def environment(home: Path) -> dict[str, str]:
@@ -155,31 +179,23 @@ def start_rows(work: Path, trees: dict[str, list[str]], runs: int, provider: str
         "bare PromptSession().prompt() -> q echoed",
     )
     for _ in range(runs):
-        rows.add(floor, _measure.run([PY, "-c", "pass"], env))
+        rows.add(floor, whole(_measure.run([PY, "-c", "pass"], env)))
         bare = _measure.on_terminal([PY, "-c", BARE_PROMPT], env, "you>", then=TYPED)
-        rows.add(bare_drawn, bare, bare.seen[0])
-        rows.add(bare_echoed, bare)
+        rows.add(bare_drawn, until(bare, 0))
+        rows.add(bare_echoed, until(bare, 1))
         for name, golem in trees.items():
-            rows.add(f"{name}: golem --version", _measure.run([*golem, "--version"], env), against=floor)
+            rows.add(f"{name}: golem --version", whole(_measure.run([*golem, "--version"], env)), against=floor)
             chat = _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>", then=TYPED)
-            rows.add(f"{name}: golem chat -> you>", chat, chat.seen[0], against=bare_drawn)
-            rows.add(f"{name}: golem chat -> q echoed", chat, against=bare_echoed)
+            rows.add(f"{name}: golem chat -> you>", until(chat, 0), against=bare_drawn)
+            rows.add(f"{name}: golem chat -> q echoed", until(chat, 1), against=bare_echoed)
             turn = _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>", then=FIRST_TURN)
-            rows.add(
-                f"{name}: golem chat, first reply: Enter (2 s after the prompt) -> footer",
-                turn,
-                turn.answers[1],
-            )
+            rows.add(f"{name}: golem chat, first reply: Enter (2 s after the prompt) -> footer", answer(turn, 1))
             if provider:
                 local = [*golem, "chat", "-m", "local:echo"]
                 turn = _measure.on_terminal(local, environment(fresh(template, home)), "you>", then=FIRST_TURN)
-                rows.add(
-                    f"{name}: golem chat -m local:echo, first reply: Enter -> footer",
-                    turn,
-                    turn.answers[1],
-                )
+                rows.add(f"{name}: golem chat -m local:echo, first reply: Enter -> footer", answer(turn, 1))
                 ask = _measure.run([*golem, "ask", "-m", "local:echo", "hi"], environment(fresh(template, home)))
-                rows.add(f"{name}: golem ask -m local:echo hi", ask, against=floor)
+                rows.add(f"{name}: golem ask -m local:echo hi", whole(ask), against=floor)
     rows.print("start-up (empty store, offline echo model)")
 
 
@@ -193,13 +209,13 @@ def mcp_rows(work: Path, trees: dict[str, list[str]], runs: int) -> None:
     rows = Rows()
     sdk = "SDK alone: import, start demo, list tools"
     for _ in range(runs):
-        rows.add(sdk, _measure.run([PY, "-c", SDK_CLIENT, str(DEMO)], env))
+        rows.add(sdk, whole(_measure.run([PY, "-c", SDK_CLIENT, str(DEMO)], env)))
         for name, golem in trees.items():
             run = _measure.on_terminal(
                 [*golem, "chat", "-T", "demo"], env, "you>", then=[_measure.Keys("", "Tool server ready")]
             )
-            rows.add(f"{name}: golem chat -T demo -> you>", run, run.seen[0])
-            rows.add(f"{name}: golem chat -T demo -> server ready", run, against=sdk)
+            rows.add(f"{name}: golem chat -T demo -> you>", until(run, 0))
+            rows.add(f"{name}: golem chat -T demo -> server ready", until(run, 1), against=sdk)
     rows.print("golem chat with one stdio tool server")
 
 
@@ -220,15 +236,16 @@ def resume_rows(work: Path, trees: dict[str, list[str]], runs: int, messages: in
         _measure.on_terminal([*golem, "resume", cid], env, "you>")  # the index
     rows = Rows()
     load = "python: load_history + normalize_history"
-    steps = [*TYPED, _measure.Keys("\x15/ids\r", "last run")]  # Ctrl-U clears the q
+    steps = [*TYPED, _measure.Keys("\x15/ids\r", "last run"), _measure.Keys("hi\r", " sent")]  # Ctrl-U clears the q
     for _ in range(runs):
-        rows.add("python -c pass", _measure.run([PY, "-c", "pass"], env))
-        rows.add(load, _measure.run([PY, "-c", LOAD, str(path)], env))
+        rows.add("python -c pass", whole(_measure.run([PY, "-c", "pass"], env)))
+        rows.add(load, whole(_measure.run([PY, "-c", LOAD, str(path)], env)))
         for name, golem in trees.items():
             run = _measure.on_terminal([*golem, "resume", cid], env, "you>", then=steps)
-            rows.add(f"{name}: golem resume -> you>", run, run.seen[0], against=load)
-            rows.add(f"{name}: golem resume, q typed at you> -> echoed after", run, run.answers[0])
-            rows.add(f"{name}: golem resume -> /ids answered", run, against=load)
+            rows.add(f"{name}: golem resume -> you>", until(run, 0), against=load)
+            rows.add(f"{name}: golem resume, q typed at you> -> echoed after", answer(run, 0))
+            rows.add(f"{name}: golem resume -> /ids answered", until(run, 2), against=load)
+            rows.add(f"{name}: golem resume, then a first turn: Enter -> footer", answer(run, 2))
     rows.print(f"golem resume ID, {messages:,} messages ({path.stat().st_size / 1e6:.0f} MB)")
 
 
