@@ -63,6 +63,8 @@ class Run:
     answers: tuple[float, ...] = ()
     #: on a terminal: the command's CPU seconds (its own threads) when each of ``seen`` was seen
     cpu_seen: tuple[float, ...] = ()
+    #: on a terminal: the command's CPU seconds when each of ``then`` was typed
+    cpu_typed: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,9 +141,10 @@ def on_terminal(
         child = pexpect.spawn(launch[0], launch[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=timeout)
         child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
         child.expect(pattern)
-        seen, answers, cpu = [time.monotonic()], [], [_cpu_of_child(child.pid)]
+        seen, answers, cpu, typed = [time.monotonic()], [], [_cpu_of_child(child.pid)], []
         for keys in then:
             time.sleep(keys.pause)
+            typed.append(_cpu_of_child(child.pid))
             sent = time.monotonic()
             child.send(keys.typed)
             child.expect_exact(keys.shown)
@@ -157,7 +160,8 @@ def on_terminal(
     finally:
         os.unlink(report)
     since = (got.wall,) if pattern is pexpect.EOF else tuple(t - got.start for t in seen)
-    return Run(since[-1], got.cpu, got.peak_mib, got.code, seen=since, answers=tuple(answers), cpu_seen=tuple(cpu))
+    return Run(since[-1], got.cpu, got.peak_mib, got.code, seen=since, answers=tuple(answers),
+               cpu_seen=tuple(cpu), cpu_typed=tuple(typed))  # fmt: skip
 
 
 def _cpu_of_child(launcher: int) -> float:

@@ -105,7 +105,7 @@ def until(run: _measure.Run, i: int) -> Sample:
 
 def answer(run: _measure.Run, i: int) -> Sample:
     """From the ``i``-th keys typed (0: the first of ``then``) to what they showed."""
-    return Sample(run.answers[i], run.cpu_seen[i + 1] - run.cpu_seen[i], run.peak_mib)
+    return Sample(run.answers[i], run.cpu_seen[i + 1] - run.cpu_typed[i], run.peak_mib)
 
 
 class Rows:
