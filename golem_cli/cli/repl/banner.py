@@ -1,7 +1,7 @@
 """The chat's first lines, written without rich.
 
 They come before the prompt, and rich costs a chat's start more than anything else golem
-adds to prompt_toolkit's own (ADR 0018), so it loads at the chat's first output after the
+adds to prompt_toolkit's own (ADR 0020), so it loads at the chat's first output after the
 prompt. The banner is a few lines in a few styles: SGR codes in the styles rich would use
 (``NO_COLOR`` drops the colours and keeps bold and dim; a pipe gets plain text). Text from
 outside golem (a model name from the config) is shown without letting the terminal obey it

@@ -5,7 +5,7 @@ Ctrl-C while a reply streams cancels only that turn (a SIGINT handler cancels th
 the session saves the partial reply); Ctrl-C at the prompt clears the line; Ctrl-D exits and
 prints the command that resumes the conversation.
 
-Two things load after the prompt is drawn, not before it (ADR 0018): the session and the core
+Two things load after the prompt is drawn, not before it (ADR 0020): the session and the core
 behind it, opened in a worker thread (``opening.py``, ADR 0015), so the core's types are
 imported where a line is acted on; and rich, at the REPL's first output (``Repl.console``).
 """
