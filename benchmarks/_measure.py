@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Forks, execs argv[2:], waits for it and writes its usage to the file argv[1]. The clock is
@@ -56,6 +57,24 @@ class Run:
     code: int  #: its exit code (negative: the signal that ended it)
     stdout: bytes = b""
     stderr: bytes = b""
+    #: on a terminal: seconds from the fork to the pattern, then to what each of ``then`` showed
+    seen: tuple[float, ...] = ()
+    #: on a terminal: seconds from each of ``then`` typed to what it showed
+    answers: tuple[float, ...] = ()
+    #: on a terminal: the command's CPU seconds (its own threads) when each of ``seen`` was seen
+    cpu_seen: tuple[float, ...] = ()
+    #: on a terminal: the command's CPU seconds when each of ``then`` was typed
+    cpu_typed: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Keys typed on a terminal after ``pause`` seconds (a person reading, typing), and what shows
+    once the program has read them."""
+
+    typed: str
+    shown: str
+    pause: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -107,27 +126,55 @@ def run(
     return Run(got.wall, got.cpu, got.peak_mib, got.code, proc.stdout or b"", proc.stderr)
 
 
-def on_terminal(cmd: list[str], env: dict[str, str], pattern: object, timeout: float = 60) -> Run:
-    """``cmd`` on a pseudo-terminal (40 x 120) until ``pattern`` (a pexpect pattern) is printed,
-    then ended with Ctrl-D: wall time is from its fork to the pattern (to its end for
-    ``pexpect.EOF``); CPU time and peak memory are the whole run's."""
+def on_terminal(
+    cmd: list[str], env: dict[str, str], pattern: object, timeout: float = 60, *, then: Sequence[Keys] = ()
+) -> Run:
+    """``cmd`` on a pseudo-terminal (40 x 120) until ``pattern`` (a pexpect pattern) is printed;
+    then each of ``then`` typed and what it shows awaited; then ended with Ctrl-U and Ctrl-D.
+    Wall time is from its fork to the last thing awaited (to its end for ``pexpect.EOF``);
+    CPU time and peak memory are the whole run's."""
     import pexpect
 
     report = _report_path()
     try:
         launch = _launch(report, cmd)
         child = pexpect.spawn(launch[0], launch[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=timeout)
+        child.delaybeforesend = None  # pexpect sleeps 50 ms before each send by default
         child.expect(pattern)
-        seen = time.monotonic()
+        seen, answers, cpu, typed = [time.monotonic()], [], [_cpu_of_child(child.pid)], []
+        for keys in then:
+            time.sleep(keys.pause)
+            typed.append(_cpu_of_child(child.pid))
+            sent = time.monotonic()
+            child.send(keys.typed)
+            child.expect_exact(keys.shown)
+            seen.append(time.monotonic())
+            cpu.append(_cpu_of_child(child.pid))
+            answers.append(seen[-1] - sent)
         if child.isalive():
+            child.send("\x15")  # Ctrl-U: a prompt holding text takes Ctrl-D as a deletion
             child.sendeof()
             child.expect(pexpect.EOF)
         child.close()
         got = _read(report, cmd, b"")
     finally:
         os.unlink(report)
-    wall = got.wall if pattern is pexpect.EOF else seen - got.start
-    return Run(wall, got.cpu, got.peak_mib, got.code)
+    since = (got.wall,) if pattern is pexpect.EOF else tuple(t - got.start for t in seen)
+    return Run(since[-1], got.cpu, got.peak_mib, got.code, seen=since, answers=tuple(answers),
+               cpu_seen=tuple(cpu), cpu_typed=tuple(typed))  # fmt: skip
+
+
+def _cpu_of_child(launcher: int) -> float:
+    """The CPU seconds (user + system, its own threads) of the command ``launcher`` started, read
+    from /proc now: steadier than wall time on a loaded machine. 0 once it has ended."""
+    try:
+        with open(f"/proc/{launcher}/task/{launcher}/children") as f:
+            (pid,) = f.read().split()
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except (OSError, ValueError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @functools.cache

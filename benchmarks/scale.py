@@ -1,5 +1,6 @@
-"""Issue 13's table: list, search, index rebuild, resume, chat start-up and the history round
-trip, at 1,000 / 10,000 / 100,000 conversations and 20,000 / 150,000-message histories.
+"""Issue 13's table: list, search, index rebuild, resume and the history round trip, at 1,000 /
+10,000 / 100,000 conversations and 20,000 / 150,000-message histories (the chat's start:
+chat_startup.py).
 
 Every figure is printed beside its yardstick measured in the same run (``python -c pass``,
 ``grep -rlF``, a Python loop that reads every file, ``orjson``), as medians of interleaved
@@ -8,7 +9,7 @@ benchmark here measures it (``_measure.py``: not the benchmark's memory, which L
 count in a child started from it).
 
     python benchmarks/scale.py [--sizes 1000,10000,100000] [--histories 20000,150000]
-                               [--reps 5] [--roundtrip-mb 81] [--keep DIR] [--skip chat,roundtrip]
+                               [--reps 5] [--roundtrip-mb 81] [--keep DIR] [--skip resume,roundtrip]
 
 Stores are generated directly in golem's file format (as cli_speed.py does): going through
 ``Store.create`` would fsync every file and measure the disk. ``pip install -e '.[bench]'``
@@ -235,57 +236,6 @@ def resume_rows(root: Path, sizes: list[int], env: dict[str, str], reps: int) ->
             f"{ratio(m['resume'], m['load'] + m['floor'])} (python -c pass + load + normalize)")  # fmt: skip
 
 
-# --- chat start-up -----------------------------------------------------------------------------
-
-
-def chat_rows(root: Path, env: dict[str, str], reps: int) -> None:
-    import pexpect
-
-    home = root / "chat-home"
-    home.mkdir(exist_ok=True)
-    env = {k: v for k, v in env.items() if not k.endswith("_API_KEY")}
-    env |= {"GOLEM_HOME": str(home), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
-    label = "golem chat, empty store"
-    print(f"\n{label}")
-
-    def to(cmd: list[str], pattern: object) -> _measure.Run:
-        return _measure.on_terminal(cmd, env, pattern, timeout=30)
-
-    def echoed(cmd: list[str], key: str = "q") -> float:
-        """Seconds from spawn to the echo of ``key``, typed as soon as the prompt shows: when
-        prompt_toolkit has taken over and read the keys held for it. ("q" is in none of
-        prompt_toolkit's escape sequences.)"""
-        start = time.perf_counter()
-        child = pexpect.spawn(cmd[0], cmd[1:], env=env, encoding="utf-8", dimensions=(40, 120), timeout=30)
-        child.expect("you>")
-        child.send(key)
-        child.expect_exact(key)
-        elapsed = time.perf_counter() - start
-        child.send("\x15")  # Ctrl-U empties the line: Ctrl-D leaves only an empty prompt
-        child.sendeof()
-        child.expect(pexpect.EOF)
-        child.close()
-        return elapsed
-
-    # The prompt is drawn before prompt_toolkit is imported (ADR 0017): "drawn" is when golem's
-    # own prompt shows, "echoed" when a key typed at that moment shows.
-    samples: dict[str, list[_measure.Run]] = {"floor": [], "pt": [], "chat": []}
-    echoes: list[float] = []
-    for _ in range(reps):
-        samples["floor"].append(to([PY, "-c", "pass"], pexpect.EOF))
-        samples["pt"].append(to([PY, "-c", "import prompt_toolkit.shortcuts"], pexpect.EOF))
-        samples["chat"].append(to([GOLEM, "chat"], "you>"))
-        echoes.append(echoed([GOLEM, "chat"]))
-    m = {k: statistics.median(r.wall for r in v) * 1000 for k, v in samples.items()}
-    peak = {k: max(r.peak_mib for r in v) for k, v in samples.items()}
-    echo = statistics.median(echoes) * 1000
-    against = "interpreter + prompt_toolkit"
-    row(label, "python -c pass (pty)", m["floor"], peak["floor"])
-    row(label, "python -c 'import prompt_toolkit.shortcuts' (pty)", m["pt"], peak["pt"])
-    row(label, "golem chat -> prompt drawn", m["chat"], peak["chat"], f"{ratio(m['chat'], m['pt'])} {against}")
-    row(label, "golem chat -> a key typed at once is echoed", echo, peak["chat"], f"{ratio(echo, m['pt'])} {against}")
-
-
 # --- history round trip ------------------------------------------------------------------------
 
 # The yardstick does what `golem normalize FILE -o OUT` does with orjson: read the file, decode,
@@ -366,7 +316,7 @@ def main() -> None:
     parser.add_argument("--histories", default="20000,150000")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--roundtrip-mb", type=float, default=81)
-    parser.add_argument("--skip", default="", help="comma-separated: stores,resume,chat,roundtrip")
+    parser.add_argument("--skip", default="", help="comma-separated: stores,resume,roundtrip")
     parser.add_argument("--keep", type=Path, help="generate into DIR and keep it (reused when it exists)")
     parser.add_argument("--before", type=Path, help="a checkout whose `golem normalize` is timed too (roundtrip)")
     args = parser.parse_args()
@@ -384,8 +334,6 @@ def main() -> None:
                 store_rows(bare, count, env, args.reps, sidecars=False)
         if "resume" not in skip:
             resume_rows(root, [int(s) for s in args.histories.split(",") if s], env, args.reps)
-        if "chat" not in skip:
-            chat_rows(root, env, args.reps)
         if "roundtrip" not in skip:
             roundtrip_rows(root, args.roundtrip_mb, env, max(3, args.reps // 2), args.before)
     finally:

@@ -5,12 +5,12 @@ cheap commands slower?
     python -m compileall -q golem_cli /tmp/before/golem_cli
     python benchmarks/startup_trees.py before=/tmp/before after=. [--runs 15] [--conversations 300]
 
-For each tree (a directory holding ``golem_cli/``): ``golem --version``, ``golem list`` (a store
-of ``--conversations`` small conversations, index warm) and ``golem chat`` to its prompt on a
-pseudo-terminal (empty store, offline model). Every tree runs through the same launcher (the
-console script's own lines, with the tree first on ``sys.path`` and the editable install's
-finder set aside), interleaved with the yardsticks ``python -c pass`` and
-``python -c 'import prompt_toolkit'`` so that machine noise hits every row alike. Medians.
+For each tree (a directory holding ``golem_cli/``): ``golem --version`` and ``golem list`` (a
+store of ``--conversations`` small conversations, index warm); the chat's start, from trees
+alike, is ``chat_startup.py``'s. Every tree runs through the same launcher (the console script's
+own lines, with the tree first on ``sys.path`` and the editable install's finder set aside),
+interleaved with the yardstick ``python -c pass`` so that machine noise hits every row alike.
+Medians.
 """
 
 from __future__ import annotations
@@ -44,10 +44,6 @@ def run(cmd: list[str], env: dict[str, str]) -> float:
     return _measure.run(cmd, env).wall
 
 
-def to_prompt(cmd: list[str], env: dict[str, str]) -> float:
-    return _measure.on_terminal(cmd, env, "you>").wall
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("trees", nargs="+", help="NAME=DIR, DIR holding golem_cli/")
@@ -60,25 +56,20 @@ def main() -> None:
     launcher.write_text(LAUNCHER)
     base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("GOLEM_")}
     base |= {"PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
-    envs: dict[str, tuple[dict[str, str], dict[str, str]]] = {}  # name: (list's env, chat's env)
+    envs: dict[str, dict[str, str]] = {}
     for name, tree in trees.items():
-        listing, chat = root / name / "store", root / name / "empty"
+        listing = root / name / "store"
         write_store(Store(listing), args.conversations, random.Random(7), longest=4)
-        chat.mkdir(parents=True)
-        (chat / "config.toml").write_text('model = "offline:echo"\n')
-        envs[name] = (base | {"GOLEM_HOME": str(listing)}, base | {"GOLEM_HOME": str(chat)})
-        run([sys.executable, str(launcher), str(Path(tree).resolve()), "list"], envs[name][0])  # builds the index
-    rows: dict[str, list[float]] = {"python -c pass": [], "python -c 'import prompt_toolkit'": []}
+        envs[name] = base | {"GOLEM_HOME": str(listing)}
+        run([sys.executable, str(launcher), str(Path(tree).resolve()), "list"], envs[name])  # builds the index
+    rows: dict[str, list[float]] = {"python -c pass": []}
     try:
         for _ in range(args.runs):
             rows["python -c pass"].append(run([sys.executable, "-c", "pass"], base))
-            rows["python -c 'import prompt_toolkit'"].append(run([sys.executable, "-c", "import prompt_toolkit"], base))
             for name, tree in trees.items():
                 golem = [sys.executable, str(launcher), str(Path(tree).resolve())]
-                listing, chat = envs[name]
-                rows.setdefault(f"{name}: golem --version", []).append(run([*golem, "--version"], listing))
-                rows.setdefault(f"{name}: golem list", []).append(run([*golem, "list"], listing))
-                rows.setdefault(f"{name}: golem chat -> you>", []).append(to_prompt([*golem, "chat"], chat))
+                rows.setdefault(f"{name}: golem --version", []).append(run([*golem, "--version"], envs[name]))
+                rows.setdefault(f"{name}: golem list", []).append(run([*golem, "list"], envs[name]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     floor = statistics.median(rows["python -c pass"])

@@ -3,8 +3,8 @@
 A chat needs its model chosen and checked before the prompt (a missing key or an option the
 provider cannot take is said at once), but not the HTTP stack: httpx and the adapter cost
 more to import than the rest of what the prompt needs. ``resolve(..., lazy=True)`` does every
-check and returns a ``DeferredModel``, which builds the adapter when something first needs it:
-the chat's warm-up while the person types (``prepare``, in a thread), else the first request.
+check and returns a ``DeferredModel``, which builds the adapter when something first needs it
+(the first request, most often).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ class DeferredModel:
         self._build = build
         self._check = check
         self._adapter: Model | None = None
-        self._lock = threading.Lock()  # the warm-up thread and the first request may race
+        self._lock = threading.Lock()  # the thread opening a chat's session and the chat may both ask
 
     def prepare(self) -> Model:
         """The adapter, built now if it was not yet."""

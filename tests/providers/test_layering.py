@@ -27,14 +27,6 @@ def test_importing_providers_and_resolving_loads_no_http_stack() -> None:
     assert out.stdout.strip() == "False"
 
 
-def test_an_adapter_loads_httpx_without_its_command_line_client() -> None:
-    """httpx imports its CLI (click, rich, pygments) when click is installed; golem never runs it."""
-    code = ("import sys, golem_cli.providers.openai.model, golem_cli.providers.anthropic.model; "
-            "print(sorted(n for n in ('httpx', 'click', 'rich', 'pygments') if n in sys.modules))")  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['httpx']"
-
-
 def _module_name(path: Path) -> str:
     parts = path.relative_to(PROVIDERS.parents[1]).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)

@@ -1,6 +1,7 @@
-"""What `golem chat` loads before its prompt: only what the prompt needs. The markdown
-renderer, the run loop, the provider's HTTP stack and the tool servers' SDK load after the
-prompt is on screen (in the warm-up while the person types) or at the first turn.
+"""What `golem chat` loads before its prompt: only what the prompt needs. What loads after it
+is declared (docs/architecture.md, "What loads when"): rich at the chat's first output, the
+session and the core behind it in the worker that opens the session (ADR 0015), the run loop
+and the provider's HTTP stack at the first turn, the tool servers' SDK when they start.
 
 A behaviour test, not a timed one (timings: benchmarks/chat_startup.py): the real program on
 a pseudo-terminal, with prompt_toolkit's prompt replaced by one that writes ``sys.modules``
@@ -34,8 +35,8 @@ sys.exit(main(sys.argv[2:]))
 """
 
 #: Loaded after the prompt is shown, never before it.
-LATER = ("rich", "httpx", "click", "pygments", "markdown_it", "golem_cli.core.agent", "golem_cli.providers._http",
-         "golem_cli.providers.openai.model", "golem_cli.cli.render.streaming", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
+LATER = ("rich", "httpx", "pygments", "markdown_it", "golem_cli.core.agent", "golem_cli.providers._http",
+         "golem_cli.providers.openai.model", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
 #: Without tools, the session opens after the prompt too: the model is resolved and the
 #: conversation created once the prompt is drawn (the banner needs only the model's name and
 #: the new ID), so neither the codec nor the store's index nor the providers load before it.

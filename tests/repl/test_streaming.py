@@ -59,10 +59,10 @@ def test_plain_mode_writes_deltas_verbatim():
 
 
 def test_live_tail_shows_the_newest_text_of_a_long_paragraph():
-    from golem_cli.cli.render.streaming import _Tail
+    from golem_cli.cli.render.streaming import _OpenBlock
 
     c, out = console()
-    tail = _Tail(max_lines=6)
+    tail = _OpenBlock(max_lines=6)
     tail.text = " ".join(f"w{i}" for i in range(600))  # one paragraph, ~50 wrapped rows
     c.print(tail)
     shown = out.getvalue()
@@ -84,9 +84,9 @@ def test_spinner_says_thinking_while_the_model_reasons():
 def test_an_endless_paragraph_is_drawn_within_bounds():
     """A flood without line breaks: the live region renders only what it can show, and the
     rest is printed as text, not re-rendered as megabytes of markdown (issue 8)."""
-    from golem_cli.cli.render.streaming import MARKDOWN_LIMIT, _Tail
+    from golem_cli.cli.render.streaming import MARKDOWN_LIMIT, _OpenBlock
 
-    tail = _Tail(10)
+    tail = _OpenBlock(10)
     tail.text = "All work and no play. " * 100_000
     assert len(tail.visible()) == 10 * 400 and tail.visible().endswith("no play. ")
     out = io.StringIO()

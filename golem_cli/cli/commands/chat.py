@@ -83,14 +83,14 @@ def chat(
 ) -> int:
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl.opening import Opening
+    from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.start import run_repl
     from golem_cli.config.settings import load_settings
     from golem_cli.core.ids import new_id
 
     # The prompt comes first: before it, only what the banner shows (the model by name, the
     # new conversation's ID) and what the tools need; the model is checked and the
-    # conversation created once the prompt is drawn (``Opening``), before any line is acted on.
+    # conversation created once the prompt is drawn (``PendingSession``), before any line is acted on.
     planned = plan_model(model, load_settings())
     tools = _tools(planned.settings, tool, allow, yes)
     toolbox = tools.toolbox()
@@ -107,8 +107,9 @@ def chat(
         _window(session, choice, context_tokens, settings)
         return session, []
 
-    opening = Opening(planned.name, cid, _unique_prefix(cid), open_session, toolbox)
-    return run_repl(opening, markdown=not no_markdown, note=planned.note, tools=tools)
+    pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
+                             toolbox=toolbox)  # fmt: skip
+    return run_repl(pending, markdown=not no_markdown, note=planned.note, tools=tools)
 
 
 def _pick(store: Store) -> str | None:
@@ -171,7 +172,7 @@ def resume(
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
-    from golem_cli.cli.repl.opening import Opening
+    from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.start import run_repl
     from golem_cli.store import ConversationLocked
 
@@ -223,12 +224,12 @@ def resume(
     except BaseException:
         store.release(cid)
         raise
-    opening = Opening(choice.model.name, cid, unique, open_session, toolbox, before=lines,
-                      abandon=lambda: store.release(cid))  # fmt: skip
     if size <= LOAD_AFTER_THE_PROMPT:  # loaded at once: its report comes before the prompt
         session, report = open_session()  # (the lock is released if it fails)
-        return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=lines + report, tools=tools)
-    return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
+        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=lines + report, tools=tools)
+    pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=unique, open=open_session,
+                             toolbox=toolbox, lines=lines, release=lambda: store.release(cid))  # fmt: skip
+    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
 #: A conversation file larger than this (about 2,000 messages: a load of some 30 ms) is
@@ -238,12 +239,9 @@ LOAD_AFTER_THE_PROMPT = 1 << 20
 
 
 def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair) -> list[str]:
-    """The repair report of a conversation just resumed; the loaded history is then left out
-    of the garbage collector's walks (``keep_from_collections``): the chat keeps it to the end."""
+    """The repair report of a conversation just resumed."""
     from golem_cli.cli.repl.slash import report_lines
-    from golem_cli.core.gcpause import keep_from_collections
 
-    keep_from_collections()
     return report_lines(before, session.history, repair, when=" before continuing")
 
 
@@ -265,7 +263,7 @@ def fork(
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
-    from golem_cli.cli.repl.opening import Opening
+    from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.slash import report_lines
     from golem_cli.cli.repl.start import run_repl
     from golem_cli.core.history.repair import normalize_history
@@ -306,10 +304,11 @@ def fork(
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
         session, report = open_session()
-        return run_repl(session, markdown=not no_markdown, note=choice.note, report_lines=report, tools=tools)
+        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=report, tools=tools)
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
-    opening = Opening(choice.model.name, cid, _unique_prefix(cid), open_session, toolbox)
-    return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
+    pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=_unique_prefix(cid),
+                             open=open_session, toolbox=toolbox)  # fmt: skip
+    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
 MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory

@@ -39,25 +39,23 @@ def normalize(
     to_stdout = common.is_stdio(output)
     if output is not None and not to_stdout and _same_file(output, src.path):
         raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
-    from golem_cli.core.gcpause import paused_gc
 
     lock = store.lock(src.cid) if (in_place and src.cid) else None
-    with paused_gc():  # whole histories and a finding per message: nothing here makes cycles
-        try:
-            result = _run(src, sanitize, salvage, numbered=not as_json)
-            written, backup = _write(src, store, result, output, in_place)
-        finally:
-            if lock is not None:
-                lock.release()
-        asked = in_place or output is not None or check
-        if to_stdout:  # the history is the output: the report goes to stderr
-            import contextlib
-            import sys
+    try:
+        result = _run(src, sanitize, salvage, numbered=not as_json)
+        written, backup = _write(src, store, result, output, in_place)
+    finally:
+        if lock is not None:
+            lock.release()
+    asked = in_place or output is not None or check
+    if to_stdout:  # the history is the output: the report goes to stderr
+        import contextlib
+        import sys
 
-            with contextlib.redirect_stdout(sys.stderr):
-                _print(src, sanitize, result, written, backup, as_json, asked)
-        else:
+        with contextlib.redirect_stdout(sys.stderr):
             _print(src, sanitize, result, written, backup, as_json, asked)
+    else:
+        _print(src, sanitize, result, written, backup, as_json, asked)
     return 1 if check and result.changed else 0
 
 

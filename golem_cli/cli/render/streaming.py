@@ -101,8 +101,9 @@ MARKDOWN_LIMIT = 256 * 1024
 REDRAW_SHARE = 5
 
 
-class _Tail:
-    """The live region's renderable: markdown of the open tail, parsed only when drawn."""
+class _OpenBlock:
+    """The live region's renderable: the reply's last, unfinished block as markdown, parsed only
+    when drawn."""
 
     def __init__(self, max_lines: int) -> None:
         self.text = ""
@@ -165,7 +166,7 @@ class ReplyRenderer:
         self._pieces: list[str] = []  # the reply so far, joined when asked for
         self._blocks = BlockSplitter()
         self._live: Live | None = None
-        self._tail: _Tail | None = None
+        self._tail: _OpenBlock | None = None
         self._last_refresh = 0.0
         self._wait = self.interval  # until the next redraw: longer when a redraw is slow
         self._spinning = False
@@ -269,7 +270,7 @@ class ReplyRenderer:
             from rich.live import Live
 
             assert self.console is not None
-            self._tail = _Tail(max(4, self.console.size.height - 4))
+            self._tail = _OpenBlock(max(4, self.console.size.height - 4))
             self._tail.show(self._blocks)
             self._live = Live(self._tail, console=self.console, auto_refresh=False, transient=True)
             self._live.start()

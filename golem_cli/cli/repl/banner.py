@@ -1,10 +1,11 @@
 """The chat's first lines, written without rich.
 
-They are on screen before the prompt, and importing rich costs more than the rest of what the
-prompt needs from golem; so they are written with a few SGR codes, in the styles rich would
-use (``NO_COLOR`` drops the colours and keeps bold and dim; a pipe gets plain text), and rich
-loads after the prompt is shown. Text from outside golem (a model name from the config) is
-shown without letting the terminal obey it (``terminal_text.visible``).
+They come before the prompt, and rich costs a chat's start more than anything else golem
+adds to prompt_toolkit's own (ADR 0020), so it loads at the chat's first output after the
+prompt. The banner is a few lines in a few styles: SGR codes in the styles rich would use
+(``NO_COLOR`` drops the colours and keeps bold and dim; a pipe gets plain text). Text from
+outside golem (a model name from the config) is shown without letting the terminal obey it
+(``terminal_text.visible``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,18 @@ import os
 import shutil
 import sys
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+from golem_cli import __version__
 from golem_cli.cli.render.console import styled
-from golem_cli.cli.render.terminal_text import visible
+from golem_cli.cli.render.terminal_text import for_terminal, visible
+
+if TYPE_CHECKING:
+    from golem_cli.tools.toolbox import Toolbox
+
+NEWLINE_KEY = "Alt+Enter"
+HELP = f"/help for commands · {NEWLINE_KEY} for a newline · Ctrl-C stops a reply · Ctrl-D exits"
 
 _CODES = {"bold": "1", "dim": "2", "yellow": "33", "cyan": "36"}
 _COLOURS = {"yellow", "cyan"}
@@ -35,30 +45,38 @@ class Painter:
         return f"\x1b[{';'.join(codes)}m{text}\x1b[0m"
 
 
-def conversation_id(paint: Painter, cid: str, unique: int) -> str:
-    """The ID with its unique prefix highlighted, as ``short_ids.markup`` marks it for rich."""
-    if unique >= len(cid):
-        return paint(cid, "bold", "cyan")
-    return paint(cid[:unique], "bold", "cyan") + paint(cid[unique:], "dim", "cyan")
-
-
-def line(text: str, *styles: str) -> None:
-    """One line of golem's own text, in ``styles``."""
-    sys.stdout.write(Painter()(text, *styles) + "\n")
-    sys.stdout.flush()
-
-
-def banner(version: str, model: str, cid: str, unique: int, help_line: str, note: str = "") -> None:
+def show(
+    *, model: str, conversation_id: str, unique: int, note: str, toolbox: Toolbox | None, lines: Sequence[str]
+) -> None:
+    """The banner (golem, the model, the conversation, the keys, a note on the model), the
+    enabled tools, ``lines`` (a repair report, a lock taken over: text from the store, shown
+    visibly) and which tool servers are starting (``Repl.begin_tool_servers`` starts them)."""
     paint = Painter()
-    lines = [
-        f"{paint(f'golem {version}', 'bold')} · model {paint(visible(model), 'cyan')} · "
-        f"conversation {conversation_id(paint, cid, unique)}",
-        paint(help_line, "dim"),
+    out = [
+        f"{paint(f'golem {__version__}', 'bold')} · model {paint(visible(model), 'cyan')} · "
+        f"conversation {_conversation_id(paint, conversation_id, unique)}",
+        paint(HELP, "dim"),
     ]
     if note:  # prose: wrapped at words, not where the terminal happens to cut
         width = shutil.get_terminal_size().columns
         for paragraph in visible(note).splitlines():
             wrapped = textwrap.wrap(paragraph, width, break_on_hyphens=False) or [""]
-            lines += [paint(part, "yellow") for part in wrapped]
-    sys.stdout.write("".join(line + "\n" for line in lines))
+            out += [paint(part, "yellow") for part in wrapped]
+    if toolbox is not None and toolbox.enabled:
+        names = ", ".join(e.name for e in toolbox.enabled)
+        where = getattr(toolbox.registry.sources[0], "root", None)
+        place = f" in {where.path}" if where is not None else ""
+        out.append(paint(visible(f"tools: {names}{place} · /tools to change"), "dim"))
+    out += [paint(for_terminal(line, sys.stdout)) for line in lines]
+    if toolbox is not None and toolbox.to_start():
+        names = ", ".join(s.group for s in toolbox.to_start())
+        out.append(paint(visible(f"Starting tool servers: {names}…"), "dim"))
+    sys.stdout.write("".join(line + "\n" for line in out))
     sys.stdout.flush()
+
+
+def _conversation_id(paint: Painter, cid: str, unique: int) -> str:
+    """The ID with its unique prefix highlighted, as ``short_ids.markup`` marks it for rich."""
+    if unique >= len(cid):
+        return paint(cid, "bold", "cyan")
+    return paint(cid[:unique], "bold", "cyan") + paint(cid[unique:], "dim", "cyan")

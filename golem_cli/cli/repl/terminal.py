@@ -1,4 +1,4 @@
-"""The terminal's input modes while the REPL is not reading a prompt.
+"""The terminal's input mode while a chat runs, and the signals that end golem meanwhile.
 
 Between prompts (a reply streaming, a footer, a slash command's output) the terminal would
 normally be in cooked mode, and that costs two things:
@@ -10,19 +10,13 @@ normally be in cooked mode, and that costs two things:
   a cursor movement of the live region) never reach the screen, the region's erase misses
   lines, and the partial reply shows twice.
 
-So the REPL holds the terminal in "waiting" mode between prompts: no echo, not canonical (every
-key stays queued, unread, for prompt-toolkit, which takes raw mode for the prompt and restores
-this mode after it), signals on (Ctrl-C still interrupts) and ``NOFLSH`` (it flushes nothing).
+So from before its banner to its end the chat holds the terminal in "waiting" mode: no echo,
+not canonical (every key stays queued, unread, for prompt_toolkit, which takes raw mode for
+the prompt and restores this mode after it), signals on (Ctrl-C still interrupts) and
+``NOFLSH`` (it flushes nothing).
 
-Before the first prompt, while prompt_toolkit is being imported under a prompt drawn by golem
-(``instant_prompt``), the terminal is in "holding" mode instead: the raw mode prompt_toolkit
-itself takes (no echo, not canonical, no signals, no flow control, no CR/NL translation), so
-every key typed meanwhile, Ctrl-C and Ctrl-D included, waits as the very byte prompt_toolkit
-would have read. Linux keeps queued input across these changes (only leaving canonical mode
-could regroup a line, and none of them enters it), and echo happens as a key arrives, never
-again later: nothing is lost or shown twice.
-
-The original mode comes back when the REPL ends, also when SIGTERM or SIGHUP ends it.
+The mode the terminal had comes back when the chat ends, also when SIGTERM or SIGHUP ends
+golem: this is the one place golem handles those two signals.
 """
 
 from __future__ import annotations
@@ -31,88 +25,62 @@ import contextlib
 import os
 import signal
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
-
-class Modes:
-    """The modes of one terminal: ``hold`` (before the first prompt), ``wait`` (between
-    prompts) and ``restore`` (the one it had)."""
-
-    def __init__(self, fd: int, before: list[Any]) -> None:
-        import termios
-
-        self.fd = fd
-        self.before = before
-        waiting = termios.tcgetattr(fd)
-        waiting[3] = (waiting[3] & ~(termios.ICANON | termios.ECHO)) | termios.ISIG | termios.NOFLSH
-        waiting[6][termios.VMIN] = 1
-        waiting[6][termios.VTIME] = 0
-        holding = termios.tcgetattr(fd)  # prompt_toolkit's raw mode (input/vt100.py)
-        holding[0] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
-        holding[3] &= ~(termios.ECHO | termios.ICANON | termios.IEXTEN | termios.ISIG)
-        holding[6][termios.VMIN] = 1
-        holding[6][termios.VTIME] = 0
-        self._waiting, self._holding = waiting, holding
-
-    def _set(self, mode: list[Any]) -> None:
-        import termios
-
-        with contextlib.suppress(OSError):  # TCSANOW: keys already typed are kept
-            termios.tcsetattr(self.fd, termios.TCSANOW, mode)
-
-    def hold(self) -> None:
-        self._set(self._holding)
-
-    def wait(self) -> None:
-        self._set(self._waiting)
-
-    def restore(self) -> None:
-        self._set(self.before)
+try:
+    import termios
+except ImportError:  # Windows: no terminal modes to set
+    termios = None  # type: ignore[assignment]
 
 
 @contextlib.contextmanager
-def waiting_mode(stream: Any = None) -> Iterator[Modes | None]:
-    """Hold ``stream`` (default stdin), when it is a terminal, in waiting mode; yields its
-    ``Modes`` (None when it is not a terminal)."""
+def waiting_mode(stream: TextIO | None = None) -> Iterator[None]:
+    """Hold ``stream`` (default stdin), when it is a terminal, in waiting mode for the block;
+    its mode comes back after it, or before SIGTERM or SIGHUP ends golem meanwhile."""
     stream = sys.stdin if stream is None else stream
     try:
-        import termios
-
         fd = stream.fileno()
         before = termios.tcgetattr(fd)
-    except (ImportError, AttributeError, ValueError, OSError):  # not a terminal, or Windows
-        yield None
+    except (AttributeError, ValueError, OSError, termios.error):  # not a terminal (or no termios)
+        yield
         return
-    modes = Modes(fd, before)
-    modes.wait()
+    waiting = termios.tcgetattr(fd)
+    waiting[3] = (waiting[3] & ~(termios.ICANON | termios.ECHO)) | termios.ISIG | termios.NOFLSH
+    waiting[6][termios.VMIN] = 1
+    waiting[6][termios.VTIME] = 0
+    _set(fd, waiting)
     try:
-        with _restored_on_termination(modes):
-            yield modes
+        with restored_on_termination(lambda: _set(fd, before)):
+            yield
     finally:
-        modes.restore()
+        _set(fd, before)
+
+
+def _set(fd: int, mode: list[Any]) -> None:
+    with contextlib.suppress(OSError, termios.error):  # TCSANOW: keys already typed are kept
+        termios.tcsetattr(fd, termios.TCSANOW, mode)
 
 
 @contextlib.contextmanager
-def _restored_on_termination(modes: Modes) -> Iterator[None]:
-    """SIGTERM and SIGHUP (left at their default, ending the process) restore the terminal's
-    mode first, then end the process as they would have."""
+def restored_on_termination(restore: Callable[[], None]) -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP (when left at their default, which ends the
+    process) call ``restore`` first, then end golem as they would have: the exit status
+    says which signal it was."""
 
-    def restore_and_die(signum: int, frame: object) -> None:
-        modes.restore()
+    def restore_and_end(signum: int, frame: object) -> None:
+        restore()
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
-    taken: list[tuple[int, Any]] = []
+    taken: list[signal.Signals] = []
     for signum in (signal.SIGTERM, signal.SIGHUP):
-        try:
+        with contextlib.suppress(ValueError, OSError):  # not the main thread: left alone
             if signal.getsignal(signum) == signal.SIG_DFL:
-                signal.signal(signum, restore_and_die)
-                taken.append((signum, signal.SIG_DFL))
-        except (ValueError, OSError):  # not the main thread
-            pass
+                signal.signal(signum, restore_and_end)
+                taken.append(signum)
     try:
         yield
     finally:
-        for taken_signum, handler in taken:
-            signal.signal(taken_signum, handler)
+        for ours in taken:
+            signal.signal(ours, signal.SIG_DFL)

@@ -19,6 +19,11 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from golem_cli.cli.errors import describe
+from golem_cli.config.paths import data_dir
+from golem_cli.core.codec.history import dump_history
+from golem_cli.store.atomic import write_atomic
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -27,18 +32,12 @@ if TYPE_CHECKING:
 
 def places() -> list[Path]:
     """Where to try, in order."""
-    from golem_cli.config.paths import data_dir
-
     return [data_dir() / "unsaved", Path(tempfile.gettempdir()), Path.cwd()]
 
 
 def write_elsewhere(cid: str, history: Sequence[Message]) -> tuple[Path | None, list[str]]:
     """Write ``history`` as a history file in the first place that takes it: its path (None
     when none did) and, for each place that refused, why."""
-    from golem_cli.cli.errors import describe
-    from golem_cli.core.codec.history import dump_history
-    from golem_cli.store.atomic import write_atomic
-
     data = dump_history(history)
     name = f"golem-unsaved-{cid}-{time.strftime('%Y%m%dT%H%M%S')}.json"
     problems: list[str] = []

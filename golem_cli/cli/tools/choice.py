@@ -109,12 +109,12 @@ class ToolChoice:
         """For ``golem ask``: calls and results on stderr (stdout is the reply), questions on
         the terminal when there is one."""
         from golem_cli.cli.render.console import rich_console
-        from golem_cli.cli.tools.typeahead import AnswerTail
+        from golem_cli.cli.tools.typeahead import KeysAfterAnswer
         from golem_cli.cli.tools.view import ToolView
 
         # No prompt follows in ``ask``: keys typed after a one-key answer stay in the terminal
-        # (for a next question, or the shell), not read and dropped by the answer's tail.
-        view = ToolView(rich_console(stderr=True), tail=AnswerTail(reads=False))
+        # (for a next question, or the shell), not read and dropped after the answer.
+        view = ToolView(rich_console(stderr=True), after_answer=KeysAfterAnswer(reads=False))
         if self._box is not None and can_ask():
             self._box.approvals.ask = view.ask
         return view

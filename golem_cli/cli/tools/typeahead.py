@@ -23,7 +23,7 @@ _WORDS = {"y": "yes", "a": "always"}
 _ENTER = ("\r", "\n")
 
 
-class AnswerTail:
+class KeysAfterAnswer:
     """The keys typed after a one-key answer, for ``WINDOW`` seconds; ``take`` ends it.
     ``reads=False`` (``golem ask``: no prompt follows) reads none: they stay in the terminal."""
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from golem_cli.cli.render.streaming import ReplyRenderer
-    from golem_cli.cli.tools.typeahead import AnswerTail
+    from golem_cli.cli.tools.typeahead import KeysAfterAnswer
     from golem_cli.core.messages import Message, ToolCall
     from golem_cli.tools.approval import Answer, Question
 
@@ -118,13 +118,13 @@ class ToolView:
         live: bool = True,
         clock: Callable[[], float] = time.monotonic,
         full_hint: str = "/history --full",
-        tail: AnswerTail | None = None,
+        after_answer: KeysAfterAnswer | None = None,
     ) -> None:
-        from golem_cli.cli.tools.typeahead import AnswerTail
+        from golem_cli.cli.tools.typeahead import KeysAfterAnswer
 
         self.console = console
         #: Reads the keys typed just after a one-key answer (shared with the REPL's prompt).
-        self.tail = tail if tail is not None else AnswerTail()
+        self.after_answer = after_answer if after_answer is not None else KeysAfterAnswer()
         #: What shows a result whole, where this view is (the REPL's command, or ``golem show``).
         self.full_hint = full_hint
         self.renderer = renderer
@@ -240,13 +240,13 @@ class ToolView:
         self.print_question(question)
         while True:
             try:
-                line, by_key = await _read_answer(self.tail)
+                line, by_key = await _read_answer(self.after_answer)
             except EOFError:
                 return Answer("no", "the user gave no answer")
             answer = parse_answer(line)
             if answer is not None:
                 if by_key:
-                    self.tail.start(line)
+                    self.after_answer.start(line)
                 return answer
             self.console.print("[dim]Answer y (run it), a (always for this tool) or n (deny, with a reason).[/dim]")
 
@@ -298,10 +298,10 @@ KEY_PAUSE = 0.5
 _KEY_WORDS = {"y": "yes", "a": "always"}
 
 
-async def _read_answer(tail: AnswerTail) -> tuple[str, bool]:
+async def _read_answer(after_answer: KeysAfterAnswer) -> tuple[str, bool]:
     """One answer from the keyboard, and whether it was a single key: a lone ``y`` or ``a``
     (nothing typed after it within ``KEY_PAUSE``) ends it; anything longer is a line that
-    Enter ends. The question line then shows the answer as a word. What ``tail`` kept of the
+    Enter ends. The question line then shows the answer as a word. What ``after_answer`` kept of the
     keys typed after the previous answer is typed here; the rest of that answer's word, typed
     within its window and ended by Enter, is ignored as a stray Enter is."""
     import asyncio
@@ -311,15 +311,15 @@ async def _read_answer(tail: AnswerTail) -> tuple[str, bool]:
     from prompt_toolkit.formatted_text import HTML
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-    kept = tail.take()
+    kept = after_answer.take()
     keys = KeyBindings()
 
     @keys.add("enter")
     def _enter(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         typed = buffer.text
-        if tail.finishes(typed):  # the end of the previous answer's word ("y", a pause, "es⏎")
-            tail.finished()
+        if after_answer.finishes(typed):  # the end of the previous answer's word ("y", a pause, "es⏎")
+            after_answer.finished()
             buffer.reset()
             return
         if typed.strip():  # an empty Enter is not an answer

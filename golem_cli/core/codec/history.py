@@ -27,7 +27,6 @@ from golem_cli.core.codec.gojson import compact_json, html_escape_json
 from golem_cli.core.codec.goparse import JSONSyntaxError, Node, Obj
 from golem_cli.core.codec.toolargs import truncated_wrapper, unwrap_truncated
 from golem_cli.core.errors import HistoryFormatError
-from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock, ToolCall
 
 __all__ = ["dump_history", "load_history"]
@@ -143,8 +142,7 @@ def read_history(data: bytes | bytearray | memoryview | str) -> tuple[list[Messa
     if data.startswith(_BOM):
         data = data[3:]  # a byte-order mark from a Windows editor; Go would refuse it
     if not long:  # (a long one the fast path declined in pieces, it declines whole)
-        with paused_gc():
-            messages = _decode(data, empty=True)
+        messages = _decode(data, empty=True)
         if messages is not None:
             return messages, True
     return _load_slow(data), False
@@ -179,35 +177,34 @@ def read_history_pieces(pieces: Iterable[bytes | memoryview]) -> tuple[list[Mess
     retry_at = PIECE  # a smaller file is decoded in one pass, as read_history does
     searched = 1  # where the search for a cut resumes: the bytes before it hold none untried
     started = False
-    with paused_gc():
-        for piece in pieces:
-            buf += piece
-            if not started and len(buf) >= len(_BOM):
-                started = True
-                if buf.startswith(_BOM):
-                    del buf[: len(_BOM)]
-            if len(buf) < retry_at:
-                continue
-            cut = buf.rfind(_NEXT_MESSAGE, searched)
-            searched = max(len(buf) - len(_NEXT_MESSAGE) + 1, 1)
-            if cut < 0:
-                continue
-            buf[cut] = 0x5D  # "]": the batch is buf[: cut + 1], decoded where it lies
-            with memoryview(buf) as view, view[: cut + 1] as batch:
-                decoded = _decode(batch, empty=False)
-            if decoded is None:
-                buf[cut] = 0x2C  # ","
-                retry_at = 2 * len(buf)
-                continue
-            out += decoded
-            del buf[:cut]
-            buf[0] = 0x5B  # "[": the rest is an array again
-            searched = max(searched - cut, 1)
-            retry_at = PIECE
-        if not started and buf.startswith(_BOM):
-            del buf[: len(_BOM)]
-        with memoryview(buf) as view:
-            decoded = _decode(view, empty=not out)
+    for piece in pieces:
+        buf += piece
+        if not started and len(buf) >= len(_BOM):
+            started = True
+            if buf.startswith(_BOM):
+                del buf[: len(_BOM)]
+        if len(buf) < retry_at:
+            continue
+        cut = buf.rfind(_NEXT_MESSAGE, searched)
+        searched = max(len(buf) - len(_NEXT_MESSAGE) + 1, 1)
+        if cut < 0:
+            continue
+        buf[cut] = 0x5D  # "]": the batch is buf[: cut + 1], decoded where it lies
+        with memoryview(buf) as view, view[: cut + 1] as batch:
+            decoded = _decode(batch, empty=False)
+        if decoded is None:
+            buf[cut] = 0x2C  # ","
+            retry_at = 2 * len(buf)
+            continue
+        out += decoded
+        del buf[:cut]
+        buf[0] = 0x5B  # "[": the rest is an array again
+        searched = max(searched - cut, 1)
+        retry_at = PIECE
+    if not started and buf.startswith(_BOM):
+        del buf[: len(_BOM)]
+    with memoryview(buf) as view:
+        decoded = _decode(view, empty=not out)
     if decoded is None:
         return None
     out += decoded
@@ -399,11 +396,10 @@ def history_chunks(messages: Iterable[Message]) -> Iterator[bytes]:
     block of bytes) nor copied whole."""
     history = messages if isinstance(messages, list) else list(messages)
     yield b"["
-    with paused_gc():  # 150,000 messages: structs and lists that make no cycles (gcpause.py)
-        for start in range(0, len(history), _BATCH):
-            if start:
-                yield b","
-            yield _encode_items(history[start : start + _BATCH])
+    for start in range(0, len(history), _BATCH):
+        if start:
+            yield b","
+        yield _encode_items(history[start : start + _BATCH])
     yield b"]"
 
 
@@ -413,18 +409,17 @@ def drain_chunks(messages: list[Message]) -> Iterator[bytes]:
     Encoding keeps a UTF-8 copy inside every string that is not ASCII (CPython caches it),
     which only freeing the message frees (ADR 0016)."""
     yield b"["
-    with paused_gc():
-        messages.reverse()  # batches are taken from the end: no list of the rest is made per batch
-        first = True
-        while messages:
-            batch = messages[-_BATCH:]
-            del messages[-_BATCH:]
-            batch.reverse()
-            if not first:
-                yield b","
-            first = False
-            yield _encode_items(batch)
-            del batch
+    messages.reverse()  # batches are taken from the end: no list of the rest is made per batch
+    first = True
+    while messages:
+        batch = messages[-_BATCH:]
+        del messages[-_BATCH:]
+        batch.reverse()
+        if not first:
+            yield b","
+        first = False
+        yield _encode_items(batch)
+        del batch
     yield b"]"
 
 

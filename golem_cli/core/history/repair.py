@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from golem_cli.core.codec.toolargs import args_are_object
-from golem_cli.core.gcpause import paused_gc
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 
 __all__ = ["HistoryRepair", "normalize_history", "repair_history"]
@@ -164,7 +163,6 @@ def normalize_history(history: Sequence[Message]) -> tuple[list[Message], Histor
     Deterministic and idempotent; the input is never mutated. ``truncated`` is reported on
     every pass because arguments are evidence and are never rewritten.
     """
-    with paused_gc():  # a repair of a million messages makes a million objects (gcpause.py)
-        needed, truncated = _scan(history, truncation=True)
-        out, synthesized, dropped = _repair(history, needed)
+    needed, truncated = _scan(history, truncation=True)
+    out, synthesized, dropped = _repair(history, needed)
     return out, HistoryRepair(synthesized=synthesized, dropped=dropped, truncated=truncated)
