@@ -37,7 +37,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--queries", default="zebraquantum,notthereatall,the of and")
     args = parser.parse_args()
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
     env["GOLEM_HOME"] = str(args.home)
     conv = str(args.home / "conversations")
     trees = {"before": args.before, "after": HERE}

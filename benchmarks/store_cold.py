@@ -36,7 +36,7 @@ BEFORE = (
 
 
 def measure(home: Path, reps: int, before: str | None) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
     env["GOLEM_HOME"] = str(home)
     conv = str(home / "conversations")
     versions = {"": [GOLEM]} | ({"before ": [PY, "-c", BEFORE, before]} if before else {})

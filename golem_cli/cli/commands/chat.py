@@ -8,10 +8,23 @@ through ``errors.report``; failures inside the REPL are printed and the chat goe
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids, model_names, tool_names
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.completion import ID_HELP, conversation_ids
+from golem_cli.cli.options import (
+    Allow,
+    ContextTokens,
+    ConversationId,
+    MaxMessages,
+    Model,
+    ModelOptions,
+    NoMarkdown,
+    Tools,
+    Yes,
+)
 
 if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
@@ -24,6 +37,7 @@ if TYPE_CHECKING:
     from golem_cli.store import Store
 
 PANEL = "Chat"
+app = typer.Typer()
 
 
 # --- implementations -----------------------------------------------------------------------
@@ -69,18 +83,21 @@ def _tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, 
     return choice
 
 
+@app.command("chat", cls=GolemCommand, rich_help_panel=PANEL)
 def chat(
-    *,
-    model: str | None,
-    system: str,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    model: Model = None,
+    system: Annotated[
+        str, typer.Option("--system", "-s", metavar="TEXT", help="System prompt for this conversation.")
+    ] = "",
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """Start a new conversation."""
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl.opening import Opening
@@ -155,18 +172,19 @@ def _yes(question: str) -> bool:
         return False
 
 
+@app.command("resume", cls=GolemCommand, rich_help_panel=PANEL)
 def resume(
-    *,
-    ref: str | None,
-    model: str | None,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    ref: Annotated[str | None, typer.Argument(metavar="ID", help=ID_HELP, autocompletion=conversation_ids)] = None,
+    model: Model = None,
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """Continue a stored conversation (repaired first if needed)."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
@@ -247,20 +265,28 @@ def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair)
     return report_lines(before, session.history, repair, when=" before continuing")
 
 
+@app.command("fork", cls=GolemCommand, rich_help_panel=PANEL)
 def fork(
-    *,
-    ref: str,
-    at: int | None,
-    no_chat: bool,
-    model: str | None,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    ref: ConversationId,
+    at: Annotated[
+        int | None,
+        typer.Option(
+            "--at",
+            metavar="N",
+            help="Copy only the first N messages, as `golem show` numbers them (system prompts come along).",
+        ),
+    ] = None,
+    no_chat: Annotated[bool, typer.Option("--no-chat", help="Only create the fork and print its ID.")] = False,
+    model: Model = None,
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
@@ -344,23 +370,36 @@ def _prompt_text(prompt: str | None) -> str:
     return f"{prompt}\n\n{piped.rstrip()}" if piped.strip() else prompt
 
 
+@app.command("ask", cls=GolemCommand, rich_help_panel=PANEL)
 def ask(
-    *,
-    prompt: str | None,
-    continue_last: bool,
-    cid: str | None,
-    model: str | None,
-    system: str | None,
-    as_json: bool,
-    no_stream: bool,
-    max_messages: int | None,
-    attach: list[str] | None,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    prompt: Annotated[
+        str | None, typer.Argument(metavar="PROMPT", help="The prompt; read from stdin when omitted or `-`.")
+    ] = None,
+    continue_last: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the most recent conversation.")
+    ] = False,
+    cid: Annotated[
+        str | None,
+        typer.Option("--cid", metavar="ID", help="Continue this conversation.", autocompletion=conversation_ids),
+    ] = None,
+    model: Model = None,
+    system: Annotated[
+        str | None, typer.Option("--system", "-s", metavar="TEXT", help="System prompt (new conversations).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print reply, IDs and usage as one JSON object.")] = False,
+    no_stream: Annotated[bool, typer.Option("--no-stream", help="Print the reply only once it is complete.")] = False,
+    max_messages: MaxMessages = None,
+    attach: Annotated[
+        list[str] | None,
+        typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
+    ] = None,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """One turn without the REPL; prints only the reply."""
     import asyncio
 
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
@@ -505,80 +544,3 @@ def ask(
     if outcome.error is not None:
         return report(outcome.error, saved=saved)
     return 0
-
-
-# --- declarations ----------------------------------------------------------------------------
-
-MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL", complete=model_names,
-               help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")  # fmt: skip
-MAX_MESSAGES = Option("max_messages", "--max-messages", type=int, min=1,
-                      help="Send at most the newest N messages per run (default 20).")  # fmt: skip
-NO_MARKDOWN = Option("no_markdown", "--no-markdown", help="Print replies as plain text.")
-CONTEXT_TOKENS = Option("context_tokens", "--context-tokens", type=int, min=1,
-                        help="Send at most about N tokens of history per run, instead of a message count.")  # fmt: skip
-OPTION = Option("options", "--option", "-o", type=list[str], metavar="KEY VALUE", pair=True,
-                help="A model option (repeatable): temperature, top_p, max_tokens, seed, stop, "
-                     "reasoning_effort, thinking_budget; e.g. -o temperature 0.2.")  # fmt: skip
-TOOL = Option(
-    "tool",
-    "--tool",
-    "-T",
-    type=list[str],
-    metavar="NAME",
-    complete=tool_names,
-    help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` (repeatable).",
-)
-ALLOW = Option(
-    "allow", "--allow", type=list[str], metavar="NAME", complete=tool_names,
-    help="Run this tool (or group) without asking (repeatable); it must be enabled (-T).",
-)  # fmt: skip
-YES = Option("yes", "--yes", "-y", help="Approve every tool call without asking.")
-TOOL_OPTIONS = (TOOL, ALLOW, YES)
-
-COMMANDS = (
-    Command("chat", chat, "Start a new conversation.", PANEL, [
-        MODEL,
-        Option("system", "--system", "-s", type=str, default="", help="System prompt for this conversation."),
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
-        Argument("ref", "ID", ID_HELP, required=False, complete=conversation_ids),
-        MODEL,
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
-        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
-        Option("at", "--at", type=int,
-               help="Copy only the first N messages, as `golem show` numbers them (system prompts come along)."),
-        Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
-        MODEL,
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
-        Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
-        Option("continue_last", "--continue", "-c", help="Continue the most recent conversation."),
-        Option("cid", "--cid", type=str, metavar="ID", help="Continue this conversation.", complete=conversation_ids),
-        MODEL,
-        Option("system", "--system", "-s", type=str, help="System prompt (new conversations)."),
-        Option("as_json", "--json", help="Print reply, IDs and usage as one JSON object."),
-        Option("no_stream", "--no-stream", help="Print the reply only once it is complete."),
-        MAX_MESSAGES,
-        Option("attach", "--attach", "-a", type=list[str], metavar="FILE|URL",
-               help="Attach a file or http(s) URL (repeatable)."),
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-)  # fmt: skip

@@ -1,21 +1,20 @@
-"""``golem list``, ``golem show`` and ``golem delete``: finding and reading stored
-conversations.
-
-The commands are plain functions returning an exit code, declared in ``COMMANDS`` at the end
-(see command.py): the fast path runs them without typer.
-"""
+"""``golem list``, ``golem show``, ``golem delete`` and ``golem restore``: finding and reading
+stored conversations."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.options import ConversationId
 
 if TYPE_CHECKING:
     from golem_cli.store import ConversationInfo, ConversationMeta, Listing, Store
 
 PANEL = "Conversations"
+app = typer.Typer()
 TITLE_WIDTH = 60
 MODEL_WIDTH = 24
 MIN_TITLE = 12  # a title narrower than this is no use: the model column goes first
@@ -25,8 +24,13 @@ GAP = 2  # the space rich puts between two columns
 # --- list ------------------------------------------------------------------------------------
 
 
-def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
-    """List conversations, most recently updated first (``limit`` 0: all)."""
+@app.command("list", cls=GolemCommand, rich_help_panel=PANEL)
+def list_conversations(
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0, help="How many to show (0: all).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    tree: Annotated[bool, typer.Option("--tree", help="Show forks under the conversation they came from.")] = False,
+) -> int:
+    """List conversations, newest first."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.render import console
 
@@ -197,9 +201,19 @@ def _meta_json(m: ConversationMeta) -> dict[str, object]:
 # --- show ------------------------------------------------------------------------------------
 
 
-def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
-    """Print a conversation's transcript: replies, tool calls and results, and markers for
-    interrupted replies, calls that never got a result and failed tools."""
+@app.command("show", cls=GolemCommand, rich_help_panel=PANEL)
+def show(
+    ref: ConversationId,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the metadata and the messages as JSON.")] = False,
+    run_ids: Annotated[bool, typer.Option("--run-ids", help="Show which run added each message.")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Show tool calls' arguments and results whole (else their first lines).")
+    ] = False,
+) -> int:
+    """Show a conversation's transcript.
+
+    Markdown replies, tool calls and results, and markers for interrupted replies,
+    calls that never got a result, and failed tools."""
     import sys
 
     from golem_cli.cli.common import open_store
@@ -253,9 +267,17 @@ def _escape(text: str) -> str:
 # --- delete ----------------------------------------------------------------------------------
 
 
-def delete(*, ref: str, yes: bool, as_json: bool) -> int:
-    """Move a conversation to the trash, asking first unless ``yes``. Saying that its forks
-    lose their parent, and how to get it back, is part of the question and of the answer."""
+@app.command("delete", cls=GolemCommand, rich_help_panel=PANEL)
+def delete(
+    ref: ConversationId,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> int:
+    """Move a conversation to the trash (asks first).
+
+    `golem restore` brings it back for 30 days."""
+    # Saying that its forks lose their parent, and how to get it back, is part of the question
+    # and of the answer.
     import sys
 
     from golem_cli.cli.common import open_store
@@ -296,8 +318,17 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
     return 0
 
 
-def restore(*, ref: str | None, as_json: bool) -> int:
-    """Bring back a deleted conversation (the most recently deleted by default)."""
+@app.command("restore", cls=GolemCommand, rich_help_panel=PANEL)
+def restore(
+    ref: Annotated[
+        str | None,
+        typer.Argument(metavar="ID", help="The deleted conversation: its ID, or the start or the end of it."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> int:
+    """Bring back a deleted conversation.
+
+    The last one deleted, unless ID names another."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.render import console
 
@@ -307,38 +338,3 @@ def restore(*, ref: str | None, as_json: bool) -> int:
     else:
         console.out(f"restored {cid}")
     return 0
-
-
-# --- declarations ----------------------------------------------------------------------------
-
-ID = Argument("ref", "ID", ID_HELP, complete=conversation_ids)
-
-COMMANDS = (
-    Command("list", list_conversations, "List conversations, newest first.", PANEL, [
-        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many to show (0: all)."),
-        Option("as_json", "--json", help="Print JSON."),
-        Option("tree", "--tree", help="Show forks under the conversation they came from."),
-    ]),
-    Command("show", show, """Show a conversation's transcript.
-
-        Markdown replies, tool calls and results, and markers for interrupted replies,
-        calls that never got a result, and failed tools.""", PANEL, [
-        ID,
-        Option("as_json", "--json", help="Print the metadata and the messages as JSON."),
-        Option("run_ids", "--run-ids", help="Show which run added each message."),
-        Option("full", "--full", help="Show tool calls' arguments and results whole (else their first lines)."),
-    ]),
-    Command("delete", delete, """Move a conversation to the trash (asks first).
-
-        `golem restore` brings it back for 30 days.""", PANEL, [
-        ID,
-        Option("yes", "--yes", "-y", help="Do not ask for confirmation."),
-        Option("as_json", "--json", help="Print the result as JSON."),
-    ]),
-    Command("restore", restore, """Bring back a deleted conversation.
-
-        The last one deleted, unless ID names another.""", PANEL, [
-        Argument("ref", "ID", "The deleted conversation: its ID, or the start or the end of it.", required=False),
-        Option("as_json", "--json", help="Print the result as JSON."),
-    ]),
-)  # fmt: skip

@@ -4,37 +4,31 @@ brought over from Claude Desktop's or Cursor's JSON."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from golem_cli.cli.command import Argument, Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.config.mcp_import import Imported, Plan
 
-PANEL = "Chat"
-ACTIONS = ("list", "import")
-
-
-def mcp(*, action: str, file: str | None, as_json: bool, no_start: bool, dry_run: bool) -> int:
-    from golem_cli.cli.errors import InputError
-
-    if action == "list":
-        if file is not None:
-            raise InputError("golem mcp list takes no file (did you mean golem mcp import FILE?)")
-        return list_servers(as_json=as_json, start=not no_start)
-    if action == "import":
-        if file is None:
-            raise InputError("give the JSON file to import: golem mcp import FILE (e.g. claude_desktop_config.json)")
-        return import_servers(Path(file), dry_run=dry_run)
-    raise InputError(f"golem mcp: no action {action!r}; use list or import")
+app = typer.Typer(name="mcp", rich_help_panel="Chat",
+                  help="Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.")  # fmt: skip
 
 
 # --- list ----------------------------------------------------------------------------------
 
 
-def list_servers(*, as_json: bool, start: bool) -> int:
-    """Every configured server: how golem reaches it, and (unless ``start`` is off) whether it
-    starts and how many tools it offers."""
+@app.command("list", cls=GolemCommand)
+def list_servers(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
+    no_start: Annotated[bool, typer.Option("--no-start", help="Only show the configuration; start nothing.")] = False,
+) -> int:
+    """List the configured tool servers.
+
+    How golem reaches each, whether it starts and how many tools it offers."""
+    start = not no_start
     import asyncio
     import time
 
@@ -99,8 +93,14 @@ def list_servers(*, as_json: bool, start: bool) -> int:
 # --- import --------------------------------------------------------------------------------
 
 
-def import_servers(file: Path, *, dry_run: bool) -> int:
-    """Add the servers of a Claude Desktop / Cursor JSON file to config.toml."""
+@app.command("import", cls=GolemCommand)
+def import_servers(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help='The JSON file to import ({"mcpServers": {...}}).')],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be added; write nothing.")] = False,
+) -> int:
+    """Add tool servers from a JSON file to config.toml.
+
+    The file is Claude Desktop's or Cursor's: {"mcpServers": {...}}."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render.console import note, out
     from golem_cli.config import mcp_import
@@ -180,15 +180,3 @@ def _write(result: Plan) -> None:
         mode = PRIVATE_FILE
         ensure_private_dir(target.parent)
     write_atomic(target, result.text.encode("utf-8"), mode=mode)
-
-
-COMMANDS = (
-    Command("mcp", mcp, "Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.", PANEL, [
-        Argument("action", "list|import", "list: the configured servers and whether they start; "
-                 "import: add the servers of a Claude Desktop / Cursor JSON file to config.toml."),
-        Argument("file", "FILE", "The JSON file to import ({\"mcpServers\": {...}}).", required=False),
-        Option("as_json", "--json", help="list: print the servers as JSON."),
-        Option("no_start", "--no-start", help="list: only show the configuration; start nothing."),
-        Option("dry_run", "--dry-run", help="import: show what would be added; write nothing."),
-    ]),
-)  # fmt: skip

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Annotated
 
-from golem_cli.cli.command import Command, Option
+import typer
 
-PANEL = "Chat"
+from golem_cli.cli.command import GolemCommand
+
+app = typer.Typer()
 
 
-def models(*, as_json: bool) -> int:
+@app.command("models", cls=GolemCommand, rich_help_panel="Chat")
+def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> int:
+    """Show the default model and which providers are configured."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import MODEL_ENV, load_settings
     from golem_cli.providers.resolve import default_model, provider_statuses
@@ -73,10 +78,3 @@ def models(*, as_json: bool) -> int:
             out(f"  {s.name:<{width}}  {s.key_env}{at}{example}\n")
     out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
     return 0
-
-
-COMMANDS = (
-    Command("models", models, "Show the default model and which providers are configured.", PANEL, [
-        Option("as_json", "--json", help="Print JSON."),
-    ]),
-)  # fmt: skip

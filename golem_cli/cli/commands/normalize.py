@@ -7,9 +7,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from golem_cli.cli.command import Argument, Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.cli.commands.salvage import Salvage
@@ -18,13 +20,51 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
-PANEL = "Conversations"
+app = typer.Typer()
 
 
+@app.command("normalize", cls=GolemCommand, rich_help_panel="Conversations")
 def normalize(
-    *, source: str, output: Path | None, in_place: bool, sanitize: bool, salvage: bool, as_json: bool, check: bool
+    source: Annotated[
+        str,
+        typer.Argument(metavar="FILE|ID", help="A history file (- reads standard input), or a stored conversation."),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            metavar="OUT",
+            help="Write the repaired history to OUT (- for standard output; the report goes to stderr).",
+        ),
+    ] = None,
+    in_place: Annotated[
+        bool, typer.Option("--in-place", help="Replace the input with the result (keeps a backup).")
+    ] = False,
+    sanitize: Annotated[
+        bool,
+        typer.Option(
+            "--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."
+        ),
+    ] = False,
+    salvage: Annotated[
+        bool,
+        typer.Option(
+            "--salvage", help="Read a damaged file message by message, keep every complete one, report what was lost."
+        ),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 when the history needs repair; write nothing.")
+    ] = False,
 ) -> int:
-    """Run normalize (or sanitize) on a file or stored conversation; returns the exit code."""
+    """Check a history; repair it on request.
+
+    Reports each repair with message index, role and tool name.
+
+    Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
+    are needed; 2 when the input cannot be read (the error names the position). Cut-off
+    tool arguments are reported but never rewritten, so alone they need no repair."""
     from golem_cli.cli import common
     from golem_cli.cli.errors import InputError
 
@@ -184,25 +224,3 @@ def _print(
         verb = "normalize --sanitize" if sanitize else "normalize"
         ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.ref
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")
-
-
-COMMANDS = (
-    Command("normalize", normalize, """Check a history; repair it on request.
-
-        Reports each repair with message index, role and tool name.
-
-        Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
-        are needed; 2 when the input cannot be read (the error names the position). Cut-off
-        tool arguments are reported but never rewritten, so alone they need no repair.""", PANEL, [
-        Argument("source", "FILE|ID", "A history file (- reads standard input), or a stored conversation."),
-        Option("output", "-o", "--output", type=Path, metavar="OUT",
-               help="Write the repaired history to OUT (- for standard output; the report goes to stderr)."),
-        Option("in_place", "--in-place", help="Replace the input with the result (keeps a backup)."),
-        Option("sanitize", "--sanitize",
-               help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
-        Option("salvage", "--salvage",
-               help="Read a damaged file message by message, keep every complete one, report what was lost."),
-        Option("as_json", "--json", help="Print the report as JSON."),
-        Option("check", "--check", help="Exit 1 when the history needs repair; write nothing."),
-    ]),
-)  # fmt: skip
