@@ -23,40 +23,38 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
+FileOrId = Annotated[
+    str, typer.Argument(metavar="FILE|ID", help="A history file (- reads standard input), or a stored conversation.")
+]
+Output = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="OUT",
+                 help="Write the repaired history to OUT (- for standard output; the report goes to stderr)."),
+]  # fmt: skip
+InPlace = Annotated[bool, typer.Option("--in-place", help="Replace the input with the result (keeps a backup).")]
+Sanitize = Annotated[
+    bool,
+    typer.Option("--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
+]
+SalvageFlag = Annotated[
+    bool,
+    typer.Option(
+        "--salvage", help="Read a damaged file message by message, keep every complete one, report what was lost."
+    ),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+Check = Annotated[bool, typer.Option("--check", help="Exit 1 when the history needs repair; write nothing.")]
+
+
 @app.command("normalize", cls=GolemCommand, rich_help_panel="Conversations")
 def normalize(
-    source: Annotated[
-        str,
-        typer.Argument(metavar="FILE|ID", help="A history file (- reads standard input), or a stored conversation."),
-    ],
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            metavar="OUT",
-            help="Write the repaired history to OUT (- for standard output; the report goes to stderr).",
-        ),
-    ] = None,
-    in_place: Annotated[
-        bool, typer.Option("--in-place", help="Replace the input with the result (keeps a backup).")
-    ] = False,
-    sanitize: Annotated[
-        bool,
-        typer.Option(
-            "--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."
-        ),
-    ] = False,
-    salvage: Annotated[
-        bool,
-        typer.Option(
-            "--salvage", help="Read a damaged file message by message, keep every complete one, report what was lost."
-        ),
-    ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    check: Annotated[
-        bool, typer.Option("--check", help="Exit 1 when the history needs repair; write nothing.")
-    ] = False,
+    source: FileOrId,
+    output: Output = None,
+    in_place: InPlace = False,
+    sanitize: Sanitize = False,
+    salvage: SalvageFlag = False,
+    as_json: Json = False,
+    check: Check = False,
 ) -> int:
     """Check a history; repair it on request.
 

@@ -34,38 +34,29 @@ def since_time(text: str, now: float) -> float:
         ) from None
 
 
+Query = Annotated[
+    str,
+    typer.Argument(metavar="TEXT", help='Text to look for (case-insensitive). "a phrase" matches those words in '
+                   "order, word* words that start with it; with either, every term must be in one message."),
+]  # fmt: skip
+Limit = Annotated[
+    int, typer.Option("--limit", "-n", metavar="N", min=0, help="How many conversations to show (0: all).")
+]
+Role = Annotated[
+    str | None,
+    typer.Option("--role", metavar="ROLE", autocompletion=roles,
+                 help="Only messages of this role: user, assistant, system, tool."),
+]  # fmt: skip
+Since = Annotated[
+    str | None,
+    typer.Option("--since", metavar="WHEN",
+                 help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),
+]  # fmt: skip
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
 @app.command("search", cls=GolemCommand, rich_help_panel="Conversations")
-def search(
-    query: Annotated[
-        str,
-        typer.Argument(
-            metavar="TEXT",
-            help='Text to look for (case-insensitive). "a phrase" matches those words in '
-            "order, word* words that start with it; with either, every term must be in one message.",
-        ),
-    ],
-    limit: Annotated[
-        int, typer.Option("--limit", "-n", metavar="N", min=0, help="How many conversations to show (0: all).")
-    ] = 20,
-    role: Annotated[
-        str | None,
-        typer.Option(
-            "--role",
-            metavar="ROLE",
-            autocompletion=roles,
-            help="Only messages of this role: user, assistant, system, tool.",
-        ),
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since",
-            metavar="WHEN",
-            help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w.",
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> int:
+def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = None, as_json: Json = False) -> int:
     """Find conversations that mention TEXT, newest first."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError

@@ -85,17 +85,16 @@ def export(
     return 0
 
 
+HistoryFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A JSON array of golem messages (- reads standard input).")
+]
+Trust = Annotated[bool, typer.Option("--trust", help="Store the history as it is, without sanitizing.")]
+Title = Annotated[str | None, typer.Option("--title", metavar="TEXT", help="A title for the imported conversation.")]
+Json = Annotated[bool, typer.Option("--json", help="Print the result and the report as JSON.")]
+
+
 @app.command("import", cls=GolemCommand, rich_help_panel=PANEL)
-def import_history(
-    file: Annotated[
-        Path, typer.Argument(metavar="FILE", help="A JSON array of golem messages (- reads standard input).")
-    ],
-    trust: Annotated[bool, typer.Option("--trust", help="Store the history as it is, without sanitizing.")] = False,
-    title: Annotated[
-        str | None, typer.Option("--title", metavar="TEXT", help="A title for the imported conversation.")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result and the report as JSON.")] = False,
-) -> int:
+def import_history(file: HistoryFile, trust: Trust = False, title: Title = None, as_json: Json = False) -> int:
     """Import a history file as a new conversation.
 
     The history is sanitized unless --trust.
