@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.common import set_window
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
@@ -25,15 +26,12 @@ from golem_cli.cli.options import (
     Tools,
     Yes,
 )
+from golem_cli.cli.tools.choice import choose_tools
 
 if TYPE_CHECKING:
-    from golem_cli.cli.model_choice import Choice
-    from golem_cli.cli.tools.choice import ToolChoice
-    from golem_cli.config.settings import Settings
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message
-    from golem_cli.core.model import ModelSettings
-    from golem_cli.session import ChatSession, TurnOutcome
+    from golem_cli.session import ChatSession
     from golem_cli.store import Store
 
 PANEL = "Chat"
@@ -65,24 +63,6 @@ def _note(text: str) -> None:
         sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
 
 
-def _window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
-    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
-    from golem_cli.cli.model_choice import context_tokens as budget
-
-    session.context_tokens = budget(context_tokens, choice.settings)
-    if options is not None:
-        session.options = options
-
-
-def _tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
-    from golem_cli.cli.tools.choice import ToolChoice
-
-    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
-    for line in choice.check():
-        _note(line)
-    return choice
-
-
 @app.command("chat", cls=GolemCommand, rich_help_panel=PANEL)
 def chat(
     model: Model = None,
@@ -109,7 +89,7 @@ def chat(
     # new conversation's ID) and what the tools need; the model is checked and the
     # conversation created once the prompt is drawn (``Opening``), before any line is acted on.
     planned = plan_model(model, load_settings())
-    tools = _tools(planned.settings, tool, allow, yes)
+    tools = choose_tools(planned.settings, tool, allow, yes)
     toolbox = tools.toolbox()
     cid = new_id()
 
@@ -121,7 +101,7 @@ def chat(
         settings = run_options(options, choice.model)
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, []
 
     opening = Opening(planned.name, cid, _unique_prefix(cid), open_session, toolbox)
@@ -206,7 +186,7 @@ def resume(
         cid = store.resolve(ref)
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
-    tools = _tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes)
     toolbox = tools.toolbox()
     lines: list[str] = []
     try:  # the lock, and the question when another process holds it, come before the prompt
@@ -232,7 +212,7 @@ def resume(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, _resumed(before, session, repair)
 
     try:
@@ -315,7 +295,7 @@ def fork(
         return 0
     choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
-    tools = _tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes)
     toolbox = tools.toolbox()
     short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
     cid = new_id()  # the fork's, shown by the banner before the fork is made
@@ -327,7 +307,7 @@ def fork(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
@@ -336,211 +316,3 @@ def fork(
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
     opening = Opening(choice.model.name, cid, _unique_prefix(cid), open_session, toolbox)
     return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
-
-
-MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory
-
-
-def _piped() -> str:
-    """What was piped in, as text: bounded, and refused when it is binary (a NUL byte: an image,
-    an archive, ``/dev/urandom``); bytes that are not UTF-8 become U+FFFD."""
-    from golem_cli.cli.errors import InputError
-
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    data = sys.stdin.buffer.read(MAX_PIPED_PROMPT + 1)
-    if len(data) > MAX_PIPED_PROMPT:
-        raise InputError(
-            f"standard input holds more than {MAX_PIPED_PROMPT // 2**20} MB, more than a model reads; "
-            "send a part of it (`head -c 1M FILE | golem ask ...`)"
-        )
-    if b"\0" in data:
-        raise InputError("standard input is binary data, not text; attach a file with -a FILE (images, PDF, audio)")
-    return data.decode("utf-8", errors="replace")
-
-
-def _prompt_text(prompt: str | None) -> str:
-    from golem_cli.cli.errors import InputError
-
-    piped = _piped()
-    if prompt in (None, "-"):
-        if not piped.strip():
-            raise InputError("no prompt: pass it as an argument or on stdin")
-        return piped.rstrip("\n")
-    return f"{prompt}\n\n{piped.rstrip()}" if piped.strip() else prompt
-
-
-@app.command("ask", cls=GolemCommand, rich_help_panel=PANEL)
-def ask(
-    prompt: Annotated[
-        str | None, typer.Argument(metavar="PROMPT", help="The prompt; read from stdin when omitted or `-`.")
-    ] = None,
-    continue_last: Annotated[
-        bool, typer.Option("--continue", "-c", help="Continue the most recent conversation.")
-    ] = False,
-    cid: Annotated[
-        str | None,
-        typer.Option("--cid", metavar="ID", help="Continue this conversation.", autocompletion=conversation_ids),
-    ] = None,
-    model: Model = None,
-    system: Annotated[
-        str | None, typer.Option("--system", "-s", metavar="TEXT", help="System prompt (new conversations).")
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print reply, IDs and usage as one JSON object.")] = False,
-    no_stream: Annotated[bool, typer.Option("--no-stream", help="Print the reply only once it is complete.")] = False,
-    max_messages: MaxMessages = None,
-    attach: Annotated[
-        list[str] | None,
-        typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
-    ] = None,
-    options: ModelOptions = None,
-    context_tokens: ContextTokens = None,
-    tool: Tools = None,
-    allow: Allow = None,
-    yes: Yes = False,
-) -> int:
-    """One turn without the REPL; prints only the reply."""
-    import asyncio
-
-    from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.model_choice import choose_model, close_model, run_options
-    from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.session import ChatSession
-
-    if continue_last and cid:
-        raise InputError("use either --continue or --cid, not both")
-    attached = [part_from(source) for source in attach or ()]
-    text = _prompt_text(prompt)
-    if not text.strip() and not attached:
-        raise InputError("the prompt is empty")
-    store = _store()
-    ref = cid or ("last" if continue_last else None)
-    existing = store.resolve(ref) if ref is not None else ""
-    choice = choose_model(model, stored=store.meta(existing).model, fallback=False) if existing else None
-    choice = choice or choose_model(model, fallback=False)
-    settings = run_options(options, choice.model)
-    tools = _tools(choice.settings, tool, allow, yes)
-    parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
-    text = with_files(text, files)
-    repaired: list[dict[str, object]] = []  # what resuming repaired, for --json
-    if existing:
-        from golem_cli.cli.render.findings import repair_findings
-        from golem_cli.cli.repl.slash import report_lines
-
-        session, before, repair = ChatSession.resume(store, existing, choice.model, system=system,
-                                                     max_messages=trim(max_messages, choice.settings),
-                                                     tools=tools.toolbox())  # fmt: skip
-        if repair.changed:
-            repaired = [f.to_json() for f in repair_findings(before, session.history, repair)]
-        if session.took_over:
-            _note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
-        for line in report_lines(before, session.history, repair, when=" before continuing"):
-            _note(line)
-    else:
-        session = ChatSession.start(
-            store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings),
-            tools=tools.toolbox(),
-        )  # fmt: skip
-    _window(session, choice, context_tokens, settings)
-    _note(choice.note)
-    stream = not (no_stream or as_json)
-    view = tools.stderr_view() if session.toolbox is not None else None
-    if view is not None:
-        view.full_hint = f"golem show {session.conversation_id} --full"
-    from golem_cli.cli.render.terminal_text import VisibleStream, for_terminal, is_terminal
-
-    shown = VisibleStream() if is_terminal(sys.stdout) else None  # a pipe gets the reply exactly
-
-    tail = ""  # the end of what the reply printed so far
-    new_round = False  # tools ran since: the next text is the model's next round
-
-    def on_delta(delta: str) -> None:
-        nonlocal tail, new_round
-        if not delta:
-            return
-        if new_round and tail:  # rounds apart by a blank line, as --no-stream prints them
-            sys.stdout.write("\n" * (2 - len(tail) + len(tail.rstrip("\n"))))
-        new_round = False
-        sys.stdout.write(delta if shown is None else shown.feed(delta))
-        sys.stdout.flush()
-        tail = (tail + delta)[-2:]
-
-    def on_event(event: object) -> None:
-        nonlocal new_round
-        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
-
-        if isinstance(event, ToolCallStarted | ToolCallFinished):
-            new_round = True
-        if view is not None:
-            view.on_event(event)
-
-    def say(text: str, problem: bool) -> None:
-        _note(f"golem: {text}" if problem else text)
-
-    async def one_turn() -> TurnOutcome:
-        try:
-            if session.toolbox is not None:
-                from golem_cli.cli.tools import servers as tool_servers
-
-                await tool_servers.start(session.toolbox, say, quiet=True)
-            return await session.turn(
-                text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream,
-                on_event=on_event,
-            )  # fmt: skip
-        finally:
-            if view is not None:
-                view.close()
-            if session.toolbox is not None:
-                from golem_cli.cli.tools import servers as tool_servers
-
-                tool_servers.show_notices(session.toolbox, say)
-                await session.toolbox.close()
-            await close_model(session.model)
-
-    try:
-        outcome = asyncio.run(one_turn())
-    finally:
-        session.close()
-    if as_json:
-        from golem_cli.cli.errors import describe
-        from golem_cli.cli.render.console import camel, print_json
-        from golem_cli.core.messages import unmark_interrupted
-
-        reply = unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply  # "interrupted" says it
-        print_json({
-            "reply": reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
-            "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
-            "error": None if outcome.error is None else describe(outcome.error),
-            "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
-            "repaired": repaired, "tookOverLock": session.took_over or None,
-        })  # fmt: skip
-    elif stream:
-        if shown is not None:
-            sys.stdout.write(shown.flush())
-        if outcome.reply and not outcome.reply.endswith("\n"):
-            sys.stdout.write("\n")
-    else:
-        sys.stdout.write(for_terminal(outcome.reply, sys.stdout) + "\n")
-    from golem_cli.cli.render.notices import ending_notice, what_is_saved
-
-    _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")
-    from golem_cli.cli.errors import EXIT_INTERRUPTED, describe, stopped_at_question
-
-    stopped = view.stopped_line() if view is not None else ""
-    where = f"conversation {outcome.conversation_id}"
-    saved = what_is_saved(outcome, streamed=not no_stream)
-    saved = f"{saved} in {where}" if outcome.cut else saved  # where to continue it (-c, --cid)
-    if outcome.interrupted and stopped:
-        _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} ({where})")
-        return EXIT_INTERRUPTED
-    if outcome.interrupted:
-        _note(f"golem: interrupted; {saved}" + ("" if outcome.cut else f"; your prompt is saved in {where}"))
-        return EXIT_INTERRUPTED
-    if stopped_at_question(outcome.error):  # Ctrl-C, as during a tool: the same exit code
-        assert outcome.error is not None
-        _note(f"golem: {describe(outcome.error)} ({where})")
-        return EXIT_INTERRUPTED
-    if outcome.error is not None:
-        return report(outcome.error, saved=saved)
-    return 0
