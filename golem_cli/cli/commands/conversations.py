@@ -11,6 +11,8 @@ from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.options import ConversationId
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from golem_cli.store import ConversationInfo, ConversationMeta, Listing, Store
 
 PANEL = "Conversations"
@@ -40,21 +42,39 @@ def list_conversations(
     if as_json:
         console.print_json([_info_json(info, depth if tree else None) for depth, info in rows])
         return 0
+    unreadable = dict(store.unreadable()) | {info.id: info.problem for _, info in rows if info.problem}
+    rows = [(depth, info) for depth, info in rows if not info.problem]
+    _print_rows(rows, listing, tree)
+    warn_unreadable(store, unreadable)
+    _say_what_is_not_shown(store, listing, len(rows), unreadable, tree=tree)
+    if store.index_behind():  # the rows were rebuilt: have the text indexed for search
+        store.index_later()
+    return 0
+
+
+def _print_rows(rows: list[tuple[int, ConversationInfo]], listing: Listing, tree: bool) -> None:
+    """The rows as a table on a terminal, as plain lines in a pipe; IDs as short as they can be."""
+    from golem_cli.cli.render import console
     from golem_cli.store.refs import short_id_length
 
-    unreadable: dict[str, str] = dict(store.unreadable())
-    unreadable.update((info.id, info.problem) for _, info in rows if info.problem)
-    rows = [(depth, info) for depth, info in rows if not info.problem]
     width = short_id_length(listing.neighbours, (info.id for _, info in rows))
     if console.styled():
         _print_table(rows, width, tree, listing.neighbours)
-    else:
-        for depth, info in rows:
-            console.out(_plain_row(depth, info, width))
-    shown, total = len(rows), listing.total - len(unreadable)
-    warn_unreadable(store, unreadable)
-    if not listing.total:  # stdout stays empty for scripts; a person learns why
+        return
+    for depth, info in rows:
+        console.out(_plain_row(depth, info, width))
+
+
+def _say_what_is_not_shown(
+    store: Store, listing: Listing, shown: int, unreadable: dict[str, str], *, tree: bool
+) -> None:
+    """On stderr (stdout stays the rows, for scripts): that there is nothing yet, that the
+    limit left some out, which files in the store are not conversations."""
+    from golem_cli.cli.render import console
+
+    if not listing.total:
         console.note("no conversations yet; start one with `golem chat` (or `golem ask PROMPT`)")
+    total = listing.total - len(unreadable)
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     named = {store.messages_path(cid).name for cid in unreadable}  # already warned about, once is enough
@@ -62,9 +82,6 @@ def list_conversations(
     if foreign:
         names = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
         console.note(f"ignored {len(foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
-    if store.index_behind():  # the rows were rebuilt: have the text indexed for search
-        store.index_later()
-    return 0
 
 
 def warn_unreadable(store: Store, problems: dict[str, str]) -> None:
@@ -137,42 +154,55 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
     model and the date columns; the ID (what one types) and the count never do. (rich, left
     to itself, shrinks every column evenly: ``01a…`` and no count at 80 columns.)"""
     from rich.cells import cell_len
-    from rich.console import JustifyMethod
     from rich.table import Table
-    from rich.text import Text
 
-    from golem_cli.cli.render.console import local_time, rich_console
-    from golem_cli.cli.render.short_ids import markup
-    from golem_cli.store.refs import unique_prefix_among
+    from golem_cli.cli.render.console import rich_console
 
-    cells: list[list[Text | str]] = []
-    for depth, info in rows:
-        m = info.meta
-        title = Text(no_wrap=True, overflow="ellipsis")
-        if tree and depth:
-            title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
-        title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
-        short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
-        count = "?" if info.problem else str(m.messages)
-        cells.append([short, local_time(m.updated), count, _clip(m.model or "-", MODEL_WIDTH), title])
-    headers = ["ID", "Updated", "Msgs", "Model", "Title"]
-    widths = [max([len(header)] + [cell_len(str(row[i])) for row in cells]) for i, header in enumerate(headers)]
+    cells = [_cells(depth, info, width, tree, neighbours) for depth, info in rows]
+    widths = [max([len(header)] + [cell_len(str(row[i])) for row in cells]) for i, header in enumerate(HEADERS)]
     console = rich_console()
-    shown = [0, 1, 2, 3]  # the columns before the title; the model, then the date, go when too narrow
-    for column in (3, 1):
-        if console.width - sum(widths[i] + GAP for i in shown) >= MIN_TITLE:
-            break
-        shown.remove(column)
+    shown = _columns_that_fit(widths, console.width)
     table = Table(box=None, pad_edge=False, header_style="bold")
     for i in shown:
-        style = "dim" if headers[i] == "Model" else None
-        justify: JustifyMethod = "right" if headers[i] == "Msgs" else "left"
-        table.add_column(headers[i], no_wrap=True, overflow="ellipsis", style=style, justify=justify)
+        table.add_column(HEADERS[i], no_wrap=True, overflow="ellipsis", style="dim" if HEADERS[i] == "Model" else None,
+                         justify="right" if HEADERS[i] == "Msgs" else "left")  # fmt: skip
     room = max(console.width - sum(widths[i] + GAP for i in shown), 1)
     table.add_column("Title", no_wrap=True, overflow="ellipsis", max_width=room)
     for row in cells:
         table.add_row(*(row[i] for i in shown), row[4])
     console.print(table)
+
+
+HEADERS = ["ID", "Updated", "Msgs", "Model", "Title"]
+
+
+def _cells(depth: int, info: ConversationInfo, width: int, tree: bool, neighbours: list[str]) -> list[Text | str]:
+    """One row of the table: the ID with the part to type highlighted, the date, the count, the
+    model and the title (a fork's under its parent with where it forked, in a tree)."""
+    from rich.text import Text
+
+    from golem_cli.cli.render.console import local_time
+    from golem_cli.cli.render.short_ids import markup
+    from golem_cli.store.refs import unique_prefix_among
+
+    m = info.meta
+    title = Text(no_wrap=True, overflow="ellipsis")
+    if tree and depth:
+        title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
+    title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
+    short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
+    count = "?" if info.problem else str(m.messages)
+    return [short, local_time(m.updated), count, _clip(m.model or "-", MODEL_WIDTH), title]
+
+
+def _columns_that_fit(widths: list[int], room: int) -> list[int]:
+    """The columns before the title that leave it room: the model goes first, then the date."""
+    shown = [0, 1, 2, 3]
+    for column in (3, 1):
+        if room - sum(widths[i] + GAP for i in shown) >= MIN_TITLE:
+            break
+        shown.remove(column)
+    return shown
 
 
 def _info_json(info: ConversationInfo, depth: int | None) -> dict[str, object]:
@@ -217,8 +247,7 @@ def show(
     import sys
 
     from golem_cli.cli.common import open_store
-    from golem_cli.cli.render import console
-    from golem_cli.cli.render import transcript as render
+    from golem_cli.cli.render import console, transcript
 
     store = open_store()
     cid = store.resolve(ref)
@@ -239,7 +268,7 @@ def show(
         return 0
     if console.styled():
         con = console.rich_console()
-        lines = render.header_lines(meta, cid, messages)
+        lines = transcript.header_lines(meta, cid, messages)
         from golem_cli.cli.render.short_ids import markup
 
         con.print(f"[bold]{_escape(lines[0])}[/]")
@@ -247,13 +276,13 @@ def show(
         for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
-        render.print_rich(con, messages, run_ids=run_ids, full=full)
+        transcript.print_rich(con, messages, run_ids=run_ids, full=full)
         return 0
     write = sys.stdout.write
-    for line in render.header_lines(meta, cid, messages):
+    for line in transcript.header_lines(meta, cid, messages):
         write(line + "\n")
     write("\n")
-    for line in render.plain_lines(messages, run_ids=run_ids, full=full):
+    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full):
         write(line + "\n")
     return 0
 

@@ -12,6 +12,7 @@ from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.config.mcp_import import Imported, Plan
+    from golem_cli.tools.mcp.config import ServerConfig
 
 app = typer.Typer(name="mcp", rich_help_panel="Chat",
                   help="Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.")  # fmt: skip
@@ -28,39 +29,13 @@ def list_servers(
     """List the configured tool servers.
 
     How golem reaches each, whether it starts and how many tools it offers."""
-    start = not no_start
-    import asyncio
-    import time
-
     from golem_cli.cli.render.console import out, print_json
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.mcp.config import server_configs
 
-    settings = load_settings()
-    configs = server_configs(settings.mcp_servers)
-    status: dict[str, dict[str, Any]] = {}
-    if start and any(c.enabled for c in configs.values()):
-        from golem_cli.tools.mcp.source import McpSource
-
-        sources = [McpSource(c) for c in configs.values() if c.enabled]
-
-        async def check(source: McpSource) -> None:
-            began = time.monotonic()
-            try:
-                await source.start()
-            except Exception:
-                status[source.group] = {"status": "failed", "problem": source.problem}
-            else:
-                status[source.group] = {"status": "ready", "tools": [e.own_name for e in source.entries()],
-                                        "seconds": round(time.monotonic() - began, 2)}  # fmt: skip
-            finally:
-                await source.close()
-
-        async def check_all() -> None:
-            await asyncio.gather(*(check(s) for s in sources))
-
-        asyncio.run(check_all())
+    configs = server_configs(load_settings().mcp_servers)
+    status = {} if no_start else _start_each(list(configs.values()))
     if as_json:
         print_json([
             {"name": c.name, "transport": c.transport, "where": c.where, "enabled": c.enabled,
@@ -74,20 +49,53 @@ def list_servers(
         return 0
     width = max(len(name) for name in configs)
     for c in configs.values():
-        state = status.get(c.name, {})
-        if not c.enabled:
-            said = "disabled (enabled = false)"
-        elif state.get("status") == "ready":
-            n = len(state["tools"])
-            said = f"ready, {n} tool{'s' if n != 1 else ''} ({state['seconds']:.1f} s)"
-        elif state.get("status") == "failed":
-            said = f"did not start: {state['problem']}"
-        else:
-            said = ""
+        said = _state(c, status.get(c.name, {}))
         out(f"{c.name:<{width}}  {c.transport:<5}  {c.where}" + (f"\n{'':<{width}}  {said}" if said else ""))
     out("")
     out("Enable one in a chat with -T NAME (all its tools) or -T NAME.TOOL; golem tools lists the tools.")
     return 0
+
+
+def _start_each(configs: list[ServerConfig]) -> dict[str, dict[str, Any]]:
+    """Each enabled server started and stopped again, all at once: by name, whether it started
+    (its tools and how long it took) or why not."""
+    import asyncio
+    import time
+
+    status: dict[str, dict[str, Any]] = {}
+    if not any(c.enabled for c in configs):
+        return status
+    from golem_cli.tools.mcp.source import McpSource
+
+    async def check(source: McpSource) -> None:
+        began = time.monotonic()
+        try:
+            await source.start()
+        except Exception:
+            status[source.group] = {"status": "failed", "problem": source.problem}
+        else:
+            status[source.group] = {"status": "ready", "tools": [e.own_name for e in source.entries()],
+                                    "seconds": round(time.monotonic() - began, 2)}  # fmt: skip
+        finally:
+            await source.close()
+
+    async def check_all() -> None:
+        await asyncio.gather(*(check(McpSource(c)) for c in configs if c.enabled))
+
+    asyncio.run(check_all())
+    return status
+
+
+def _state(config: ServerConfig, state: dict[str, Any]) -> str:
+    """What became of a server, in words ("" when it was not started)."""
+    if not config.enabled:
+        return "disabled (enabled = false)"
+    if state.get("status") == "ready":
+        n = len(state["tools"])
+        return f"ready, {n} tool{'s' if n != 1 else ''} ({state['seconds']:.1f} s)"
+    if state.get("status") == "failed":
+        return f"did not start: {state['problem']}"
+    return ""
 
 
 # --- import --------------------------------------------------------------------------------

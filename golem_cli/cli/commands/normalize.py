@@ -4,6 +4,7 @@ history: calls without results, results without calls, cut-off arguments; with
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,19 +65,11 @@ def normalize(
     are needed; 2 when the input cannot be read (the error names the position). Cut-off
     tool arguments are reported but never rewritten, so alone they need no repair."""
     from golem_cli.cli import common
-    from golem_cli.cli.errors import InputError
 
-    if output is not None and in_place:
-        raise InputError("use either -o OUT or --in-place, not both")
-    if check and (output is not None or in_place):
-        raise InputError("--check only reports; drop -o/--in-place")
+    _refuse_conflicts(output, in_place=in_place, check=check)
     store = common.open_store()
     src = common.locate(source, store)
-    if in_place and src.stdin:
-        raise InputError("--in-place needs a file or a stored conversation, not standard input; use -o OUT or -o -")
-    to_stdout = common.is_stdio(output)
-    if output is not None and not to_stdout and _same_file(output, src.path):
-        raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
+    _refuse_targets(src, output, in_place=in_place)
     from golem_cli.core.gcpause import paused_gc
 
     lock = store.lock(src.cid) if (in_place and src.cid) else None
@@ -87,16 +80,38 @@ def normalize(
         finally:
             if lock is not None:
                 lock.release()
-        asked = in_place or output is not None or check
-        if to_stdout:  # the history is the output: the report goes to stderr
-            import contextlib
-            import sys
-
-            with contextlib.redirect_stdout(sys.stderr):
-                _print(src, sanitize, result, written, backup, as_json, asked)
-        else:
-            _print(src, sanitize, result, written, backup, as_json, asked)
+        with _report_stream(output):
+            _print(src, sanitize, result, written, backup, as_json, asked=in_place or output is not None or check)
     return 1 if check and result.changed else 0
+
+
+def _refuse_conflicts(output: Path | None, *, in_place: bool, check: bool) -> None:
+    from golem_cli.cli.errors import InputError
+
+    if output is not None and in_place:
+        raise InputError("use either -o OUT or --in-place, not both")
+    if check and (output is not None or in_place):
+        raise InputError("--check only reports; drop -o/--in-place")
+
+
+def _refuse_targets(src: Source, output: Path | None, *, in_place: bool) -> None:
+    """Refuse to write where the result cannot go: standard input in place, or the input itself with -o."""
+    from golem_cli.cli import common
+    from golem_cli.cli.errors import InputError
+
+    if in_place and src.stdin:
+        raise InputError("--in-place needs a file or a stored conversation, not standard input; use -o OUT or -o -")
+    if output is not None and not common.is_stdio(output) and _same_file(output, src.path):
+        raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
+
+
+def _report_stream(output: Path | None) -> contextlib.AbstractContextManager[object]:
+    """Where the report goes: stderr when the history itself is the output (``-o -``)."""
+    import sys
+
+    from golem_cli.cli import common
+
+    return contextlib.redirect_stdout(sys.stderr) if common.is_stdio(output) else contextlib.nullcontext()
 
 
 @dataclass
@@ -122,9 +137,9 @@ def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Resu
 
     rescued = None
     if salvage:
-        from golem_cli.cli.commands.salvage import salvage as rescue
+        from golem_cli.cli.commands import salvage as damaged
 
-        rescued = rescue(common.read_bytes(src))
+        rescued = damaged.salvage(common.read_bytes(src))
         history = rescued.messages
     else:
         try:  # read a batch at a time: a long history is never held as bytes beside its messages
@@ -178,27 +193,20 @@ def _write(
 
 
 def _print(
-    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, asked: bool
+    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, *, asked: bool
 ) -> None:
-    from golem_cli.cli import common
-    from golem_cli.cli.render import console, report, short_ids
+    from golem_cli.cli.render import console, report
 
     if as_json:
-        console.print_json(
-            {
-                "source": src.label,
-                "conversationId": src.cid or None,
-                "operation": "sanitize" if sanitize else "normalize",
-                "messagesIn": result.messages_in,
-                "messagesOut": result.messages_out,
-                "changed": result.changed,
-                "report": result.report.to_json(),  # the contract's own spelling (Go field names)
-                "findings": report.findings_json(result.findings),
-                "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
-                "written": written,
-                "backup": backup,
-            }
-        )
+        console.print_json({
+            "source": src.label, "conversationId": src.cid or None,
+            "operation": "sanitize" if sanitize else "normalize",
+            "messagesIn": result.messages_in, "messagesOut": result.messages_out, "changed": result.changed,
+            "report": result.report.to_json(),  # the contract's own spelling (Go field names)
+            "findings": report.findings_json(result.findings),
+            "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
+            "written": written, "backup": backup,
+        })  # fmt: skip
         return
     if result.salvaged is not None:
         from golem_cli.cli.commands.salvage import describe
@@ -215,6 +223,16 @@ def _print(
         console.out("nothing to repair")
     elif not result.findings and result.sanitized_away:
         console.out("empty user messages removed (sanitize does not report them)")
+    _print_where(src, sanitize, result, written, backup, asked=asked)
+
+
+def _print_where(
+    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, *, asked: bool
+) -> None:
+    """Where the result went, or, when it was not asked to go anywhere, how to write it."""
+    from golem_cli.cli import common
+    from golem_cli.cli.render import console, short_ids
+
     if written:
         where = "standard output" if written == common.STDIO else written
         console.out(f"wrote {where}" + (f" (backup: {backup})" if backup else ""))
