@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.session import ChatSession
     from golem_cli.store import Store
+    from golem_cli.store.locks import FileLock
 
 PANEL = "Chat"
 app = typer.Typer()
@@ -152,9 +153,18 @@ def _yes(question: str) -> bool:
         return False
 
 
+MaybeId = Annotated[str | None, typer.Argument(metavar="ID", help=ID_HELP, autocompletion=conversation_ids)]
+At = Annotated[
+    int | None,
+    typer.Option("--at", metavar="N",
+                 help="Copy only the first N messages, as `golem show` numbers them (system prompts come along)."),
+]  # fmt: skip
+NoChat = Annotated[bool, typer.Option("--no-chat", help="Only create the fork and print its ID.")]
+
+
 @app.command("resume", cls=GolemCommand, rich_help_panel=PANEL)
 def resume(
-    ref: Annotated[str | None, typer.Argument(metavar="ID", help=ID_HELP, autocompletion=conversation_ids)] = None,
+    ref: MaybeId = None,
     model: Model = None,
     max_messages: MaxMessages = None,
     no_markdown: NoMarkdown = False,
@@ -165,46 +175,25 @@ def resume(
     yes: Yes = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
-    from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.render import short_ids
     from golem_cli.cli.repl.opening import Opening
     from golem_cli.cli.repl.start import run_repl
-    from golem_cli.store import ConversationLocked
 
     store = _store()
-    if ref is None:
-        if not sys.stdin.isatty():
-            raise InputError("give the conversation to resume: golem resume ID (or `last`)")
-        picked = _pick(store)
-        if picked is None:
-            _note("nothing resumed")
-            return 0
-        cid = picked
-    else:
-        cid = store.resolve(ref)
+    cid = _to_resume(store, ref)
+    if cid is None:
+        _note("nothing resumed")
+        return 0
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
     tools = choose_tools(choice.settings, tool, allow, yes)
     toolbox = tools.toolbox()
-    lines: list[str] = []
-    try:  # the lock, and the question when another process holds it, come before the prompt
-        lock = store.lock(cid)
-    except ConversationLocked as locked:
-        if not sys.stdin.isatty():
-            raise
-        who = locked.holder.describe() if locked.holder else "holder unknown"
-        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
-        _note(f"Conversation {short} is open in another golem process ({who}).")
-        if not _yes("Fork it and continue in the copy? [y/N] "):
-            _note("nothing resumed")
-            return 1
-        cid = store.fork(cid)
-        lines.append(f"Forked {short} into {cid}.")
-        lock = store.lock(cid)
-    if lock.took_over:
-        lines.insert(0, f"Took over the lock left by a golem process that is gone ({lock.took_over.describe()}).")
+    held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
+    if held is None:
+        _note("nothing resumed")
+        return 1
+    cid, lock, lines = held
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -229,6 +218,43 @@ def resume(
     return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
+def _to_resume(store: Store, ref: str | None) -> str | None:
+    """The conversation ``ref`` names; without one, the one the person picks (None: none)."""
+    from golem_cli.cli.errors import InputError
+
+    if ref is not None:
+        return store.resolve(ref)
+    if not sys.stdin.isatty():
+        raise InputError("give the conversation to resume: golem resume ID (or `last`)")
+    return _pick(store)
+
+
+def _lock(store: Store, cid: str) -> tuple[str, FileLock, list[str]] | None:
+    """The conversation's lock, or, when another golem process holds it and the person agrees
+    (on a terminal), a fork's: the conversation to open, its lock, and the lines saying what
+    happened; None when the person declines."""
+    from golem_cli.cli.render import short_ids
+    from golem_cli.store import ConversationLocked
+
+    lines: list[str] = []
+    try:
+        lock = store.lock(cid)
+    except ConversationLocked as locked:
+        if not sys.stdin.isatty():
+            raise
+        who = locked.holder.describe() if locked.holder else "holder unknown"
+        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
+        _note(f"Conversation {short} is open in another golem process ({who}).")
+        if not _yes("Fork it and continue in the copy? [y/N] "):
+            return None
+        cid = store.fork(cid)
+        lines.append(f"Forked {short} into {cid}.")
+        lock = store.lock(cid)
+    if lock.took_over:
+        lines.insert(0, f"Took over the lock left by a golem process that is gone ({lock.took_over.describe()}).")
+    return cid, lock, lines
+
+
 #: A conversation file larger than this (about 2,000 messages: a load of some 30 ms) is
 #: loaded and repaired after the prompt is shown, its report printed above the prompt when
 #: ready; a smaller one before, so its report reads above the prompt without a redraw.
@@ -248,15 +274,8 @@ def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair)
 @app.command("fork", cls=GolemCommand, rich_help_panel=PANEL)
 def fork(
     ref: ConversationId,
-    at: Annotated[
-        int | None,
-        typer.Option(
-            "--at",
-            metavar="N",
-            help="Copy only the first N messages, as `golem show` numbers them (system prompts come along).",
-        ),
-    ] = None,
-    no_chat: Annotated[bool, typer.Option("--no-chat", help="Only create the fork and print its ID.")] = False,
+    at: At = None,
+    no_chat: NoChat = False,
     model: Model = None,
     max_messages: MaxMessages = None,
     no_markdown: NoMarkdown = False,
@@ -272,9 +291,7 @@ def fork(
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
     from golem_cli.cli.repl.opening import Opening
-    from golem_cli.cli.repl.slash import report_lines
     from golem_cli.cli.repl.start import run_repl
-    from golem_cli.core.history.repair import normalize_history
     from golem_cli.core.ids import new_id
 
     if at is not None and at < 1:
@@ -284,14 +301,7 @@ def fork(
     store = _store()
     parent = store.resolve(ref)
     if no_chat:
-        new = store.fork(parent, at)
-        before = store.load(new)
-        after, repair = normalize_history(before)
-        if repair.changed:
-            store.save(new, after)
-        for line in report_lines(before, after, repair):
-            _note(line)
-        sys.stdout.write(new + "\n")
+        sys.stdout.write(_fork_only(store, parent, at) + "\n")
         return 0
     choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
@@ -316,3 +326,18 @@ def fork(
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
     opening = Opening(choice.model.name, cid, _unique_prefix(cid), open_session, toolbox)
     return run_repl(opening, markdown=not no_markdown, note=choice.note, tools=tools)
+
+
+def _fork_only(store: Store, parent: str, at: int | None) -> str:
+    """``fork --no-chat``: the fork made and repaired (what changed said on stderr); its ID."""
+    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.core.history.repair import normalize_history
+
+    new = store.fork(parent, at)
+    before = store.load(new)
+    after, repair = normalize_history(before)
+    if repair.changed:
+        store.save(new, after)
+    for line in report_lines(before, after, repair):
+        _note(line)
+    return new
