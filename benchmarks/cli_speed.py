@@ -140,7 +140,7 @@ def main() -> None:
         big_id, big_file = generate(home, args.conversations, rng)
         print(f"generated {args.conversations} conversations and a {big_file.stat().st_size / 1e6:.0f} MB history "
               f"in {time.perf_counter() - t0:.0f} s under {root}")  # fmt: skip
-        env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+        env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
         env["GOLEM_HOME"] = str(home)
         floor = [sys.executable, "-c", "pass"]
         list_cmd = [*GOLEM, "list", "--limit", "20"]

@@ -323,7 +323,7 @@ def main() -> None:
     skip = set(filter(None, args.skip.split(",")))
     root = args.keep or Path(tempfile.mkdtemp(prefix="golem-scale-"))
     root.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR", "GOLEM_NO_FASTPATH")}
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
     env["GOLEM_HOME"] = str(root / "unused-home")
     print(f"peak memory: each command's own; none shows less than {_measure.floor_mib():.0f} MiB (see _measure.py)")
     try:

@@ -1,5 +1,5 @@
 """Helpers the command modules share: the store, reading a history from a file or an ID,
-and writing files a user asked for."""
+writing files a user asked for, and what each run of a chat sends."""
 
 from __future__ import annotations
 
@@ -14,7 +14,10 @@ from golem_cli.cli.errors import InputError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
+    from golem_cli.cli.model_choice import Choice
     from golem_cli.core.messages import Message
+    from golem_cli.core.model import ModelSettings
+    from golem_cli.session import ChatSession
     from golem_cli.store import Store
 
 
@@ -38,6 +41,15 @@ def open_store() -> Store:
     from golem_cli.store import Store
 
     return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress())
+
+
+def set_window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
+    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
+    from golem_cli.cli import model_choice
+
+    session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
+    if options is not None:
+        session.options = options
 
 
 STDIO = "-"  # as a FILE argument: standard input; as ``-o``: standard output

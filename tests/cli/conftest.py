@@ -13,6 +13,7 @@ import pytest
 
 _SCRIPT = Path(sys.executable).parent / "golem"
 GOLEM_CMD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "golem_cli"]
+_CLEARED = ("FORCE_COLOR", "GOLEM_FORCE_TERMINAL", "NO_COLOR", "GOLEM_DEBUG", "GOLEM_MODEL", "COLUMNS")
 
 
 @dataclass

@@ -74,8 +74,19 @@ def test_restore_json(golem, stored):
     assert keys == [".restored"]
 
 
-def test_every_json_command_is_covered():
-    from golem_cli.cli.app import commands
+def _commands(group, path=()):
+    """Every command of the typer app as (its words, its click command)."""
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            yield from _commands(command, (*path, name))
+        else:
+            yield " ".join((*path, name)), command
 
-    with_json = {name for name, c in commands().items() if any("--json" in o.flags for o in c.options)}
-    assert with_json == {args[0] for args in COMMANDS} | {"restore"}
+
+def test_every_json_command_is_covered():
+    import typer
+    from golem_cli.cli.app import build_app
+
+    root = typer.main.get_command(build_app())
+    with_json = {name for name, c in _commands(root) if any("--json" in p.opts for p in c.params)}
+    assert with_json == {" ".join(args[:2] if args[0] == "mcp" else args[:1]) for args in COMMANDS} | {"restore"}

@@ -264,17 +264,6 @@ def test_an_empty_prompt_is_refused(home, server):
     assert server.requests == []
 
 
-def test_fast_path_and_typer_agree_on_ask(home):
-    fast = ask(home, "--json", "-m", "local:echo", "same question")
-    env = golem_env(home) | {"GOLEM_NO_FASTPATH": "1"}
-    slow = subprocess.run([GOLEM, "ask", "--json", "-m", "local:echo", "same question"], capture_output=True,
-                          text=True, env=env, timeout=60)  # fmt: skip
-    assert fast.returncode == slow.returncode == 0
-    a, b = json.loads(fast.stdout), json.loads(slow.stdout)
-    assert {k: a[k] for k in ("reply", "model", "usage")} == {k: b[k] for k in ("reply", "model", "usage")}
-    assert fast.stderr == slow.stderr
-
-
 def test_no_model_configured_is_an_error_unless_the_offline_model_is_named(home):
     (home / "config.toml").unlink()
     done = ask(home, "hello")

@@ -8,22 +8,35 @@ through ``errors.report``; failures inside the REPL are printed and the chat goe
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids, model_names, tool_names
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.common import set_window
+from golem_cli.cli.completion import ID_HELP, conversation_ids
+from golem_cli.cli.options import (
+    Allow,
+    ContextTokens,
+    ConversationId,
+    MaxMessages,
+    Model,
+    ModelOptions,
+    NoMarkdown,
+    Tools,
+    Yes,
+)
+from golem_cli.cli.tools.choice import choose_tools
 
 if TYPE_CHECKING:
-    from golem_cli.cli.model_choice import Choice
-    from golem_cli.cli.tools.choice import ToolChoice
-    from golem_cli.config.settings import Settings
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message
-    from golem_cli.core.model import ModelSettings
-    from golem_cli.session import ChatSession, TurnOutcome
+    from golem_cli.session import ChatSession
     from golem_cli.store import Store
+    from golem_cli.store.locks import FileLock
 
 PANEL = "Chat"
+app = typer.Typer()
 
 
 # --- implementations -----------------------------------------------------------------------
@@ -51,36 +64,21 @@ def _note(text: str) -> None:
         sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
 
 
-def _window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
-    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
-    from golem_cli.cli.model_choice import context_tokens as budget
-
-    session.context_tokens = budget(context_tokens, choice.settings)
-    if options is not None:
-        session.options = options
-
-
-def _tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
-    from golem_cli.cli.tools.choice import ToolChoice
-
-    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
-    for line in choice.check():
-        _note(line)
-    return choice
-
-
+@app.command("chat", cls=GolemCommand, rich_help_panel=PANEL)
 def chat(
-    *,
-    model: str | None,
-    system: str,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    model: Model = None,
+    system: Annotated[
+        str, typer.Option("--system", "-s", metavar="TEXT", help="System prompt for this conversation.")
+    ] = "",
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """Start a new conversation."""
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl.opening import PendingSession
@@ -92,7 +90,7 @@ def chat(
     # new conversation's ID) and what the tools need; the model is checked and the
     # conversation created once the prompt is drawn (``PendingSession``), before any line is acted on.
     planned = plan_model(model, load_settings())
-    tools = _tools(planned.settings, tool, allow, yes)
+    tools = choose_tools(planned.settings, tool, allow, yes)
     toolbox = tools.toolbox()
     cid = new_id()
 
@@ -104,7 +102,7 @@ def chat(
         settings = run_options(options, choice.model)
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, []
 
     pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
@@ -156,58 +154,47 @@ def _yes(question: str) -> bool:
         return False
 
 
+MaybeId = Annotated[str | None, typer.Argument(metavar="ID", help=ID_HELP, autocompletion=conversation_ids)]
+At = Annotated[
+    int | None,
+    typer.Option("--at", metavar="N",
+                 help="Copy only the first N messages, as `golem show` numbers them (system prompts come along)."),
+]  # fmt: skip
+NoChat = Annotated[bool, typer.Option("--no-chat", help="Only create the fork and print its ID.")]
+
+
+@app.command("resume", cls=GolemCommand, rich_help_panel=PANEL)
 def resume(
-    *,
-    ref: str | None,
-    model: str | None,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    ref: MaybeId = None,
+    model: Model = None,
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
-    from golem_cli.cli.errors import InputError
+    """Continue a stored conversation (repaired first if needed)."""
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.render import short_ids
     from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.start import run_repl
-    from golem_cli.store import ConversationLocked
 
     store = _store()
-    if ref is None:
-        if not sys.stdin.isatty():
-            raise InputError("give the conversation to resume: golem resume ID (or `last`)")
-        picked = _pick(store)
-        if picked is None:
-            _note("nothing resumed")
-            return 0
-        cid = picked
-    else:
-        cid = store.resolve(ref)
+    cid = _to_resume(store, ref)
+    if cid is None:
+        _note("nothing resumed")
+        return 0
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
-    tools = _tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes)
     toolbox = tools.toolbox()
-    lines: list[str] = []
-    try:  # the lock, and the question when another process holds it, come before the prompt
-        lock = store.lock(cid)
-    except ConversationLocked as locked:
-        if not sys.stdin.isatty():
-            raise
-        who = locked.holder.describe() if locked.holder else "holder unknown"
-        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
-        _note(f"Conversation {short} is open in another golem process ({who}).")
-        if not _yes("Fork it and continue in the copy? [y/N] "):
-            _note("nothing resumed")
-            return 1
-        cid = store.fork(cid)
-        lines.append(f"Forked {short} into {cid}.")
-        lock = store.lock(cid)
-    if lock.took_over:
-        lines.insert(0, f"Took over the lock left by a golem process that is gone ({lock.took_over.describe()}).")
+    held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
+    if held is None:
+        _note("nothing resumed")
+        return 1
+    cid, lock, lines = held
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -215,7 +202,7 @@ def resume(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, _resumed(before, session, repair)
 
     try:
@@ -232,6 +219,43 @@ def resume(
     return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
+def _to_resume(store: Store, ref: str | None) -> str | None:
+    """The conversation ``ref`` names; without one, the one the person picks (None: none)."""
+    from golem_cli.cli.errors import InputError
+
+    if ref is not None:
+        return store.resolve(ref)
+    if not sys.stdin.isatty():
+        raise InputError("give the conversation to resume: golem resume ID (or `last`)")
+    return _pick(store)
+
+
+def _lock(store: Store, cid: str) -> tuple[str, FileLock, list[str]] | None:
+    """The conversation's lock, or, when another golem process holds it and the person agrees
+    (on a terminal), a fork's: the conversation to open, its lock, and the lines saying what
+    happened; None when the person declines."""
+    from golem_cli.cli.render import short_ids
+    from golem_cli.store import ConversationLocked
+
+    lines: list[str] = []
+    try:
+        lock = store.lock(cid)
+    except ConversationLocked as locked:
+        if not sys.stdin.isatty():
+            raise
+        who = locked.holder.describe() if locked.holder else "holder unknown"
+        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
+        _note(f"Conversation {short} is open in another golem process ({who}).")
+        if not _yes("Fork it and continue in the copy? [y/N] "):
+            return None
+        cid = store.fork(cid)
+        lines.append(f"Forked {short} into {cid}.")
+        lock = store.lock(cid)
+    if lock.took_over:
+        lines.insert(0, f"Took over the lock left by a golem process that is gone ({lock.took_over.describe()}).")
+    return cid, lock, lines
+
+
 #: A conversation file larger than this (about 2,000 messages: a load of some 30 ms) is
 #: loaded and repaired after the prompt is shown, its report printed above the prompt when
 #: ready; a smaller one before, so its report reads above the prompt without a redraw.
@@ -245,28 +269,27 @@ def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair)
     return report_lines(before, session.history, repair, when=" before continuing")
 
 
+@app.command("fork", cls=GolemCommand, rich_help_panel=PANEL)
 def fork(
-    *,
-    ref: str,
-    at: int | None,
-    no_chat: bool,
-    model: str | None,
-    max_messages: int | None,
-    no_markdown: bool,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
+    ref: ConversationId,
+    at: At = None,
+    no_chat: NoChat = False,
+    model: Model = None,
+    max_messages: MaxMessages = None,
+    no_markdown: NoMarkdown = False,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
 ) -> int:
+    """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.model_choice import choose_model, run_options
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
     from golem_cli.cli.repl.opening import PendingSession
-    from golem_cli.cli.repl.slash import report_lines
     from golem_cli.cli.repl.start import run_repl
-    from golem_cli.core.history.repair import normalize_history
     from golem_cli.core.ids import new_id
 
     if at is not None and at < 1:
@@ -276,18 +299,11 @@ def fork(
     store = _store()
     parent = store.resolve(ref)
     if no_chat:
-        new = store.fork(parent, at)
-        before = store.load(new)
-        after, repair = normalize_history(before)
-        if repair.changed:
-            store.save(new, after)
-        for line in report_lines(before, after, repair):
-            _note(line)
-        sys.stdout.write(new + "\n")
+        sys.stdout.write(_fork_only(store, parent, at) + "\n")
         return 0
     choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
-    tools = _tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes)
     toolbox = tools.toolbox()
     short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
     cid = new_id()  # the fork's, shown by the banner before the fork is made
@@ -299,7 +315,7 @@ def fork(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
-        _window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings)
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
@@ -311,273 +327,16 @@ def fork(
     return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
 
 
-MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory
+def _fork_only(store: Store, parent: str, at: int | None) -> str:
+    """``fork --no-chat``: the fork made and repaired (what changed said on stderr); its ID."""
+    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.core.history.repair import normalize_history
 
-
-def _piped() -> str:
-    """What was piped in, as text: bounded, and refused when it is binary (a NUL byte: an image,
-    an archive, ``/dev/urandom``); bytes that are not UTF-8 become U+FFFD."""
-    from golem_cli.cli.errors import InputError
-
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    data = sys.stdin.buffer.read(MAX_PIPED_PROMPT + 1)
-    if len(data) > MAX_PIPED_PROMPT:
-        raise InputError(
-            f"standard input holds more than {MAX_PIPED_PROMPT // 2**20} MB, more than a model reads; "
-            "send a part of it (`head -c 1M FILE | golem ask ...`)"
-        )
-    if b"\0" in data:
-        raise InputError("standard input is binary data, not text; attach a file with -a FILE (images, PDF, audio)")
-    return data.decode("utf-8", errors="replace")
-
-
-def _prompt_text(prompt: str | None) -> str:
-    from golem_cli.cli.errors import InputError
-
-    piped = _piped()
-    if prompt in (None, "-"):
-        if not piped.strip():
-            raise InputError("no prompt: pass it as an argument or on stdin")
-        return piped.rstrip("\n")
-    return f"{prompt}\n\n{piped.rstrip()}" if piped.strip() else prompt
-
-
-def ask(
-    *,
-    prompt: str | None,
-    continue_last: bool,
-    cid: str | None,
-    model: str | None,
-    system: str | None,
-    as_json: bool,
-    no_stream: bool,
-    max_messages: int | None,
-    attach: list[str] | None,
-    options: list[str] | None = None,
-    context_tokens: int | None = None,
-    tool: list[str] | None = None,
-    allow: list[str] | None = None,
-    yes: bool = False,
-) -> int:
-    import asyncio
-
-    from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.errors import InputError, report
-    from golem_cli.cli.model_choice import choose_model, close_model, run_options
-    from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.session import ChatSession
-
-    if continue_last and cid:
-        raise InputError("use either --continue or --cid, not both")
-    attached = [part_from(source) for source in attach or ()]
-    text = _prompt_text(prompt)
-    if not text.strip() and not attached:
-        raise InputError("the prompt is empty")
-    store = _store()
-    ref = cid or ("last" if continue_last else None)
-    existing = store.resolve(ref) if ref is not None else ""
-    choice = choose_model(model, stored=store.meta(existing).model, fallback=False) if existing else None
-    choice = choice or choose_model(model, fallback=False)
-    settings = run_options(options, choice.model)
-    tools = _tools(choice.settings, tool, allow, yes)
-    parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
-    text = with_files(text, files)
-    repaired: list[dict[str, object]] = []  # what resuming repaired, for --json
-    if existing:
-        from golem_cli.cli.render.findings import repair_findings
-        from golem_cli.cli.repl.slash import report_lines
-
-        session, before, repair = ChatSession.resume(store, existing, choice.model, system=system,
-                                                     max_messages=trim(max_messages, choice.settings),
-                                                     tools=tools.toolbox())  # fmt: skip
-        if repair.changed:
-            repaired = [f.to_json() for f in repair_findings(before, session.history, repair)]
-        if session.took_over:
-            _note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
-        for line in report_lines(before, session.history, repair, when=" before continuing"):
-            _note(line)
-    else:
-        session = ChatSession.start(
-            store, choice.model, system=system or "", max_messages=trim(max_messages, choice.settings),
-            tools=tools.toolbox(),
-        )  # fmt: skip
-    _window(session, choice, context_tokens, settings)
-    _note(choice.note)
-    stream = not (no_stream or as_json)
-    view = tools.stderr_view() if session.toolbox is not None else None
-    if view is not None:
-        view.full_hint = f"golem show {session.conversation_id} --full"
-    from golem_cli.cli.render.terminal_text import VisibleStream, for_terminal, is_terminal
-
-    shown = VisibleStream() if is_terminal(sys.stdout) else None  # a pipe gets the reply exactly
-
-    tail = ""  # the end of what the reply printed so far
-    new_round = False  # tools ran since: the next text is the model's next round
-
-    def on_delta(delta: str) -> None:
-        nonlocal tail, new_round
-        if not delta:
-            return
-        if new_round and tail:  # rounds apart by a blank line, as --no-stream prints them
-            sys.stdout.write("\n" * (2 - len(tail) + len(tail.rstrip("\n"))))
-        new_round = False
-        sys.stdout.write(delta if shown is None else shown.feed(delta))
-        sys.stdout.flush()
-        tail = (tail + delta)[-2:]
-
-    def on_event(event: object) -> None:
-        nonlocal new_round
-        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
-
-        if isinstance(event, ToolCallStarted | ToolCallFinished):
-            new_round = True
-        if view is not None:
-            view.on_event(event)
-
-    def say(text: str, problem: bool) -> None:
-        _note(f"golem: {text}" if problem else text)
-
-    async def one_turn() -> TurnOutcome:
-        try:
-            if session.toolbox is not None:
-                from golem_cli.cli.tools import servers as tool_servers
-
-                await tool_servers.start(session.toolbox, say, quiet=True)
-            return await session.turn(
-                text, parts=parts, on_delta=on_delta if stream else None, stream=not no_stream,
-                on_event=on_event,
-            )  # fmt: skip
-        finally:
-            if view is not None:
-                view.close()
-            if session.toolbox is not None:
-                from golem_cli.cli.tools import servers as tool_servers
-
-                tool_servers.show_notices(session.toolbox, say)
-                await session.toolbox.close()
-            await close_model(session.model)
-
-    try:
-        outcome = asyncio.run(one_turn())
-    finally:
-        session.close()
-    if as_json:
-        from golem_cli.cli.errors import describe
-        from golem_cli.cli.render.console import camel, print_json
-        from golem_cli.core.messages import unmark_interrupted
-
-        reply = unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply  # "interrupted" says it
-        print_json({
-            "reply": reply, "runId": outcome.run_id, "conversationId": outcome.conversation_id,
-            "model": session.model.name, "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
-            "error": None if outcome.error is None else describe(outcome.error),
-            "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
-            "repaired": repaired, "tookOverLock": session.took_over or None,
-        })  # fmt: skip
-    elif stream:
-        if shown is not None:
-            sys.stdout.write(shown.flush())
-        if outcome.reply and not outcome.reply.endswith("\n"):
-            sys.stdout.write("\n")
-    else:
-        sys.stdout.write(for_terminal(outcome.reply, sys.stdout) + "\n")
-    from golem_cli.cli.render.notices import ending_notice, what_is_saved
-
-    _note(ending_notice(outcome) and f"golem: {ending_notice(outcome)}")
-    from golem_cli.cli.errors import EXIT_INTERRUPTED, describe, stopped_at_question
-
-    stopped = view.stopped_line() if view is not None else ""
-    where = f"conversation {outcome.conversation_id}"
-    saved = what_is_saved(outcome, streamed=not no_stream)
-    saved = f"{saved} in {where}" if outcome.cut else saved  # where to continue it (-c, --cid)
-    if outcome.interrupted and stopped:
-        _note(f"golem: {stopped[0].lower()}{stopped[1:-1]} ({where})")
-        return EXIT_INTERRUPTED
-    if outcome.interrupted:
-        _note(f"golem: interrupted; {saved}" + ("" if outcome.cut else f"; your prompt is saved in {where}"))
-        return EXIT_INTERRUPTED
-    if stopped_at_question(outcome.error):  # Ctrl-C, as during a tool: the same exit code
-        assert outcome.error is not None
-        _note(f"golem: {describe(outcome.error)} ({where})")
-        return EXIT_INTERRUPTED
-    if outcome.error is not None:
-        return report(outcome.error, saved=saved)
-    return 0
-
-
-# --- declarations ----------------------------------------------------------------------------
-
-MODEL = Option("model", "--model", "-m", type=str, metavar="PROVIDER:MODEL", complete=model_names,
-               help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2.")  # fmt: skip
-MAX_MESSAGES = Option("max_messages", "--max-messages", type=int, min=1,
-                      help="Send at most the newest N messages per run (default 20).")  # fmt: skip
-NO_MARKDOWN = Option("no_markdown", "--no-markdown", help="Print replies as plain text.")
-CONTEXT_TOKENS = Option("context_tokens", "--context-tokens", type=int, min=1,
-                        help="Send at most about N tokens of history per run, instead of a message count.")  # fmt: skip
-OPTION = Option("options", "--option", "-o", type=list[str], metavar="KEY VALUE", pair=True,
-                help="A model option (repeatable): temperature, top_p, max_tokens, seed, stop, "
-                     "reasoning_effort, thinking_budget; e.g. -o temperature 0.2.")  # fmt: skip
-TOOL = Option(
-    "tool",
-    "--tool",
-    "-T",
-    type=list[str],
-    metavar="NAME",
-    complete=tool_names,
-    help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` (repeatable).",
-)
-ALLOW = Option(
-    "allow", "--allow", type=list[str], metavar="NAME", complete=tool_names,
-    help="Run this tool (or group) without asking (repeatable); it must be enabled (-T).",
-)  # fmt: skip
-YES = Option("yes", "--yes", "-y", help="Approve every tool call without asking.")
-TOOL_OPTIONS = (TOOL, ALLOW, YES)
-
-COMMANDS = (
-    Command("chat", chat, "Start a new conversation.", PANEL, [
-        MODEL,
-        Option("system", "--system", "-s", type=str, default="", help="System prompt for this conversation."),
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("resume", resume, "Continue a stored conversation (repaired first if needed).", PANEL, [
-        Argument("ref", "ID", ID_HELP, required=False, complete=conversation_ids),
-        MODEL,
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("fork", fork, "Continue in a copy of a conversation (lineage recorded).", PANEL, [
-        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
-        Option("at", "--at", type=int,
-               help="Copy only the first N messages, as `golem show` numbers them (system prompts come along)."),
-        Option("no_chat", "--no-chat", help="Only create the fork and print its ID."),
-        MODEL,
-        MAX_MESSAGES,
-        NO_MARKDOWN,
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-    Command("ask", ask, "One turn without the REPL; prints only the reply.", PANEL, [
-        Argument("prompt", "PROMPT", "The prompt; read from stdin when omitted or `-`.", required=False),
-        Option("continue_last", "--continue", "-c", help="Continue the most recent conversation."),
-        Option("cid", "--cid", type=str, metavar="ID", help="Continue this conversation.", complete=conversation_ids),
-        MODEL,
-        Option("system", "--system", "-s", type=str, help="System prompt (new conversations)."),
-        Option("as_json", "--json", help="Print reply, IDs and usage as one JSON object."),
-        Option("no_stream", "--no-stream", help="Print the reply only once it is complete."),
-        MAX_MESSAGES,
-        Option("attach", "--attach", "-a", type=list[str], metavar="FILE|URL",
-               help="Attach a file or http(s) URL (repeatable)."),
-        OPTION,
-        CONTEXT_TOKENS,
-        *TOOL_OPTIONS,
-    ]),
-)  # fmt: skip
+    new = store.fork(parent, at)
+    before = store.load(new)
+    after, repair = normalize_history(before)
+    if repair.changed:
+        store.save(new, after)
+    for line in report_lines(before, after, repair):
+        _note(line)
+    return new

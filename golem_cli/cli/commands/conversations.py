@@ -1,21 +1,22 @@
-"""``golem list``, ``golem show`` and ``golem delete``: finding and reading stored
-conversations.
-
-The commands are plain functions returning an exit code, declared in ``COMMANDS`` at the end
-(see command.py): the fast path runs them without typer.
-"""
+"""``golem list``, ``golem show``, ``golem delete`` and ``golem restore``: finding and reading
+stored conversations."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.options import ConversationId
 
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from golem_cli.store import ConversationInfo, ConversationMeta, Listing, Store
 
 PANEL = "Conversations"
+app = typer.Typer()
 TITLE_WIDTH = 60
 MODEL_WIDTH = 24
 MIN_TITLE = 12  # a title narrower than this is no use: the model column goes first
@@ -25,8 +26,13 @@ GAP = 2  # the space rich puts between two columns
 # --- list ------------------------------------------------------------------------------------
 
 
-def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
-    """List conversations, most recently updated first (``limit`` 0: all)."""
+@app.command("list", cls=GolemCommand, rich_help_panel=PANEL)
+def list_conversations(
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", min=0, help="How many to show (0: all).")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    tree: Annotated[bool, typer.Option("--tree", help="Show forks under the conversation they came from.")] = False,
+) -> int:
+    """List conversations, newest first."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.render import console
 
@@ -36,21 +42,37 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
     if as_json:
         console.print_json([_info_json(info, depth if tree else None) for depth, info in rows])
         return 0
+    unreadable = dict(store.unreadable()) | {info.id: info.problem for _, info in rows if info.problem}
+    rows = [(depth, info) for depth, info in rows if not info.problem]
+    _print_rows(rows, listing, tree)
+    warn_unreadable(store, unreadable)
+    _say_what_is_not_shown(store, listing, len(rows), unreadable, tree=tree)
+    return 0
+
+
+def _print_rows(rows: list[tuple[int, ConversationInfo]], listing: Listing, tree: bool) -> None:
+    """The rows as a table on a terminal, as plain lines in a pipe; IDs as short as they can be."""
+    from golem_cli.cli.render import console
     from golem_cli.store.refs import short_id_length
 
-    unreadable: dict[str, str] = dict(store.unreadable())
-    unreadable.update((info.id, info.problem) for _, info in rows if info.problem)
-    rows = [(depth, info) for depth, info in rows if not info.problem]
     width = short_id_length(listing.neighbours, (info.id for _, info in rows))
     if console.styled():
         _print_table(rows, width, tree, listing.neighbours)
-    else:
-        for depth, info in rows:
-            console.out(_plain_row(depth, info, width))
-    shown, total = len(rows), listing.total - len(unreadable)
-    warn_unreadable(store, unreadable)
-    if not listing.total:  # stdout stays empty for scripts; a person learns why
+        return
+    for depth, info in rows:
+        console.out(_plain_row(depth, info, width))
+
+
+def _say_what_is_not_shown(
+    store: Store, listing: Listing, shown: int, unreadable: dict[str, str], *, tree: bool
+) -> None:
+    """On stderr (stdout stays the rows, for scripts): that there is nothing yet, that the
+    limit left some out, which files in the store are not conversations."""
+    from golem_cli.cli.render import console
+
+    if not listing.total:
         console.note("no conversations yet; start one with `golem chat` (or `golem ask PROMPT`)")
+    total = listing.total - len(unreadable)
     if not tree and shown < total:
         console.note(f"{shown} of {total} conversations shown (--limit 0 shows all)")
     named = {store.messages_path(cid).name for cid in unreadable}  # already warned about, once is enough
@@ -58,7 +80,6 @@ def list_conversations(*, limit: int, as_json: bool, tree: bool) -> int:
     if foreign:
         names = ", ".join(foreign[:5]) + (" …" if len(foreign) > 5 else "")
         console.note(f"ignored {len(foreign)} file(s) in {store.conversations_dir} that are not conversations: {names}")
-    return 0
 
 
 def warn_unreadable(store: Store, problems: dict[str, str]) -> None:
@@ -131,42 +152,55 @@ def _print_table(rows: list[tuple[int, ConversationInfo]], width: int, tree: boo
     model and the date columns; the ID (what one types) and the count never do. (rich, left
     to itself, shrinks every column evenly: ``01a…`` and no count at 80 columns.)"""
     from rich.cells import cell_len
-    from rich.console import JustifyMethod
     from rich.table import Table
-    from rich.text import Text
 
-    from golem_cli.cli.render.console import local_time, rich_console
-    from golem_cli.cli.render.short_ids import markup
-    from golem_cli.store.refs import unique_prefix_among
+    from golem_cli.cli.render.console import rich_console
 
-    cells: list[list[Text | str]] = []
-    for depth, info in rows:
-        m = info.meta
-        title = Text(no_wrap=True, overflow="ellipsis")
-        if tree and depth:
-            title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
-        title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
-        short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
-        count = "?" if info.problem else str(m.messages)
-        cells.append([short, local_time(m.updated), count, _clip(m.model or "-", MODEL_WIDTH), title])
-    headers = ["ID", "Updated", "Msgs", "Model", "Title"]
-    widths = [max([len(header)] + [cell_len(str(row[i])) for row in cells]) for i, header in enumerate(headers)]
+    cells = [_cells(depth, info, width, tree, neighbours) for depth, info in rows]
+    widths = [max([len(header)] + [cell_len(str(row[i])) for row in cells]) for i, header in enumerate(HEADERS)]
     console = rich_console()
-    shown = [0, 1, 2, 3]  # the columns before the title; the model, then the date, go when too narrow
-    for column in (3, 1):
-        if console.width - sum(widths[i] + GAP for i in shown) >= MIN_TITLE:
-            break
-        shown.remove(column)
+    shown = _columns_that_fit(widths, console.width)
     table = Table(box=None, pad_edge=False, header_style="bold")
     for i in shown:
-        style = "dim" if headers[i] == "Model" else None
-        justify: JustifyMethod = "right" if headers[i] == "Msgs" else "left"
-        table.add_column(headers[i], no_wrap=True, overflow="ellipsis", style=style, justify=justify)
+        table.add_column(HEADERS[i], no_wrap=True, overflow="ellipsis", style="dim" if HEADERS[i] == "Model" else None,
+                         justify="right" if HEADERS[i] == "Msgs" else "left")  # fmt: skip
     room = max(console.width - sum(widths[i] + GAP for i in shown), 1)
     table.add_column("Title", no_wrap=True, overflow="ellipsis", max_width=room)
     for row in cells:
         table.add_row(*(row[i] for i in shown), row[4])
     console.print(table)
+
+
+HEADERS = ["ID", "Updated", "Msgs", "Model", "Title"]
+
+
+def _cells(depth: int, info: ConversationInfo, width: int, tree: bool, neighbours: list[str]) -> list[Text | str]:
+    """One row of the table: the ID with the part to type highlighted, the date, the count, the
+    model and the title (a fork's under its parent with where it forked, in a tree)."""
+    from rich.text import Text
+
+    from golem_cli.cli.render.console import local_time
+    from golem_cli.cli.render.short_ids import markup
+    from golem_cli.store.refs import unique_prefix_among
+
+    m = info.meta
+    title = Text(no_wrap=True, overflow="ellipsis")
+    if tree and depth:
+        title.append(f"{'  ' * (depth - 1)}└ @{m.fork_at} ", style="dim")
+    title.append(_clip(_title(info), TITLE_WIDTH), style="red" if info.problem else "")
+    short = Text.from_markup(markup(m.id, unique_prefix_among(neighbours, m.id), width))
+    count = "?" if info.problem else str(m.messages)
+    return [short, local_time(m.updated), count, _clip(m.model or "-", MODEL_WIDTH), title]
+
+
+def _columns_that_fit(widths: list[int], room: int) -> list[int]:
+    """The columns before the title that leave it room: the model goes first, then the date."""
+    shown = [0, 1, 2, 3]
+    for column in (3, 1):
+        if room - sum(widths[i] + GAP for i in shown) >= MIN_TITLE:
+            break
+        shown.remove(column)
+    return shown
 
 
 def _info_json(info: ConversationInfo, depth: int | None) -> dict[str, object]:
@@ -195,14 +229,23 @@ def _meta_json(m: ConversationMeta) -> dict[str, object]:
 # --- show ------------------------------------------------------------------------------------
 
 
-def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
-    """Print a conversation's transcript: replies, tool calls and results, and markers for
-    interrupted replies, calls that never got a result and failed tools."""
+@app.command("show", cls=GolemCommand, rich_help_panel=PANEL)
+def show(
+    ref: ConversationId,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the metadata and the messages as JSON.")] = False,
+    run_ids: Annotated[bool, typer.Option("--run-ids", help="Show which run added each message.")] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="Show tool calls' arguments and results whole (else their first lines).")
+    ] = False,
+) -> int:
+    """Show a conversation's transcript.
+
+    Markdown replies, tool calls and results, and markers for interrupted replies,
+    calls that never got a result, and failed tools."""
     import sys
 
     from golem_cli.cli.common import open_store
-    from golem_cli.cli.render import console
-    from golem_cli.cli.render import transcript as render
+    from golem_cli.cli.render import console, transcript
 
     store = open_store()
     cid = store.resolve(ref)
@@ -223,7 +266,7 @@ def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
         return 0
     if console.styled():
         con = console.rich_console()
-        lines = render.header_lines(meta, cid, messages)
+        lines = transcript.header_lines(meta, cid, messages)
         from golem_cli.cli.render.short_ids import markup
 
         con.print(f"[bold]{_escape(lines[0])}[/]")
@@ -231,13 +274,13 @@ def show(*, ref: str, as_json: bool, run_ids: bool, full: bool = False) -> int:
         for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
-        render.print_rich(con, messages, run_ids=run_ids, full=full)
+        transcript.print_rich(con, messages, run_ids=run_ids, full=full)
         return 0
     write = sys.stdout.write
-    for line in render.header_lines(meta, cid, messages):
+    for line in transcript.header_lines(meta, cid, messages):
         write(line + "\n")
     write("\n")
-    for line in render.plain_lines(messages, run_ids=run_ids, full=full):
+    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full):
         write(line + "\n")
     return 0
 
@@ -251,9 +294,17 @@ def _escape(text: str) -> str:
 # --- delete ----------------------------------------------------------------------------------
 
 
-def delete(*, ref: str, yes: bool, as_json: bool) -> int:
-    """Move a conversation to the trash, asking first unless ``yes``. Saying that its forks
-    lose their parent, and how to get it back, is part of the question and of the answer."""
+@app.command("delete", cls=GolemCommand, rich_help_panel=PANEL)
+def delete(
+    ref: ConversationId,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> int:
+    """Move a conversation to the trash (asks first).
+
+    `golem restore` brings it back for 30 days."""
+    # Saying that its forks lose their parent, and how to get it back, is part of the question
+    # and of the answer.
     import sys
 
     from golem_cli.cli.common import open_store
@@ -294,8 +345,17 @@ def delete(*, ref: str, yes: bool, as_json: bool) -> int:
     return 0
 
 
-def restore(*, ref: str | None, as_json: bool) -> int:
-    """Bring back a deleted conversation (the most recently deleted by default)."""
+@app.command("restore", cls=GolemCommand, rich_help_panel=PANEL)
+def restore(
+    ref: Annotated[
+        str | None,
+        typer.Argument(metavar="ID", help="The deleted conversation: its ID, or the start or the end of it."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> int:
+    """Bring back a deleted conversation.
+
+    The last one deleted, unless ID names another."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.render import console
 
@@ -305,38 +365,3 @@ def restore(*, ref: str | None, as_json: bool) -> int:
     else:
         console.out(f"restored {cid}")
     return 0
-
-
-# --- declarations ----------------------------------------------------------------------------
-
-ID = Argument("ref", "ID", ID_HELP, complete=conversation_ids)
-
-COMMANDS = (
-    Command("list", list_conversations, "List conversations, newest first.", PANEL, [
-        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many to show (0: all)."),
-        Option("as_json", "--json", help="Print JSON."),
-        Option("tree", "--tree", help="Show forks under the conversation they came from."),
-    ]),
-    Command("show", show, """Show a conversation's transcript.
-
-        Markdown replies, tool calls and results, and markers for interrupted replies,
-        calls that never got a result, and failed tools.""", PANEL, [
-        ID,
-        Option("as_json", "--json", help="Print the metadata and the messages as JSON."),
-        Option("run_ids", "--run-ids", help="Show which run added each message."),
-        Option("full", "--full", help="Show tool calls' arguments and results whole (else their first lines)."),
-    ]),
-    Command("delete", delete, """Move a conversation to the trash (asks first).
-
-        `golem restore` brings it back for 30 days.""", PANEL, [
-        ID,
-        Option("yes", "--yes", "-y", help="Do not ask for confirmation."),
-        Option("as_json", "--json", help="Print the result as JSON."),
-    ]),
-    Command("restore", restore, """Bring back a deleted conversation.
-
-        The last one deleted, unless ID names another.""", PANEL, [
-        Argument("ref", "ID", "The deleted conversation: its ID, or the start or the end of it.", required=False),
-        Option("as_json", "--json", help="Print the result as JSON."),
-    ]),
-)  # fmt: skip

@@ -4,69 +4,38 @@ brought over from Claude Desktop's or Cursor's JSON."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from golem_cli.cli.command import Argument, Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.config.mcp_import import Imported, Plan
+    from golem_cli.tools.mcp.config import ServerConfig
 
-PANEL = "Chat"
-ACTIONS = ("list", "import")
-
-
-def mcp(*, action: str, file: str | None, as_json: bool, no_start: bool, dry_run: bool) -> int:
-    from golem_cli.cli.errors import InputError
-
-    if action == "list":
-        if file is not None:
-            raise InputError("golem mcp list takes no file (did you mean golem mcp import FILE?)")
-        return list_servers(as_json=as_json, start=not no_start)
-    if action == "import":
-        if file is None:
-            raise InputError("give the JSON file to import: golem mcp import FILE (e.g. claude_desktop_config.json)")
-        return import_servers(Path(file), dry_run=dry_run)
-    raise InputError(f"golem mcp: no action {action!r}; use list or import")
+app = typer.Typer(name="mcp", rich_help_panel="Chat",
+                  help="Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.")  # fmt: skip
 
 
 # --- list ----------------------------------------------------------------------------------
 
 
-def list_servers(*, as_json: bool, start: bool) -> int:
-    """Every configured server: how golem reaches it, and (unless ``start`` is off) whether it
-    starts and how many tools it offers."""
-    import asyncio
-    import time
+@app.command("list", cls=GolemCommand)
+def list_servers(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the servers as JSON.")] = False,
+    no_start: Annotated[bool, typer.Option("--no-start", help="Only show the configuration; start nothing.")] = False,
+) -> int:
+    """List the configured tool servers.
 
+    How golem reaches each, whether it starts and how many tools it offers."""
     from golem_cli.cli.render.console import out, print_json
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.mcp.config import server_configs
 
-    settings = load_settings()
-    configs = server_configs(settings.mcp_servers)
-    status: dict[str, dict[str, Any]] = {}
-    if start and any(c.table.enabled for c in configs.values()):
-        from golem_cli.tools.mcp.source import McpSource
-
-        sources = [McpSource(c) for c in configs.values() if c.table.enabled]
-
-        async def check(source: McpSource) -> None:
-            began = time.monotonic()
-            try:
-                await source.start()
-            except Exception:
-                status[source.group] = {"status": "failed", "problem": source.problem}
-            else:
-                status[source.group] = {"status": "ready", "tools": [e.own_name for e in source.entries()],
-                                        "seconds": round(time.monotonic() - began, 2)}  # fmt: skip
-            finally:
-                await source.close()
-
-        async def check_all() -> None:
-            await asyncio.gather(*(check(s) for s in sources))
-
-        asyncio.run(check_all())
+    configs = server_configs(load_settings().mcp_servers)
+    status = {} if no_start else _start_each(list(configs.values()))
     if as_json:
         print_json([
             {"name": c.name, "transport": c.transport, "where": c.where, "enabled": c.table.enabled,
@@ -80,27 +49,66 @@ def list_servers(*, as_json: bool, start: bool) -> int:
         return 0
     width = max(len(name) for name in configs)
     for c in configs.values():
-        state = status.get(c.name, {})
-        if not c.table.enabled:
-            said = "disabled (enabled = false)"
-        elif state.get("status") == "ready":
-            n = len(state["tools"])
-            said = f"ready, {n} tool{'s' if n != 1 else ''} ({state['seconds']:.1f} s)"
-        elif state.get("status") == "failed":
-            said = f"did not start: {state['problem']}"
-        else:
-            said = ""
+        said = _state(c, status.get(c.name, {}))
         out(f"{c.name:<{width}}  {c.transport:<5}  {c.where}" + (f"\n{'':<{width}}  {said}" if said else ""))
     out("")
     out("Enable one in a chat with -T NAME (all its tools) or -T NAME.TOOL; golem tools lists the tools.")
     return 0
 
 
+def _start_each(configs: list[ServerConfig]) -> dict[str, dict[str, Any]]:
+    """Each enabled server started and stopped again, all at once: by name, whether it started
+    (its tools and how long it took) or why not."""
+    import asyncio
+    import time
+
+    status: dict[str, dict[str, Any]] = {}
+    if not any(c.table.enabled for c in configs):
+        return status
+    from golem_cli.tools.mcp.source import McpSource
+
+    async def check(source: McpSource) -> None:
+        began = time.monotonic()
+        try:
+            await source.start()
+        except Exception:
+            status[source.group] = {"status": "failed", "problem": source.problem}
+        else:
+            status[source.group] = {"status": "ready", "tools": [e.own_name for e in source.entries()],
+                                    "seconds": round(time.monotonic() - began, 2)}  # fmt: skip
+        finally:
+            await source.close()
+
+    async def check_all() -> None:
+        await asyncio.gather(*(check(McpSource(c)) for c in configs if c.table.enabled))
+
+    asyncio.run(check_all())
+    return status
+
+
+def _state(config: ServerConfig, state: dict[str, Any]) -> str:
+    """What became of a server, in words ("" when it was not started)."""
+    if not config.table.enabled:
+        return "disabled (enabled = false)"
+    if state.get("status") == "ready":
+        n = len(state["tools"])
+        return f"ready, {n} tool{'s' if n != 1 else ''} ({state['seconds']:.1f} s)"
+    if state.get("status") == "failed":
+        return f"did not start: {state['problem']}"
+    return ""
+
+
 # --- import --------------------------------------------------------------------------------
 
 
-def import_servers(file: Path, *, dry_run: bool) -> int:
-    """Add the servers of a Claude Desktop / Cursor JSON file to config.toml."""
+@app.command("import", cls=GolemCommand)
+def import_servers(
+    file: Annotated[Path, typer.Argument(metavar="FILE", help='The JSON file to import ({"mcpServers": {...}}).')],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would be added; write nothing.")] = False,
+) -> int:
+    """Add tool servers from a JSON file to config.toml.
+
+    The file is Claude Desktop's or Cursor's: {"mcpServers": {...}}."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render.console import note, out
     from golem_cli.config import mcp_import
@@ -181,15 +189,3 @@ def _write(result: Plan) -> None:
         mode = PRIVATE_FILE
         ensure_private_dir(target.parent)
     write_atomic(target, result.text.encode("utf-8"), mode=mode)
-
-
-COMMANDS = (
-    Command("mcp", mcp, "Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.", PANEL, [
-        Argument("action", "list|import", "list: the configured servers and whether they start; "
-                 "import: add the servers of a Claude Desktop / Cursor JSON file to config.toml."),
-        Argument("file", "FILE", "The JSON file to import ({\"mcpServers\": {...}}).", required=False),
-        Option("as_json", "--json", help="list: print the servers as JSON."),
-        Option("no_start", "--no-start", help="list: only show the configuration; start nothing."),
-        Option("dry_run", "--dry-run", help="import: show what would be added; write nothing."),
-    ]),
-)  # fmt: skip

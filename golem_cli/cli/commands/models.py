@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.config.settings import Settings
     from golem_cli.providers.resolve import ProviderStatus
 
-PANEL = "Chat"
+app = typer.Typer()
 
 
-def models(*, as_json: bool) -> int:
+@app.command("models", cls=GolemCommand, rich_help_panel="Chat")
+def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> int:
+    """Show the default model and which providers are configured."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.providers.resolve import provider_statuses
@@ -88,10 +92,3 @@ def _out(text: str) -> None:
     from golem_cli.cli.render.terminal_text import for_terminal
 
     sys.stdout.write(for_terminal(text, sys.stdout))
-
-
-COMMANDS = (
-    Command("models", models, "Show the default model and which providers are configured.", PANEL, [
-        Option("as_json", "--json", help="Print JSON."),
-    ]),
-)  # fmt: skip

@@ -4,12 +4,15 @@ history: calls without results, results without calls, cut-off arguments; with
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from golem_cli.cli.command import Argument, Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.cli.commands.salvage import Salvage
@@ -18,28 +21,55 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
-PANEL = "Conversations"
+app = typer.Typer()
 
 
+FileOrId = Annotated[
+    str, typer.Argument(metavar="FILE|ID", help="A history file (- reads standard input), or a stored conversation.")
+]
+Output = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", metavar="OUT",
+                 help="Write the repaired history to OUT (- for standard output; the report goes to stderr)."),
+]  # fmt: skip
+InPlace = Annotated[bool, typer.Option("--in-place", help="Replace the input with the result (keeps a backup).")]
+Sanitize = Annotated[
+    bool,
+    typer.Option("--sanitize", help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
+]
+SalvageFlag = Annotated[
+    bool,
+    typer.Option(
+        "--salvage", help="Read a damaged file message by message, keep every complete one, report what was lost."
+    ),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+Check = Annotated[bool, typer.Option("--check", help="Exit 1 when the history needs repair; write nothing.")]
+
+
+@app.command("normalize", cls=GolemCommand, rich_help_panel="Conversations")
 def normalize(
-    *, source: str, output: Path | None, in_place: bool, sanitize: bool, salvage: bool, as_json: bool, check: bool
+    source: FileOrId,
+    output: Output = None,
+    in_place: InPlace = False,
+    sanitize: Sanitize = False,
+    salvage: SalvageFlag = False,
+    as_json: Json = False,
+    check: Check = False,
 ) -> int:
-    """Run normalize (or sanitize) on a file or stored conversation; returns the exit code."""
-    from golem_cli.cli import common
-    from golem_cli.cli.errors import InputError
+    """Check a history; repair it on request.
 
-    if output is not None and in_place:
-        raise InputError("use either -o OUT or --in-place, not both")
-    if check and (output is not None or in_place):
-        raise InputError("--check only reports; drop -o/--in-place")
+    Reports each repair with message index, role and tool name.
+
+    Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
+    are needed; 2 when the input cannot be read (the error names the position). Cut-off
+    tool arguments are reported but never rewritten, so alone they need no repair."""
+    from golem_cli.cli import common
+
+    _refuse_conflicts(output, in_place=in_place, check=check)
     store = common.open_store()
     src = common.locate(source, store)
-    if in_place and src.stdin:
-        raise InputError("--in-place needs a file or a stored conversation, not standard input; use -o OUT or -o -")
-    to_stdout = common.is_stdio(output)
-    if output is not None and not to_stdout and _same_file(output, src.path):
-        raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
-
+    _refuse_targets(src, output, in_place=in_place)
     lock = store.lock(src.cid) if (in_place and src.cid) else None
     try:
         result = _run(src, sanitize, salvage, numbered=not as_json)
@@ -47,16 +77,38 @@ def normalize(
     finally:
         if lock is not None:
             lock.release()
-    asked = in_place or output is not None or check
-    if to_stdout:  # the history is the output: the report goes to stderr
-        import contextlib
-        import sys
-
-        with contextlib.redirect_stdout(sys.stderr):
-            _print(src, sanitize, result, written, backup, as_json, asked)
-    else:
-        _print(src, sanitize, result, written, backup, as_json, asked)
+    with _report_stream(output):
+        _print(src, sanitize, result, written, backup, as_json, asked=in_place or output is not None or check)
     return 1 if check and result.changed else 0
+
+
+def _refuse_conflicts(output: Path | None, *, in_place: bool, check: bool) -> None:
+    from golem_cli.cli.errors import InputError
+
+    if output is not None and in_place:
+        raise InputError("use either -o OUT or --in-place, not both")
+    if check and (output is not None or in_place):
+        raise InputError("--check only reports; drop -o/--in-place")
+
+
+def _refuse_targets(src: Source, output: Path | None, *, in_place: bool) -> None:
+    """Refuse to write where the result cannot go: standard input in place, or the input itself with -o."""
+    from golem_cli.cli import common
+    from golem_cli.cli.errors import InputError
+
+    if in_place and src.stdin:
+        raise InputError("--in-place needs a file or a stored conversation, not standard input; use -o OUT or -o -")
+    if output is not None and not common.is_stdio(output) and _same_file(output, src.path):
+        raise InputError(f"-o {output} is the input itself; --in-place replaces it and keeps a backup")
+
+
+def _report_stream(output: Path | None) -> contextlib.AbstractContextManager[object]:
+    """Where the report goes: stderr when the history itself is the output (``-o -``)."""
+    import sys
+
+    from golem_cli.cli import common
+
+    return contextlib.redirect_stdout(sys.stderr) if common.is_stdio(output) else contextlib.nullcontext()
 
 
 @dataclass
@@ -82,9 +134,9 @@ def _run(src: Source, sanitize: bool, salvage: bool, *, numbered: bool) -> _Resu
 
     rescued = None
     if salvage:
-        from golem_cli.cli.commands.salvage import salvage as rescue
+        from golem_cli.cli.commands import salvage as damaged
 
-        rescued = rescue(common.read_bytes(src))
+        rescued = damaged.salvage(common.read_bytes(src))
         history = rescued.messages
     else:
         try:  # read a batch at a time: a long history is never held as bytes beside its messages
@@ -138,27 +190,20 @@ def _write(
 
 
 def _print(
-    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, asked: bool
+    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, as_json: bool, *, asked: bool
 ) -> None:
-    from golem_cli.cli import common
-    from golem_cli.cli.render import console, report, short_ids
+    from golem_cli.cli.render import console, report
 
     if as_json:
-        console.print_json(
-            {
-                "source": src.label,
-                "conversationId": src.cid or None,
-                "operation": "sanitize" if sanitize else "normalize",
-                "messagesIn": result.messages_in,
-                "messagesOut": result.messages_out,
-                "changed": result.changed,
-                "report": result.report.to_json(),  # the contract's own spelling (Go field names)
-                "findings": report.findings_json(result.findings),
-                "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
-                "written": written,
-                "backup": backup,
-            }
-        )
+        console.print_json({
+            "source": src.label, "conversationId": src.cid or None,
+            "operation": "sanitize" if sanitize else "normalize",
+            "messagesIn": result.messages_in, "messagesOut": result.messages_out, "changed": result.changed,
+            "report": result.report.to_json(),  # the contract's own spelling (Go field names)
+            "findings": report.findings_json(result.findings),
+            "lost": None if result.salvaged is None else [lost.to_json() for lost in result.salvaged.lost],
+            "written": written, "backup": backup,
+        })  # fmt: skip
         return
     if result.salvaged is not None:
         from golem_cli.cli.commands.salvage import describe
@@ -175,6 +220,16 @@ def _print(
         console.out("nothing to repair")
     elif not result.findings and result.sanitized_away:
         console.out("empty user messages removed (sanitize does not report them)")
+    _print_where(src, sanitize, result, written, backup, asked=asked)
+
+
+def _print_where(
+    src: Source, sanitize: bool, result: _Result, written: str | None, backup: str | None, *, asked: bool
+) -> None:
+    """Where the result went, or, when it was not asked to go anywhere, how to write it."""
+    from golem_cli.cli import common
+    from golem_cli.cli.render import console, short_ids
+
     if written:
         where = "standard output" if written == common.STDIO else written
         console.out(f"wrote {where}" + (f" (backup: {backup})" if backup else ""))
@@ -182,25 +237,3 @@ def _print(
         verb = "normalize --sanitize" if sanitize else "normalize"
         ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.ref
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")
-
-
-COMMANDS = (
-    Command("normalize", normalize, """Check a history; repair it on request.
-
-        Reports each repair with message index, role and tool name.
-
-        Exit codes: 0 nothing to repair (or repaired as asked); 1 with --check when repairs
-        are needed; 2 when the input cannot be read (the error names the position). Cut-off
-        tool arguments are reported but never rewritten, so alone they need no repair.""", PANEL, [
-        Argument("source", "FILE|ID", "A history file (- reads standard input), or a stored conversation."),
-        Option("output", "-o", "--output", type=Path, metavar="OUT",
-               help="Write the repaired history to OUT (- for standard output; the report goes to stderr)."),
-        Option("in_place", "--in-place", help="Replace the input with the result (keeps a backup)."),
-        Option("sanitize", "--sanitize",
-               help="Also remove system prompts and non-http(s) URL parts (histories from elsewhere)."),
-        Option("salvage", "--salvage",
-               help="Read a damaged file message by message, keep every complete one, report what was lost."),
-        Option("as_json", "--json", help="Print the report as JSON."),
-        Option("check", "--check", help="Exit 1 when the history needs repair; write nothing."),
-    ]),
-)  # fmt: skip

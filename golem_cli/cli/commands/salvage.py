@@ -53,51 +53,79 @@ class Salvage:
 
 def salvage(data: bytes) -> Salvage:
     """Every complete message of ``data``, in order, and what could not be read."""
-    from golem_cli.core.codec.history import load_history
-    from golem_cli.core.errors import HistoryFormatError
+    walk = _Walk(data.decode("utf-8", "surrogateescape"))  # one character per undecodable byte: offsets map back
+    pos: int | None = walk.first()
+    while pos is not None:
+        pos = walk.step(pos)
+    return walk.out
 
-    text = data.decode("utf-8", "surrogateescape")  # one character per undecodable byte: offsets map back
-    out = Salvage()
-    offsets = _Offsets(text)
-    decoder = json.JSONDecoder()
-    pos = _skip(text, 0)
-    if text.startswith("\ufeff", pos):
-        pos = _skip(text, pos + 1)
-    if text.startswith("[", pos):
-        pos += 1
-    while True:
-        pos = _skip(text, pos, ",")
-        # The end of the array: a "]" with no message after it (one with messages after it is
-        # damage, skipped like any other: a stray "]" must not lose the rest of the file).
-        if pos >= len(text) or (text.startswith("]", pos) and _START.search(text, pos + 1) is None):
-            if pos >= len(text) and not text.rstrip(_SPACE).endswith("]"):
-                out.lost.append(_lost(offsets, pos, len(text), out, "the file ends before the closing ]"))
-            break
-        start = pos
-        end = -1
-        if text.startswith("{", pos):
-            try:
-                _, end = decoder.raw_decode(text, pos)
-            except (ValueError, RecursionError):
-                end = -1
+
+class _Walk:
+    """One pass over a damaged file's text, keeping what it reads in ``out``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.out = Salvage()
+        self.offsets = _Offsets(text)
+        self.decoder = json.JSONDecoder()
+
+    def first(self) -> int:
+        """Where the first message may start: after a byte order mark and the ``[``."""
+        pos = _skip(self.text, 0)
+        if self.text.startswith("\ufeff", pos):
+            pos = _skip(self.text, pos + 1)
+        return pos + 1 if self.text.startswith("[", pos) else pos
+
+    def step(self, pos: int) -> int | None:
+        """From ``pos``: one message read, or one damaged stretch skipped; where the next may
+        start, or None at the end of the array (or after ``MAX_DAMAGED`` damaged stretches)."""
+        pos = _skip(self.text, pos, ",")
+        if self._ended(pos):
+            return None
+        end = self._object_end(pos)
         if end > 0:
-            piece = text[start:end].encode("utf-8", "surrogateescape")
-            try:
-                (message,) = load_history(b"[" + piece + b"]")
-            except (HistoryFormatError, ValueError):
-                out.lost.append(_lost(offsets, start, end, out, "a JSON object that is not a golem message"))
-            else:
-                out.messages.append(message)
-            pos = end
-            continue
-        found = _START.search(text, pos + 1)
-        stop = found.start() if found else len(text)
-        why = "a damaged message" if found else "a message cut off at the end of the file"
-        out.lost.append(_lost(offsets, start, stop, out, why))
-        if found is None or len(out.lost) >= MAX_DAMAGED:
-            break
-        pos = stop
-    return out
+            self._keep(pos, end)
+            return end
+        found = _START.search(self.text, pos + 1)
+        stop = found.start() if found else len(self.text)
+        self._lose(pos, stop, "a damaged message" if found else "a message cut off at the end of the file")
+        return None if found is None or len(self.out.lost) >= MAX_DAMAGED else stop
+
+    def _ended(self, pos: int) -> bool:
+        """The end of the array: a "]" with no message after it (one with messages after it is
+        damage, skipped like any other: a stray "]" must not lose the rest of the file), or the
+        end of the file (without its "]": lost, in words)."""
+        text = self.text
+        if pos < len(text):
+            return text.startswith("]", pos) and _START.search(text, pos + 1) is None
+        if not text.rstrip(_SPACE).endswith("]"):
+            self._lose(pos, len(text), "the file ends before the closing ]")
+        return True
+
+    def _object_end(self, pos: int) -> int:
+        """Where the JSON object at ``pos`` ends, or -1 when none starts there whole."""
+        if not self.text.startswith("{", pos):
+            return -1
+        try:
+            return self.decoder.raw_decode(self.text, pos)[1]
+        except (ValueError, RecursionError):
+            return -1
+
+    def _keep(self, start: int, end: int) -> None:
+        """The object from ``start`` to ``end`` as a message, or as lost when it is not one."""
+        from golem_cli.core.codec.history import load_history
+        from golem_cli.core.errors import HistoryFormatError
+
+        piece = self.text[start:end].encode("utf-8", "surrogateescape")
+        try:
+            (message,) = load_history(b"[" + piece + b"]")
+        except (HistoryFormatError, ValueError):
+            self._lose(start, end, "a JSON object that is not a golem message")
+        else:
+            self.out.messages.append(message)
+
+    def _lose(self, start: int, end: int, why: str) -> None:
+        self.out.lost.append(Lost(self.offsets(start), self.offsets(end), len(self.out.messages), why))
 
 
 def _skip(text: str, pos: int, also: str = "") -> int:
@@ -118,10 +146,6 @@ class _Offsets:
         self.byte += len(self.text[self.char : i].encode("utf-8", "surrogateescape"))
         self.char = i
         return self.byte
-
-
-def _lost(offsets: _Offsets, start: int, end: int, out: Salvage, why: str) -> Lost:
-    return Lost(offsets(start), offsets(end), len(out.messages), why)
 
 
 def describe(lost: Lost) -> str:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from golem_cli.cli.command import Argument, Command, Option
+from typing import Annotated
+
+import typer
+
+from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import roles
 
-PANEL = "Conversations"
+app = typer.Typer()
 
 
 ROLES = ("user", "assistant", "system", "tool")
@@ -30,7 +34,30 @@ def since_time(text: str, now: float) -> float:
         ) from None
 
 
-def search(*, query: str, limit: int, as_json: bool, role: str | None = None, since: str | None = None) -> int:
+Query = Annotated[
+    str,
+    typer.Argument(metavar="TEXT", help='Text to look for (case-insensitive). "a phrase" matches those words in '
+                   "order, word* words that start with it; with either, every term must be in one message."),
+]  # fmt: skip
+Limit = Annotated[
+    int, typer.Option("--limit", "-n", metavar="N", min=0, help="How many conversations to show (0: all).")
+]
+Role = Annotated[
+    str | None,
+    typer.Option("--role", metavar="ROLE", autocompletion=roles,
+                 help="Only messages of this role: user, assistant, system, tool."),
+]  # fmt: skip
+Since = Annotated[
+    str | None,
+    typer.Option("--since", metavar="WHEN",
+                 help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),
+]  # fmt: skip
+Json = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+@app.command("search", cls=GolemCommand, rich_help_panel="Conversations")
+def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = None, as_json: Json = False) -> int:
+    """Find conversations that mention TEXT, newest first."""
     from golem_cli.cli.common import open_store
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render import console
@@ -69,17 +96,3 @@ def search(*, query: str, limit: int, as_json: bool, role: str | None = None, si
         console.note(f"no conversation mentions {query!r}")
         return 1
     return 0
-
-
-COMMANDS = (
-    Command("search", search, "Find conversations that mention TEXT, newest first.", PANEL, [
-        Argument("query", "TEXT", 'Text to look for (case-insensitive). "a phrase" matches those words in order, '
-                 "word* words that start with it; with either, every term must be in one message."),
-        Option("limit", "--limit", "-n", type=int, default=20, min=0, help="How many conversations to show (0: all)."),
-        Option("role", "--role", type=str, metavar="ROLE", complete=roles,
-               help="Only messages of this role: user, assistant, system, tool."),
-        Option("since", "--since", type=str, metavar="WHEN",
-               help="Only conversations updated since: 2025-06-01, 2025-06-01T09:30, or 3d, 12h, 2w."),
-        Option("as_json", "--json", help="Print JSON."),
-    ]),
-)  # fmt: skip

@@ -5,15 +5,17 @@ marked, and a row for each tool server not started."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Command, Option
+import typer
+
+from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
     from golem_cli.tools.registry import ToolEntry
     from golem_cli.tools.toolbox import Toolbox
 
-PANEL = "Chat"
+app = typer.Typer()
 
 
 def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
@@ -60,7 +62,9 @@ def fit(row: str, width: int) -> str:
     return set_cell_size(row, max(width - 1, 0)) + "…"
 
 
-def list_tools(*, as_json: bool) -> int:
+@app.command("tools", cls=GolemCommand, rich_help_panel="Chat")
+def list_tools(as_json: Annotated[bool, typer.Option("--json", help="Print the tools as JSON.")] = False) -> int:
+    """List the tools a chat can use (-T NAME enables them)."""
     import asyncio
     import shutil
     import sys
@@ -108,10 +112,3 @@ def list_tools(*, as_json: bool) -> int:
     for line in problems if as_json else ():  # the table has a row for each server that failed
         note(f"golem: {line}")
     return 0
-
-
-COMMANDS = (
-    Command("tools", list_tools, "List the tools a chat can use (-T NAME enables them).", PANEL, [
-        Option("as_json", "--json", help="Print the tools as JSON."),
-    ]),
-)  # fmt: skip

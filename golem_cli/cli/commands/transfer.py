@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from golem_cli.cli.command import Argument, Command, Option
-from golem_cli.cli.completion import ID_HELP, conversation_ids
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.options import ConversationId
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
     from golem_cli.store import Store
 
 PANEL = "Conversations"
+app = typer.Typer()
 
 
 class Format(enum.StrEnum):
@@ -29,8 +32,23 @@ class Format(enum.StrEnum):
     markdown = "markdown"
 
 
-def export(*, ref: str, fmt: Format, output: Path | None) -> int:
-    """Write a stored conversation to ``output`` (or stdout); returns the exit code."""
+@app.command("export", cls=GolemCommand, rich_help_panel=PANEL)
+def export(
+    ref: ConversationId,
+    fmt: Annotated[
+        Format,
+        typer.Option(
+            "--format", "-f", metavar="json|markdown", help="json: the Go-readable message array; markdown: a document."
+        ),
+    ] = Format.json,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout (- is stdout)."),
+    ] = None,
+) -> int:
+    """Export a conversation as JSON or markdown.
+
+    JSON is exactly what a Go golem program unmarshals as []model.Message."""
     import sys
 
     from golem_cli.cli import common
@@ -67,8 +85,23 @@ def export(*, ref: str, fmt: Format, output: Path | None) -> int:
     return 0
 
 
-def import_history(*, file: Path, trust: bool, title: str | None, as_json: bool) -> int:
-    """Store a history file as a new conversation, sanitized unless ``trust``."""
+HistoryFile = Annotated[
+    Path, typer.Argument(metavar="FILE", help="A JSON array of golem messages (- reads standard input).")
+]
+Trust = Annotated[bool, typer.Option("--trust", help="Store the history as it is, without sanitizing.")]
+Title = Annotated[str | None, typer.Option("--title", metavar="TEXT", help="A title for the imported conversation.")]
+Json = Annotated[bool, typer.Option("--json", help="Print the result and the report as JSON.")]
+
+
+@app.command("import", cls=GolemCommand, rich_help_panel=PANEL)
+def import_history(file: HistoryFile, trust: Trust = False, title: Title = None, as_json: Json = False) -> int:
+    """Import a history file as a new conversation.
+
+    The history is sanitized unless --trust.
+
+    Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
+    calls with results; the report names each change. The conversation keeps the file's
+    own ID (its name, or its messages' conversation ID) when free, else gets a new one."""
     from golem_cli.cli import common
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render import console, findings, report
@@ -140,27 +173,3 @@ def _own_id(file: Path, history: list[Message], store: Store) -> tuple[str | Non
     if candidates:
         return None, f"conversation {candidates[0]} is already stored; imported under a new ID"
     return None, ""
-
-
-COMMANDS = (
-    Command("export", export, """Export a conversation as JSON or markdown.
-
-        JSON is exactly what a Go golem program unmarshals as []model.Message.""", PANEL, [
-        Argument("ref", "ID", ID_HELP, complete=conversation_ids),
-        Option("fmt", "--format", "-f", type=Format, default=Format.json,
-               help="json: the Go-readable message array; markdown: a document."),
-        Option("output", "-o", "--output", type=Path, help="Write to FILE instead of stdout (- is stdout)."),
-    ]),
-    Command("import", import_history, """Import a history file as a new conversation.
-
-        The history is sanitized unless --trust.
-
-        Sanitizing removes system prompts and URL parts that are not http(s) and pairs tool
-        calls with results; the report names each change. The conversation keeps the file's
-        own ID (its name, or its messages' conversation ID) when free, else gets a new one.""", PANEL, [
-        Argument("file", "FILE", "A JSON array of golem messages (- reads standard input).", type=Path),
-        Option("trust", "--trust", help="Store the history as it is, without sanitizing."),
-        Option("title", "--title", type=str, help="A title for the imported conversation."),
-        Option("as_json", "--json", help="Print the result and the report as JSON."),
-    ]),
-)  # fmt: skip

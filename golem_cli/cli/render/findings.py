@@ -89,19 +89,24 @@ def _dropped_candidates(
     absent = [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL and id(m) not in kept]
     if [c[1] for c in absent] == dropped:
         return absent
+    unpaired = _unpaired_results(history)
+    if [c[1] for c in unpaired] == dropped:
+        return unpaired
+    return [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL]
+
+
+def _unpaired_results(history: Sequence[Message]) -> list[tuple[int, str, str]]:
+    """The tool messages that answer no earlier call still open (spec §2.1's pairing walk)."""
     pending: set[str] = set()
     unpaired = []
     for i, m in enumerate(history):
         if m.role == ASSISTANT:
             pending.update(c.id for c in m.tool_calls if c.id)
+        elif m.role == TOOL and m.tool_call_id in pending:
+            pending.discard(m.tool_call_id)
         elif m.role == TOOL:
-            if m.tool_call_id in pending:
-                pending.discard(m.tool_call_id)
-            else:
-                unpaired.append((i, m.tool_call_id, m.tool_name))
-    if [c[1] for c in unpaired] == dropped:
-        return unpaired
-    return [(i, m.tool_call_id, m.tool_name) for i, m in enumerate(history) if m.role == TOOL]
+            unpaired.append((i, m.tool_call_id, m.tool_name))
+    return unpaired
 
 
 def repair_findings(

@@ -15,7 +15,7 @@ complete: the arguments and the whole result sit in collapsed ``<details>`` bloc
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,7 +34,7 @@ from golem_cli.core.messages import (
 )
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
 
     from golem_cli.store import ConversationMeta
 
@@ -86,29 +86,34 @@ def format_args(args: str) -> str:
 def blocks(messages: Sequence[Message]) -> Iterator[Block]:
     """What a transcript shows, message by message."""
     for number, m in zip(numbers(messages), messages, strict=True):
-        b = Block(number, m.role or "(no role)", m.run_id)
-        for t in m.thinking:
-            b.items.append(Item(THINKING, t.text or "[redacted thinking]"))
-        content = m.content
-        interrupted = is_interrupted_reply(m)
-        if interrupted:
-            content = content[: -len(INTERRUPTED_REPLY_MARK)].rstrip()
-        if m.role == TOOL:
-            if m.content == INTERRUPTED and not m.run_id:
-                b.items.append(Item(NO_RESULT, "interrupted; no result was recorded", m.tool_name, m.tool_call_id))
-            else:
-                kind = FAILED if m.failed else RESULT
-                b.items.append(Item(kind, content, m.tool_name, m.tool_call_id))
-        elif content:
-            b.items.append(Item(MARKDOWN if m.role == ASSISTANT else TEXT, content))
-        for p in m.parts:
-            b.items.append(Item(PART, _part_text(p)))
-        for c in m.tool_calls:
-            note = "" if args_are_object(c.args) else "arguments are not one JSON object (cut off?)"
-            b.items.append(Item(CALL, format_args(c.args), c.name, c.id, note, summarize_args(c.args)))
-        if interrupted:
-            b.items.append(Item(INTERRUPTED_REPLY, "reply interrupted"))
-        yield b
+        yield Block(number, m.role or "(no role)", m.run_id, _items(m))
+
+
+def _items(m: Message) -> list[Item]:
+    """A message's items in the order they are shown: thinking, its text (or a tool's result),
+    attachments, tool calls, and the mark of a reply cut short."""
+    interrupted = is_interrupted_reply(m)
+    content = m.content[: -len(INTERRUPTED_REPLY_MARK)].rstrip() if interrupted else m.content
+    items = [Item(THINKING, t.text or "[redacted thinking]") for t in m.thinking]
+    if m.role == TOOL:
+        items.append(_result(m, content))
+    elif content:
+        items.append(Item(MARKDOWN if m.role == ASSISTANT else TEXT, content))
+    items += [Item(PART, _part_text(p)) for p in m.parts]
+    for c in m.tool_calls:
+        note = "" if args_are_object(c.args) else "arguments are not one JSON object (cut off?)"
+        items.append(Item(CALL, format_args(c.args), c.name, c.id, note, summarize_args(c.args)))
+    if interrupted:
+        items.append(Item(INTERRUPTED_REPLY, "reply interrupted"))
+    return items
+
+
+def _result(m: Message, content: str) -> Item:
+    """A tool message's item: its result, its failure, or the placeholder repair wrote for a
+    call that never got one (no run ID: no run recorded it)."""
+    if m.content == INTERRUPTED and not m.run_id:
+        return Item(NO_RESULT, "interrupted; no result was recorded", m.tool_name, m.tool_call_id)
+    return Item(FAILED if m.failed else RESULT, content, m.tool_name, m.tool_call_id)
 
 
 def header_lines(meta: ConversationMeta | None, cid: str, messages: Sequence[Message]) -> list[str]:
@@ -156,28 +161,30 @@ def plain_lines(messages: Sequence[Message], *, run_ids: bool, full: bool = Fals
         run = f"  run {b.run_id}" if run_ids and b.run_id else ""
         yield f"--- [{b.index}] {b.role}{run}" if b.index is not None else f"--- system prompt{run}"
         for item in b.items:
-            if item.kind in (TEXT, MARKDOWN):
-                yield item.text
-            elif item.kind == THINKING:
-                yield _indent("thinking: " + item.text)
-            elif item.kind == PART:
-                yield f"[{item.text}]"
-            elif item.kind == INTERRUPTED_REPLY:
-                yield "⚠ reply interrupted"
-            elif item.kind == NO_RESULT:
-                yield f"{_label(item)}: {item.text}"
-            elif full:
-                yield _label(item) + ":"
-                yield _indent(item.text)
-            elif item.kind == CALL:
-                yield _label(item) + (f": {item.summary}" if item.summary else "")
-            else:
-                head, more = _head(item.text)
-                yield _label(item) + ":"
-                yield _indent(head)
-                if more:
-                    yield _indent(_more(more, "--full"))
+            yield from _PLAIN[item.kind](item, full)
         yield ""
+
+
+def _plain_tool(item: Item, full: bool) -> list[str]:
+    if full:
+        return [_label(item) + ":", _indent(item.text)]
+    if item.kind == CALL:
+        return [_label(item) + (f": {item.summary}" if item.summary else "")]
+    head, more = _head(item.text)
+    return [_label(item) + ":", _indent(head)] + ([_indent(_more(more, "--full"))] if more else [])
+
+
+_PLAIN: dict[str, Callable[[Item, bool], list[str]]] = {
+    TEXT: lambda item, full: [item.text],
+    MARKDOWN: lambda item, full: [item.text],
+    THINKING: lambda item, full: [_indent("thinking: " + item.text)],
+    PART: lambda item, full: [f"[{item.text}]"],
+    INTERRUPTED_REPLY: lambda item, full: ["⚠ reply interrupted"],
+    NO_RESULT: lambda item, full: [f"{_label(item)}: {item.text}"],
+    CALL: _plain_tool,
+    RESULT: _plain_tool,
+    FAILED: _plain_tool,
+}
 
 
 def _indent(text: str, prefix: str = "    ") -> str:
@@ -190,48 +197,74 @@ def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, 
     passes ``visible`` before rich lays it out."""
     from rich.console import Group
     from rich.markup import escape
+    from rich.text import Text
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
+    for b in blocks(messages):
+        run = f" [dim]run {escape(visible(b.run_id))}[/]" if run_ids and b.run_id else ""
+        head = f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{run}"
+        parts: list[RenderableType] = [
+            Text.from_markup(head if b.index is not None else f"[bold]system prompt[/]{run}")
+        ]
+        for item in b.items:
+            parts += _RICH[item.kind](item, full)
+        parts.append(Text())
+        console.print(Group(*parts))
+
+
+_TOOL_STYLES = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}
+
+
+def _rich_text(text: str, style: str = "", indent: bool = False) -> RenderableType:
     from rich.padding import Padding
     from rich.text import Text
 
-    from golem_cli.cli.render.terminal_text import markdown, visible
+    from golem_cli.cli.render.terminal_text import visible
 
-    colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
-    styles = {CALL: "cyan", RESULT: "magenta", FAILED: "red", NO_RESULT: "yellow"}
-    for b in blocks(messages):
-        run = f" [dim]run {escape(visible(b.run_id))}[/]" if run_ids and b.run_id else ""
-        parts: list[object] = [
-            Text.from_markup(
-                f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{run}"
-                if b.index is not None
-                else f"[bold]system prompt[/]{run}"
-            )
-        ]
-        for item in b.items:
-            if item.kind == MARKDOWN:
-                parts.append(markdown(item.text) if _looks_like_markdown(item.text) else Text(visible(item.text)))
-            elif item.kind == TEXT:
-                parts.append(Text(visible(item.text)))
-            elif item.kind == THINKING:
-                parts.append(Padding(Text(visible(item.text), style="dim italic"), (0, 0, 0, 2)))
-            elif item.kind == PART:
-                parts.append(Text(f"[{visible(item.text)}]", style="cyan"))
-            elif item.kind == INTERRUPTED_REPLY:
-                parts.append(Text("⚠ reply interrupted", style="yellow"))
-            elif item.kind == CALL and not full:
-                label = Text(visible(_label(item)), style=styles[item.kind])
-                if item.summary:
-                    label.append("  " + item.summary, style="dim")
-                parts.append(label)
-            else:
-                parts.append(Text(visible(_label(item)), style=styles[item.kind]))
-                text, more = (item.text, 0) if full or item.kind == NO_RESULT else _head(item.text)
-                if text:
-                    style = "yellow" if item.kind == NO_RESULT else "dim" if item.kind == CALL else ""
-                    parts.append(Padding(Text(visible(text), style=style), (0, 0, 0, 2)))
-                if more:
-                    parts.append(Padding(Text(_more(more, "--full"), style="dim"), (0, 0, 0, 2)))
-        parts.append(Text())
-        console.print(Group(*parts))  # type: ignore[arg-type]
+    shown = Text(visible(text), style=style)
+    return Padding(shown, (0, 0, 0, 2)) if indent else shown
+
+
+def _rich_markdown(item: Item, full: bool) -> list[RenderableType]:
+    from golem_cli.cli.render.terminal_text import markdown
+
+    return [markdown(item.text) if _looks_like_markdown(item.text) else _rich_text(item.text)]
+
+
+def _rich_tool(item: Item, full: bool) -> list[RenderableType]:
+    """A call, a result, a failure or a missing result: its label, then (a call compact aside)
+    its text, whole or its first lines."""
+    from rich.text import Text
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    label = Text(visible(_label(item)), style=_TOOL_STYLES[item.kind])
+    if item.kind == CALL and not full:
+        if item.summary:
+            label.append("  " + item.summary, style="dim")
+        return [label]
+    text, more = (item.text, 0) if full or item.kind == NO_RESULT else _head(item.text)
+    style = "yellow" if item.kind == NO_RESULT else "dim" if item.kind == CALL else ""
+    return (
+        [label]
+        + ([_rich_text(text, style, indent=True)] if text else [])
+        + ([_rich_text(_more(more, "--full"), "dim", indent=True)] if more else [])
+    )
+
+
+_RICH: dict[str, Callable[[Item, bool], list[RenderableType]]] = {
+    TEXT: lambda item, full: [_rich_text(item.text)],
+    MARKDOWN: _rich_markdown,
+    THINKING: lambda item, full: [_rich_text(item.text, "dim italic", indent=True)],
+    PART: lambda item, full: [_rich_text(f"[{item.text}]", "cyan")],
+    INTERRUPTED_REPLY: lambda item, full: [_rich_text("⚠ reply interrupted", "yellow")],
+    NO_RESULT: _rich_tool,
+    CALL: _rich_tool,
+    RESULT: _rich_tool,
+    FAILED: _rich_tool,
+}
 
 
 def _looks_like_markdown(text: str) -> bool:
@@ -259,35 +292,43 @@ def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None
     if meta is not None and meta.parent:
         out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
     for b in blocks(messages):
-        out += ([] if out[-1] == "" else [""]) + [
-            (f"## {b.index}. {b.role.capitalize()}" if b.index is not None else "## System prompt")
-            + (f" (run `{b.run_id}`)" if b.run_id else ""),
-            "",
-        ]
+        head = f"## {b.index}. {b.role.capitalize()}" if b.index is not None else "## System prompt"
+        out += ([] if out[-1] == "" else [""]) + [head + (f" (run `{b.run_id}`)" if b.run_id else ""), ""]
         for item in b.items:
-            if item.kind in (TEXT, MARKDOWN):
-                out += [item.text, ""]
-            elif item.kind == THINKING:
-                out += ["> " + line for line in ("*thinking:* " + item.text).splitlines()] + [""]
-            elif item.kind == PART:
-                out += [f"*Attachment: {item.text}*", ""]
-            elif item.kind == INTERRUPTED_REPLY:
-                out += ["**⚠ Reply interrupted.**", ""]
-            elif item.kind == NO_RESULT:
-                out += [f"**⚠ No result** for `{item.name}` (`{item.call_id}`): {item.text}.", ""]
-            elif item.kind == CALL:
-                note = f" *({item.note})*" if item.note else ""
-                summary = ": `" + item.summary.replace("`", "'") + "`" if item.summary else ""
-                info = "json" if item.text.startswith("{") else ""
-                out += [f"**Tool call** `{item.name}` (`{item.call_id}`){note}{summary}", ""]
-                out += _details("arguments", fence(item.text, info))
-            else:
-                head_word = {RESULT: "Tool result", FAILED: "Tool failed"}[item.kind]
-                head, more = _head(item.text)
-                out += [f"**{head_word}** `{item.name}` (`{item.call_id}`):", "", fence(head), ""]
-                if more:
-                    out += _details(f"all {len(item.text.splitlines())} lines", fence(item.text))
+            out += _MARKDOWN[item.kind](item)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_call(item: Item) -> list[str]:
+    note = f" *({item.note})*" if item.note else ""
+    summary = ": `" + item.summary.replace("`", "'") + "`" if item.summary else ""
+    info = "json" if item.text.startswith("{") else ""
+    return [
+        f"**Tool call** `{item.name}` (`{item.call_id}`){note}{summary}",
+        "",
+        *_details("arguments", fence(item.text, info)),
+    ]
+
+
+def _markdown_result(item: Item) -> list[str]:
+    """A result's first lines, and all of them in a collapsed block when there are more."""
+    head_word = "Tool failed" if item.kind == FAILED else "Tool result"
+    head, more = _head(item.text)
+    out = [f"**{head_word}** `{item.name}` (`{item.call_id}`):", "", fence(head), ""]
+    return out + (_details(f"all {len(item.text.splitlines())} lines", fence(item.text)) if more else [])
+
+
+_MARKDOWN: dict[str, Callable[[Item], list[str]]] = {
+    TEXT: lambda item: [item.text, ""],
+    MARKDOWN: lambda item: [item.text, ""],
+    THINKING: lambda item: ["> " + line for line in ("*thinking:* " + item.text).splitlines()] + [""],
+    PART: lambda item: [f"*Attachment: {item.text}*", ""],
+    INTERRUPTED_REPLY: lambda item: ["**⚠ Reply interrupted.**", ""],
+    NO_RESULT: lambda item: [f"**⚠ No result** for `{item.name}` (`{item.call_id}`): {item.text}.", ""],
+    CALL: _markdown_call,
+    RESULT: _markdown_result,
+    FAILED: _markdown_result,
+}
 
 
 def _details(summary: str, body: str) -> list[str]:

@@ -432,53 +432,15 @@ class Repl:
     # --- output ----------------------------------------------------------------------------
 
     def footer(self, outcome: TurnOutcome, stopped: str = "", *, unsaved_before: bool = False) -> None:
-        """The turn's last lines: how it ended when not normally (``stopped``: the tools
-        Ctrl-C stopped, in words), whether it is saved when a save was refused (this turn's,
-        or an earlier one's that this turn's save made good), then its IDs and counts."""
-        from rich.markup import escape
+        """The turn's last lines (``turn.chat_footer``); ``stopped``: the tools Ctrl-C stopped,
+        in words."""
+        from golem_cli.cli.render.turn import chat_footer
 
-        from golem_cli.cli.errors import describe, stopped_at_question
-        from golem_cli.cli.render.notices import ending_notice, what_is_saved
-        from golem_cli.cli.render.terminal_text import visible
-
-        notice = ending_notice(outcome)
-        if notice:
-            self.console.print(f"[yellow]{escape(notice)}[/yellow]", highlight=False)
-        saved = what_is_saved(outcome)
-        if outcome.interrupted and stopped:
-            self.console.print(f"[yellow]{escape(stopped)}[/yellow]", highlight=False)
-        elif outcome.interrupted:
-            saved = saved if outcome.cut else f"{saved}; your prompt is saved"
-            self.console.print(f"[yellow]Interrupted: {saved}.[/yellow]")
-        elif stopped_at_question(outcome.error):
-            self.console.print("[yellow]Stopped: the tool calls of that turn are closed; nothing else ran.[/yellow]")
-        elif outcome.error is not None:
-            self.console.print(f"[red]error:[/red] {escape(visible(describe(outcome.error)))}", highlight=False)
-            if outcome.cut:
-                self.console.print("[dim]The partial reply is saved, marked interrupted. /retry asks again.[/dim]")
-            elif saved:
-                saved = f"{saved[0].upper()}{saved[1:]}"
-                self.console.print(f"[dim]{saved}; your prompt is saved. /retry sends it again.[/dim]")
-            else:
-                self.console.print("[dim]Nothing is lost: your prompt is saved. /retry sends it again.[/dim]")
-        unsaved = self.session.unsaved
-        if unsaved is not None:
-            why = visible(describe(unsaved))
-            self.console.print(f"[yellow]Not saved: {escape(why)}. The turn is kept in memory; the next turn saves "
-                               "the conversation again, and leaving writes it elsewhere if that fails too.[/yellow]",
-                               highlight=False)  # fmt: skip
-        elif unsaved_before:
-            self.console.print("[dim]Saved: the turns kept in memory are on disk now.[/dim]")
-        u = outcome.usage
-        tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
-        cid = outcome.conversation_id
-        ids = f"run {outcome.run_id} · conversation {cid}"
-        counts = f"{outcome.stored} {'stored' if unsaved is None else 'not saved'}, {outcome.sent} sent{tokens}"
-        shown = f"[dim]run {outcome.run_id} · conversation[/dim] {self.id_markup(cid)}"
-        if len(f"{ids} · {counts}") <= self.console.width:
-            self.console.print(f"{shown}[dim] · {counts}[/dim]", soft_wrap=True)
-        else:
-            self.console.print(f"{shown}\n[dim]{counts}[/dim]", soft_wrap=True)
+        footer = chat_footer(outcome, stopped=stopped, unsaved=self.session.unsaved, unsaved_before=unsaved_before,
+                             cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width)  # fmt: skip
+        for line in footer.lines:
+            self.console.print(line)
+        self.console.print(footer.ids, soft_wrap=True)
 
     def id_markup(self, cid: str, *, hint: bool = False) -> str:
         """A conversation ID with the part that is enough to type highlighted; as a hint,

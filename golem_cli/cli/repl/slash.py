@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message, Part
     from golem_cli.session import ChatSession, TurnOutcome
+    from golem_cli.tools.toolbox import Toolbox
 
 EXIT = "exit"
 
@@ -250,41 +251,16 @@ async def _tools(repl: Repl, arg: str) -> None:
     names = rest.split()
     if not await repl.tool_servers_ready():
         return
-    box = repl.session.toolbox
+    box = _toolbox(repl)
     if box is None:
-        if repl.tools is None:
-            repl.console.print("Tools are not available in this chat.")
-            return
-        try:
-            box = repl.tools.ensure()
-        except GolemError as e:
-            _error(repl, e)
-            return
-        repl.session.toolbox = box
+        return
     if action in ("enable", "disable", "allow") and names:
         try:
-            if action == "enable":
-                changed = [e.name for e in box.enable(names)]
-                if box.waiting:  # names of tool servers: start them now
-                    before = set(box.tools())
-                    await repl.start_tool_servers()
-                    changed += [t.name for t in box.tools() if t not in before]
-                repl.console.print(f"Enabled: {', '.join(changed) or 'nothing new'}.", highlight=False, markup=False)
-            elif action == "disable":
-                changed = [e.name for e in box.disable(names)]
-                repl.console.print(f"Disabled: {', '.join(changed) or 'nothing'}.", highlight=False, markup=False)
-            else:
-                allowed = box.approvals.allow(names)
-                waiting = ", ".join(box.approvals.waiting)
-                said = f"Run without asking: {', '.join(allowed) or 'nothing yet'}."
-                off = sorted({e.group for e in box.registry.entries()
-                              if e.name in allowed and not box.is_enabled(e.name)})  # fmt: skip
-                if off:
-                    said += f" Not enabled in this chat: /tools enable {' '.join(off)} lets the model use them."
-                said += f" (Waiting for their tool server: {waiting}.)" if waiting else ""
-                repl.console.print(said, highlight=False, markup=False)
+            said = await _TOOL_ACTIONS[action](repl, box, names)
         except GolemError as e:
             _error(repl, e)
+        else:
+            repl.console.print(said, highlight=False, markup=False)
         return
     if arg:
         repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, groups fs, shell, web, all, "
@@ -296,6 +272,55 @@ async def _tools(repl: Repl, arg: str) -> None:
     for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
         repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
     repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
+
+
+def _toolbox(repl: Repl) -> Toolbox | None:
+    """The chat's toolbox, built on first use (None, said, when the chat cannot have one)."""
+    from golem_cli.core.errors import GolemError
+
+    if repl.session.toolbox is not None:
+        return repl.session.toolbox
+    if repl.tools is None:
+        repl.console.print("Tools are not available in this chat.")
+        return None
+    try:
+        box = repl.tools.ensure()
+    except GolemError as e:
+        _error(repl, e)
+        return None
+    repl.session.toolbox = box
+    return box
+
+
+async def _enable(repl: Repl, box: Toolbox, names: list[str]) -> str:
+    changed = [e.name for e in box.enable(names)]
+    if box.waiting:  # names of tool servers: start them now
+        before = set(box.tools())
+        await repl.start_tool_servers()
+        changed += [t.name for t in box.tools() if t not in before]
+    return f"Enabled: {', '.join(changed) or 'nothing new'}."
+
+
+async def _disable(repl: Repl, box: Toolbox, names: list[str]) -> str:
+    return f"Disabled: {', '.join(e.name for e in box.disable(names)) or 'nothing'}."
+
+
+async def _allow(repl: Repl, box: Toolbox, names: list[str]) -> str:
+    """Which tools now run without asking, and which of them the model cannot use yet."""
+    allowed = box.approvals.allow(names)
+    waiting = ", ".join(box.approvals.waiting)
+    said = f"Run without asking: {', '.join(allowed) or 'nothing yet'}."
+    off = sorted({e.group for e in box.registry.entries() if e.name in allowed and not box.is_enabled(e.name)})
+    if off:
+        said += f" Not enabled in this chat: /tools enable {' '.join(off)} lets the model use them."
+    return said + (f" (Waiting for their tool server: {waiting}.)" if waiting else "")
+
+
+_TOOL_ACTIONS: dict[str, Callable[[Repl, Toolbox, list[str]], Awaitable[str]]] = {
+    "enable": _enable,
+    "disable": _disable,
+    "allow": _allow,
+}
 
 
 async def _exit(repl: Repl, arg: str) -> str:

@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from golem_cli.tools.toolbox import Toolbox
 
 
+def choose_tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
+    """A command's tools from ``-T``, ``--allow`` and ``--yes``, checked (``check``), its notes
+    said on stderr."""
+    from golem_cli.cli.render.console import note
+
+    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
+    for line in choice.check():
+        note(line)
+    return choice
+
+
 @dataclass
 class ToolChoice:
     settings: Settings
@@ -58,22 +69,12 @@ class ToolChoice:
         it does not enable: ``-T`` says what the model may use, so one flag never widens it
         unseen, and ``allow = [...]`` in the config stays a standing policy that enables
         nothing). Returns notes for flags that have no effect (``--yes`` without tools)."""
-        from golem_cli.core.errors import InputError
-
         if not self.allow and not (self.yes and not self.names):
             return []
         box = self.ensure()
         for name in self.allow:
-            if box.registry.waiting_for(name) is not None:
-                continue  # a tool server's: checked once it has started
-            chosen = [e for e in box.registry.entries() if e.name in box.registry.allowable([name])]
-            if chosen and not any(box.is_enabled(e.name) or e.name in box.waiting for e in chosen):
-                groups = " -T ".join(sorted({e.group for e in chosen}))
-                what = f"{chosen[0].name} is not" if len(chosen) == 1 else f"none of its {len(chosen)} tools is"
-                raise InputError(
-                    f"--allow {name}: {what} enabled in this chat (--allow skips the question, -T enables); "
-                    f"add -T {groups}"
-                )
+            if box.registry.waiting_for(name) is None:  # a tool server's is checked once it has started
+                _refuse_unused_allow(box, name)
         if self.yes and not self.names:
             return ["golem: --yes has no effect: no tool is enabled (add -T fs, shell, web or all)"]
         return []
@@ -126,3 +127,16 @@ def can_ask() -> bool:
         return sys.stdin.isatty() and sys.stderr.isatty()
     except (AttributeError, ValueError):
         return False
+
+
+def _refuse_unused_allow(box: Toolbox, name: str) -> None:
+    """An ``InputError`` when ``--allow name`` names tools none of which this chat enables."""
+    from golem_cli.core.errors import InputError
+
+    chosen = [e for e in box.registry.entries() if e.name in box.registry.allowable([name])]
+    if chosen and not any(box.is_enabled(e.name) or e.name in box.waiting for e in chosen):
+        groups = " -T ".join(sorted({e.group for e in chosen}))
+        what = f"{chosen[0].name} is not" if len(chosen) == 1 else f"none of its {len(chosen)} tools is"
+        raise InputError(
+            f"--allow {name}: {what} enabled in this chat (--allow skips the question, -T enables); add -T {groups}"
+        )

@@ -1,0 +1,279 @@
+"""``golem ask``: one turn without the REPL, for scripts and pipes. The reply goes to stdout
+(exactly as it came when stdout is not a terminal), everything else golem says to stderr, and
+the exit code says how the turn ended (``render/turn.py`` decides, as it does for the REPL)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.completion import conversation_ids
+from golem_cli.cli.errors import InputError
+from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, Yes
+from golem_cli.cli.render.console import note
+
+if TYPE_CHECKING:
+    from golem_cli.cli.model_choice import Choice
+    from golem_cli.cli.tools.choice import ToolChoice
+    from golem_cli.cli.tools.view import ToolView
+    from golem_cli.core.messages import Part
+    from golem_cli.session import ChatSession, TurnOutcome
+    from golem_cli.store import Store
+
+app = typer.Typer()
+
+MAX_PIPED_PROMPT = 20 * 2**20  # more text than any model reads; `< /dev/zero` must not fill the memory
+
+Prompt = Annotated[
+    str | None, typer.Argument(metavar="PROMPT", help="The prompt; read from stdin when omitted or `-`.")
+]
+Continue = Annotated[bool, typer.Option("--continue", "-c", help="Continue the most recent conversation.")]
+Cid = Annotated[
+    str | None, typer.Option("--cid", metavar="ID", help="Continue this conversation.", autocompletion=conversation_ids)
+]
+System = Annotated[
+    str | None, typer.Option("--system", "-s", metavar="TEXT", help="System prompt (new conversations).")
+]
+Json = Annotated[bool, typer.Option("--json", help="Print reply, IDs and usage as one JSON object.")]
+NoStream = Annotated[bool, typer.Option("--no-stream", help="Print the reply only once it is complete.")]
+Attach = Annotated[
+    list[str] | None,
+    typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
+]
+
+
+@app.command("ask", cls=GolemCommand, rich_help_panel="Chat")
+def ask(
+    prompt: Prompt = None,
+    continue_last: Continue = False,
+    cid: Cid = None,
+    model: Model = None,
+    system: System = None,
+    as_json: Json = False,
+    no_stream: NoStream = False,
+    max_messages: MaxMessages = None,
+    attach: Attach = None,
+    options: ModelOptions = None,
+    context_tokens: ContextTokens = None,
+    tool: Tools = None,
+    allow: Allow = None,
+    yes: Yes = False,
+) -> int:
+    """One turn without the REPL; prints only the reply."""
+    from golem_cli.cli.attach import fetch_for, part_from, split, with_files
+    from golem_cli.cli.common import open_store, set_window
+    from golem_cli.cli.model_choice import run_options
+    from golem_cli.cli.render.turn import ask_lines, turn_end
+    from golem_cli.cli.tools.choice import choose_tools
+
+    if continue_last and cid:
+        raise InputError("use either --continue or --cid, not both")
+    attached = [part_from(source) for source in attach or ()]
+    text = _prompt_text(prompt, attached=bool(attached))
+    store = open_store()
+    existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
+    settings = run_options(options, choice.model)
+    tools = choose_tools(choice.settings, tool, allow, yes)
+    parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
+    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
+    set_window(session, choice, context_tokens, settings)
+    if choice.note:
+        note(choice.note)
+    view = _tool_view(tools, session)
+    reply = None if (no_stream or as_json) else StreamedReply()
+    outcome = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
+    if as_json:
+        _print_json(outcome, session, repaired)
+    else:
+        _print_reply(outcome.reply, reply)
+    end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
+    for line in ask_lines(end, outcome.conversation_id):
+        note(line)
+    return end.exit_code
+
+
+def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:
+    """The conversation ``ref`` names ("" for a new one) and the model to ask: ``-m``, else the
+    conversation's, else the configured one (never the offline model unless named)."""
+    from golem_cli.cli.model_choice import choose_model
+
+    existing = store.resolve(ref) if ref is not None else ""
+    choice = choose_model(model, stored=store.meta(existing).model, fallback=False) if existing else None
+    return existing, choice or choose_model(model, fallback=False)
+
+
+def _print_reply(text: str, streamed: StreamedReply | None) -> None:
+    """The reply's end when it streamed, else all of it (shown safely on a terminal)."""
+    if streamed is not None:
+        streamed.finish(text)
+        return
+    from golem_cli.cli.render.terminal_text import for_terminal
+
+    sys.stdout.write(for_terminal(text, sys.stdout) + "\n")
+
+
+def _piped() -> str:
+    """What was piped in, as text: bounded, and refused when it is binary (a NUL byte: an image,
+    an archive, ``/dev/urandom``); bytes that are not UTF-8 become U+FFFD."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    data = sys.stdin.buffer.read(MAX_PIPED_PROMPT + 1)
+    if len(data) > MAX_PIPED_PROMPT:
+        raise InputError(
+            f"standard input holds more than {MAX_PIPED_PROMPT // 2**20} MB, more than a model reads; "
+            "send a part of it (`head -c 1M FILE | golem ask ...`)"
+        )
+    if b"\0" in data:
+        raise InputError("standard input is binary data, not text; attach a file with -a FILE (images, PDF, audio)")
+    return data.decode("utf-8", errors="replace")
+
+
+def _prompt_text(prompt: str | None, *, attached: bool) -> str:
+    """The prompt argument, followed by what was piped in; or what was piped in alone. Only
+    files may come without a word (``attached``)."""
+    piped = _piped()
+    if prompt in (None, "-"):
+        if not piped.strip():
+            raise InputError("no prompt: pass it as an argument or on stdin")
+        text = piped.rstrip("\n")
+    else:
+        text = f"{prompt}\n\n{piped.rstrip()}" if piped.strip() else prompt
+    if not text.strip() and not attached:
+        raise InputError("the prompt is empty")
+    return text
+
+
+def _tool_view(tools: ToolChoice, session: ChatSession) -> ToolView | None:
+    """Where the turn's tool calls and questions are shown (stderr), when it has tools."""
+    if session.toolbox is None:
+        return None
+    view = tools.stderr_view()
+    view.full_hint = f"golem show {session.conversation_id} --full"
+    return view
+
+
+def _session(
+    store: Store, existing: str, choice: Choice, tools: ToolChoice, *, system: str | None, max_messages: int | None
+) -> tuple[ChatSession, list[dict[str, object]]]:
+    """The conversation to ask in: ``existing`` resumed (what its repair changed said on
+    stderr, and returned for ``--json``), or a new one."""
+    from golem_cli.cli import model_choice
+    from golem_cli.session import ChatSession
+
+    limit = model_choice.max_messages(max_messages, choice.settings)
+    if not existing:
+        session = ChatSession.start(store, choice.model, system=system or "", max_messages=limit, tools=tools.toolbox())
+        return session, []
+    from golem_cli.cli.render.findings import repair_findings
+    from golem_cli.cli.repl.slash import report_lines
+
+    session, before, repair = ChatSession.resume(store, existing, choice.model, system=system, max_messages=limit,
+                                                 tools=tools.toolbox())  # fmt: skip
+    repaired = [f.to_json() for f in repair_findings(before, session.history, repair)] if repair.changed else []
+    if session.took_over:
+        note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
+    for line in report_lines(before, session.history, repair, when=" before continuing"):
+        note(line)
+    return session, repaired
+
+
+class StreamedReply:
+    """The reply printed as it streams: shown safely on a terminal (a pipe gets it exactly),
+    each round of the model after tools apart from the one before by a blank line, as
+    ``--no-stream`` prints them."""
+
+    def __init__(self) -> None:
+        from golem_cli.cli.render.terminal_text import VisibleStream, is_terminal
+
+        self.shown = VisibleStream() if is_terminal(sys.stdout) else None
+        self.tail = ""  # the end of what was printed so far
+        self.new_round = False  # tools ran since: the next text is the model's next round
+
+    def on_delta(self, delta: str) -> None:
+        if not delta:
+            return
+        if self.new_round and self.tail:
+            sys.stdout.write("\n" * (2 - len(self.tail) + len(self.tail.rstrip("\n"))))
+        self.new_round = False
+        sys.stdout.write(delta if self.shown is None else self.shown.feed(delta))
+        sys.stdout.flush()
+        self.tail = (self.tail + delta)[-2:]
+
+    def on_event(self, event: object) -> None:
+        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+
+        if isinstance(event, ToolCallStarted | ToolCallFinished):
+            self.new_round = True
+
+    def finish(self, reply: str) -> None:
+        """What is still held for the terminal, and the reply's last line ended."""
+        if self.shown is not None:
+            sys.stdout.write(self.shown.flush())
+        if reply and not reply.endswith("\n"):
+            sys.stdout.write("\n")
+
+
+def _turn(
+    session: ChatSession,
+    text: str,
+    parts: list[Part],
+    reply: StreamedReply | None,
+    view: ToolView | None,
+    *,
+    stream: bool,
+) -> TurnOutcome:
+    """Run the one turn: the session's tool servers started first (quietly) and everything
+    closed after, the session too, whatever ended the turn."""
+    import asyncio
+
+    from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.tools import servers
+
+    def say(line: str, problem: bool) -> None:
+        note(f"golem: {line}" if problem else line)
+
+    def on_event(event: object) -> None:
+        if reply is not None:
+            reply.on_event(event)
+        if view is not None:
+            view.on_event(event)
+
+    async def run() -> TurnOutcome:
+        box = session.toolbox
+        try:
+            if box is not None:
+                await servers.start(box, say, quiet=True)
+            on_delta = reply.on_delta if reply is not None else None
+            return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
+        finally:
+            if view is not None:
+                view.close()
+            if box is not None:
+                servers.show_notices(box, say)
+                await box.close()
+            await close_model(session.model)
+
+    try:
+        return asyncio.run(run())
+    finally:
+        session.close()
+
+
+def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[str, object]]) -> None:
+    """The turn as one JSON object (docs/json.md): the reply without the stored
+    ``[reply interrupted]`` mark, which ``interrupted`` says."""
+    from golem_cli.cli.errors import describe
+    from golem_cli.cli.render.console import camel, print_json
+    from golem_cli.core.messages import unmark_interrupted
+
+    print_json({
+        "reply": unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply, "runId": outcome.run_id,
+        "conversationId": outcome.conversation_id, "model": session.model.name,
+        "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
+        "error": None if outcome.error is None else describe(outcome.error),
+        "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
+        "repaired": repaired, "tookOverLock": session.took_over or None,
+    })  # fmt: skip

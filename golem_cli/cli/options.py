@@ -1,0 +1,46 @@
+"""The arguments and options several commands share, declared once as typer annotations:
+``def chat(model: Model = None, ...)``."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from golem_cli.cli.completion import ID_HELP, conversation_ids, model_names, tool_names
+
+ConversationId = Annotated[str, typer.Argument(metavar="ID", help=ID_HELP, autocompletion=conversation_ids)]
+
+Model = Annotated[
+    str | None,
+    typer.Option("--model", "-m", metavar="PROVIDER:MODEL", autocompletion=model_names,
+                 help="provider:model, e.g. openai:gpt-4o-mini, ollama:llama3.2."),
+]  # fmt: skip
+MaxMessages = Annotated[
+    int | None,
+    typer.Option("--max-messages", metavar="N", min=1, help="Send at most the newest N messages per run (default 20)."),
+]
+NoMarkdown = Annotated[bool, typer.Option("--no-markdown", help="Print replies as plain text.")]
+ContextTokens = Annotated[
+    int | None,
+    typer.Option("--context-tokens", metavar="N", min=1,
+                 help="Send at most about N tokens of history per run, instead of a message count."),
+]  # fmt: skip
+ModelOptions = Annotated[
+    list[str] | None,  # NAME=VALUE each (command.py joins -o NAME VALUE)
+    typer.Option("--option", "-o", metavar="KEY VALUE",
+                 help="A model option (repeatable): temperature, top_p, max_tokens, seed, stop, "
+                      "reasoning_effort, thinking_budget; e.g. -o temperature 0.2."),
+]  # fmt: skip
+Tools = Annotated[
+    list[str] | None,
+    typer.Option("--tool", "-T", metavar="NAME", autocompletion=tool_names,
+                 help="Let the model use a tool or group: fs, shell, web, all, or a name from `golem tools` "
+                      "(repeatable)."),
+]  # fmt: skip
+Allow = Annotated[
+    list[str] | None,
+    typer.Option("--allow", metavar="NAME", autocompletion=tool_names,
+                 help="Run this tool (or group) without asking (repeatable); it must be enabled (-T)."),
+]  # fmt: skip
+Yes = Annotated[bool, typer.Option("--yes", "-y", help="Approve every tool call without asking.")]
