@@ -11,7 +11,7 @@ from golem_cli.config.schema import ConfigFile, ModelTable, ProviderTable
 from golem_cli.config.tables import convert
 from golem_cli.core.agent import Agent, RunResult
 from golem_cli.core.errors import ModelError, RunError
-from golem_cli.core.messages import Message
+from golem_cli.core.messages import ASSISTANT, Message
 from golem_cli.core.model import Model, ModelRequest, ResponseAccumulator, StreamDone, StreamEvent
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._http_settings import HttpSettings
@@ -71,6 +71,13 @@ class Streamed:
     events: list[StreamEvent] = field(default_factory=list)
     error: ModelError | None = None
     accumulator: ResponseAccumulator = field(default_factory=ResponseAccumulator)
+
+    def received(self) -> Message:
+        """The assistant message the events delivered, as they came (a failed stream's too)."""
+        acc = self.accumulator
+        if acc.done is not None:
+            return acc.done.message
+        return Message(role=ASSISTANT, content=acc.text, tool_calls=acc.tool_calls(), thinking=acc.thinking())
 
     @property
     def done(self) -> StreamDone:

@@ -69,7 +69,7 @@ def test_openai_success_recordings(server: ProviderServer, path: Path) -> None:
     if streamed:
         out = stream(openai_model(server))
         assert (out.error is not None) == expected["error"]
-        message = out.accumulator.message() if expected["error"] else out.done.response.message
+        message = out.received() if expected["error"] else out.done.response.message
     else:
         message = complete(openai_model(server)).message
     assert message.content == expected["text"]

@@ -90,7 +90,7 @@ def _recorded_reply(server: ProviderServer, path: Path) -> Message:
     server.enqueue(Scenario(replay=str(path)))
     if streamed:
         out = stream(model)
-        return out.accumulator.message() if out.error else out.done.response.message
+        return out.received() if out.error else out.done.response.message
     return complete(model).message
 
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from golem_cli.config.schema import McpServerTable
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
-from golem_cli.tools.mcp.config import DEFAULT_STARTUP_TIMEOUT
 
 from tests.mcpservers import demo_toml, http_demo, published
 from tests.providerserver import ProviderServer, Scenario
@@ -343,7 +343,7 @@ def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, d
     pid = int(wait_for(marks / "starting"))
     began = time.monotonic()
     out = chat.leave()
-    assert time.monotonic() - began < DEFAULT_STARTUP_TIMEOUT  # it did not wait for the server (its gate stays shut)
+    assert time.monotonic() - began < McpServerTable().startup_timeout_sec  # it did not wait for the server (its gate stays shut)
     assert "Nothing said, nothing saved." in out and chat.child.exitstatus == 0
     assert gone(pid)  # stopped, and reaped: no zombie left behind
 
