@@ -32,11 +32,12 @@ from golem_cli.store.errors import StoreError
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
+    from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
     from golem_cli.tools.toolbox import Toolbox
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TurnOutcome:
     """What a turn did, for the footer and for scripts."""
 
@@ -272,6 +273,31 @@ class ChatSession:
             role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
         )
         self._save_turn(self.history + [asked])  # the prompt is safe before the model is asked
+        hooks = self._hooks(on_delta if stream else None, on_event if stream else None)
+        sent = 0
+        try:
+            agent = self.agent()
+            sent = self.request_size(agent)
+            run = agent.run_stream_with_history if stream else agent.run_with_history
+            result = await run(
+                self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id, hooks=hooks
+            )
+        except RunError as e:
+            return self._failed_run(e, asked, sent)
+        except GolemError as e:  # processor or validation errors: nothing was sent
+            return self._refused(e, asked)
+        self.history = self.history + result.new_messages
+        self._save_turn()
+        last = result.response
+        return TurnOutcome(
+            prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
+            conversation_id=self.conversation_id, usage=result.usage, stored=len(self.history), sent=sent,
+            finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
+        )  # fmt: skip
+
+    def _hooks(self, on_delta: Callable[[str], object] | None, on_event: Callable[[object], object] | None) -> RunHooks:
+        """The run's hooks: deltas and events for the screen, approvals by the toolbox, and a
+        save of each tool round as the run records it."""
         from golem_cli.core.runconfig import RunHooks
 
         before = self.history
@@ -284,45 +310,34 @@ class ChatSession:
                 self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
-        hooks = RunHooks(on_delta=on_delta, on_event=on_event, approve=approve, on_record=record)
-        try:
-            agent = self.agent()
-            sent = self.request_size(agent)
-            if stream:
-                result = await agent.run_stream_with_history(
-                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id,
-                    hooks=hooks,
-                )  # fmt: skip
-            else:
-                result = await agent.run_with_history(
-                    self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id,
-                    hooks=RunHooks(approve=approve, on_record=record),
-                )  # fmt: skip
-        except RunError as e:
-            _uncancel()
-            partial = e.partial
-            added = partial.new_messages if partial else []
-            self.history = self.history + (added or [asked])
-            self._save_turn()
-            cut = bool(added) and is_interrupted_reply(added[-1])
-            return TurnOutcome(
-                prompt, _reply_text(added), run_id, self.conversation_id, partial.usage if partial else Usage(),
-                len(self.history), sent, interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
-                earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
-            )  # fmt: skip
-        except GolemError as e:  # processor or validation errors: nothing was sent
-            self.history = self.history + [asked]
-            self._save_turn()
-            # A processor's own error says it for people; the agent's wrapper adds Go's prefix.
-            error = e.__cause__ if isinstance(e.__cause__, HistoryProcessorError) else e
-            return TurnOutcome(prompt, "", run_id, self.conversation_id, Usage(), len(self.history), 0, error=error)
-        self.history = self.history + result.new_messages
+        return RunHooks(on_delta=on_delta, on_event=on_event, approve=approve, on_record=record)
+
+    def _failed_run(self, e: RunError, asked: Message, sent: int) -> TurnOutcome:
+        """A run that failed or was interrupted: what it produced is kept and saved (at least
+        the prompt), and the outcome says how it ended."""
+        _uncancel()
+        partial = e.partial
+        added = partial.new_messages if partial else []
+        self.history = self.history + (added or [asked])
         self._save_turn()
-        last = result.response
+        cut = bool(added) and is_interrupted_reply(added[-1])
         return TurnOutcome(
-            prompt, _reply_text(result.new_messages), run_id, self.conversation_id, result.usage,
-            len(self.history), sent, finish_reason=last.finish_reason,
-            stop_reason=last.stop_reason, refusal=last.refusal,
+            prompt=asked.content, reply=_reply_text(added), run_id=asked.run_id, conversation_id=self.conversation_id,
+            usage=partial.usage if partial else Usage(), stored=len(self.history), sent=sent,
+            interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
+            earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
+        )  # fmt: skip
+
+    def _refused(self, e: GolemError, asked: Message) -> TurnOutcome:
+        """A turn refused before anything was sent (a history processor or validation): the
+        prompt is kept. A processor's own error says it for people; the agent's wrapper adds
+        Go's prefix."""
+        self.history = self.history + [asked]
+        self._save_turn()
+        error = e.__cause__ if isinstance(e.__cause__, HistoryProcessorError) else e
+        return TurnOutcome(
+            prompt=asked.content, reply="", run_id=asked.run_id, conversation_id=self.conversation_id,
+            usage=Usage(), stored=len(self.history), sent=0, error=error,
         )  # fmt: skip
 
     def request_size(self, agent: Agent) -> int:
