@@ -20,16 +20,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 # layer -> golem_cli layers and third-party top-level packages it must not import
 #: The MCP SDK and what only it uses: about a second to import, so only the two modules of the
 #: tools layer that run a tool server's connection may import them (test below).
-MCP_SDK = {"mcp", "mcp_types", "httpx2", "anyio"}
+MCP_SDK = {"mcp", "mcp_types", "httpx2", "anyio", "pydantic"}  # pydantic: the models the SDK speaks in
 MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py", "tools/mcp/http.py"}
 
 FORBIDDEN = {
     "core": {"cli", "session", "providers", "store", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx",
-             "httpx_sse", "platformdirs", "filelock", "pydantic", "pathspec", *MCP_SDK},
+             "httpx_sse", "platformdirs", "filelock", "pathspec", *MCP_SDK},
     "providers": {"cli", "session", "store", "config", "tools", "typer", "rich", "prompt_toolkit", *MCP_SDK},
     "store": {"cli", "session", "providers", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx", *MCP_SDK},
     "config": {"cli", "session", "providers", "store", "tools", "typer", "rich", "prompt_toolkit", "httpx", *MCP_SDK},
-    "tools": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit", "pydantic"},
+    "tools": {"cli", "session", "providers", "store", "config", "typer", "rich", "prompt_toolkit"},
     "session": {"cli", "typer", "rich", "prompt_toolkit", *MCP_SDK},
     "cli": MCP_SDK,
 }  # fmt: skip

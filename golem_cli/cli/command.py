@@ -23,7 +23,7 @@ class GolemCommand(TyperCommand):
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if isinstance(param, TyperArgument):
-                name = param.display_name_raw
+                name = param.metavar or param.name or ""
                 pieces.append((name if param.required else f"[{name}]") + ("..." if param.nargs != 1 else ""))
         return pieces
 

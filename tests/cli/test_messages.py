@@ -11,7 +11,7 @@ USAGE_MISTAKES = [
     (["list", "--bogus"], "no such option: --bogus (`golem list --help` shows how)"),
     (["export", "last", "--format", "html"], "invalid value for '--format' / '-f': ", "'html' is not one of 'json', 'markdown' (`golem export --help` shows how)"),
     (["chat", "--max-messages", "0"], "invalid value for '--max-messages': ", "1 (`golem chat --help` shows how)"),
-    (["list", "-n", "x"], "invalid value for '--limit' / '-n': ", "integer (`golem list --help` shows how)"),
+    (["list", "-n", "x"], "invalid value for '--limit' / '-n': ", "'x' is not a valid int range (`golem list --help` shows how)"),
     (["show"], "missing argument 'ID' (`golem show --help` shows how)"),
     (["lst"], "no such command 'lst'"),
     (["mcp"], "missing command (`golem mcp --help` shows how)"),
@@ -21,8 +21,7 @@ USAGE_MISTAKES = [
 @pytest.mark.parametrize("mistake", USAGE_MISTAKES, ids=lambda v: " ".join(v[0]))
 @pytest.mark.parametrize("terminal", [False, True], ids=["pipe", "terminal"])
 def test_usage_errors_are_one_plain_line_everywhere(golem, mistake, terminal):
-    """In typer's words (a bad value in pydantic's, which typer 0.29 checks values with), as one
-    line: what is wrong, and which help to read."""
+    """In typer's words, as one line: what is wrong, and which help to read."""
     args, *expected = mistake
     done = golem(*args, env={"GOLEM_FORCE_TERMINAL": "1"} if terminal else {})
     assert done.code == 2

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx2
+import pydantic
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT, Implementation
@@ -169,7 +170,7 @@ class Connection:
                     "the call was cancelled"
                 ) from None
             raise ToolFailed(f"tool server {self.name!r} refused the call: {clip(e.message)}") from None
-        except ValueError:  # pydantic's ValidationError: not a CallToolResult
+        except pydantic.ValidationError:  # the SDK's models are pydantic's: not a CallToolResult
             raise ToolFailed(f"tool server {self.name!r} answered with something that is not a tool result") from None
         except (OSError, ExceptionGroup) as e:
             if self._has_stopped():
