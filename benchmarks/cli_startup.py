@@ -48,12 +48,14 @@ TARGETS = {"--version": ["python -c pass"], "list --limit 20": ["import typer, r
 TARGET = {"python -c pass": "1.2x", "import typer, rich.console": "1.5x", "a one-option typer app": ""}
 
 
-def medians(cmds: dict[str, list[str]], env: dict[str, str], reps: int) -> dict[str, tuple[float, float]]:
-    """Median wall and CPU milliseconds of each command, repetitions interleaved."""
+def medians(
+    cmds: dict[str, list[str]], envs: dict[str, dict[str, str]], reps: int
+) -> dict[str, tuple[float, float]]:
+    """Median wall and CPU milliseconds of each command (in its environment), repetitions interleaved."""
     samples: dict[str, list[_measure.Run]] = {name: [] for name in cmds}
     for _ in range(reps):
         for name, cmd in cmds.items():
-            samples[name].append(_measure.run(cmd, env))
+            samples[name].append(_measure.run(cmd, envs[name]))
     return {
         name: (statistics.median(r.wall for r in runs) * 1000, statistics.median(r.cpu for r in runs) * 1000)
         for name, runs in samples.items()
@@ -74,15 +76,21 @@ def main() -> None:
             name: [PY, str(launcher), str(Path(tree).resolve())] for name, tree in (t.split("=", 1) for t in args.trees)
         }
         golems = golems or {"golem": [str(Path(PY).parent / "golem")]}
-        home = root / "home"
-        write_store(Store(home), args.conversations, random.Random(7))
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("GOLEM_")}
-        env = {k: v for k, v in env.items() if k not in ("FORCE_COLOR", "NO_COLOR")} | {"GOLEM_HOME": str(home)}
+        env = {k: v for k, v in env.items() if k not in ("FORCE_COLOR", "NO_COLOR")}
         cmds = dict(YARDSTICKS)
+        envs = {name: env for name in YARDSTICKS}
         for name, golem in golems.items():
-            _measure.run([*golem, "list", "--limit", "20"], env)  # builds the index: the figure is the warm one
-            cmds |= {f"{name} {words}": [*golem, *words.split()] for words in TARGETS}
-        got = medians(cmds, env, args.reps)
+            # A store of its own per tree: trees with different index schemas would rebuild each
+            # other's index on every run.
+            home = root / name
+            write_store(Store(home), args.conversations, random.Random(7))
+            tree_env = env | {"GOLEM_HOME": str(home)}
+            _measure.run([*golem, "list", "--limit", "20"], tree_env)  # builds the index: the figure is the warm one
+            for words in TARGETS:
+                cmds[f"{name} {words}"] = [*golem, *words.split()]
+                envs[f"{name} {words}"] = tree_env
+        got = medians(cmds, envs, args.reps)
         print(f"{args.conversations} conversations, {args.reps} interleaved runs, medians")
         print(f"{'command':<34}{'wall ms':>9}{'cpu ms':>8}  {'against':<28}{'wall x':>7}{'cpu x':>7}  target")
         for name in YARDSTICKS:
