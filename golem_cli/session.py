@@ -24,6 +24,7 @@ from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
+from golem_cli.core.layout import RequestLayout
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
@@ -245,12 +246,13 @@ class ChatSession:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
         window = context_budget(self.context_tokens) if self.context_tokens else message_window(self.max_messages)
+        layout = RequestLayout(system=self.system, tools=self.toolbox.tools() if self.toolbox is not None else ())
         return Agent(
             self.model,
-            instructions=self.system,
-            history_processor=window,
+            instructions=layout.instructions(),
+            history_processor=layout.window(window),
             settings=self.options,
-            tools=self.toolbox.tools() if self.toolbox is not None else (),
+            tools=layout.tools,
             undeclared_tools="answer",
             tool_errors="answer",
         )

@@ -70,7 +70,9 @@ def test_anthropic_looks_back_twenty_blocks_from_a_breakpoint(server: ProviderSe
     assert post_anthropic(server, anthropic_body(turns, system_mark=False))["cache_read_input_tokens"] == 0
     server.prompt_cache = PromptCache()
     post_anthropic(server, anthropic_body(["hello"], system_mark=False))
-    assert post_anthropic(server, anthropic_body(turns, marks=(0, -1), system_mark=False))["cache_read_input_tokens"] > 0
+    assert (
+        post_anthropic(server, anthropic_body(turns, marks=(0, -1), system_mark=False))["cache_read_input_tokens"] > 0
+    )
 
 
 def test_anthropic_automatic_form_and_one_hour_entries(server: ProviderServer) -> None:
@@ -103,7 +105,9 @@ def test_openai_caches_long_prompts_in_steps_of_128(server: ProviderServer) -> N
         body: dict[str, Any] = {"model": "gpt-test", "messages": body_messages}
         if stream:
             body |= {"stream": True, "stream_options": {"include_usage": True}}
-        response = httpx.post(server.openai_base_url + "/chat/completions", json=body, headers={"authorization": "Bearer sk-test"})
+        response = httpx.post(
+            server.openai_base_url + "/chat/completions", json=body, headers={"authorization": "Bearer sk-test"}
+        )
         assert response.status_code == 200, response.text
         if stream:
             chunks = [line for line in response.text.splitlines() if line.startswith("data: {")]
