@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from golem_cli.core.codec.gojson import go_quote, go_quote_q
+from golem_cli.core.codec.history import saved_args
 from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
@@ -127,12 +128,21 @@ def _message(message: Message) -> dict[str, Any]:
     entry: dict[str, Any] = {"role": role, "content": content}
     if message.tool_calls:
         entry["tool_calls"] = [
-            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": wire_args(call.args)}}
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _arguments(call.args)}}
             for call in message.tool_calls
         ]
     if message.tool_call_id:
         entry["tool_call_id"] = message.tool_call_id
     return entry
+
+
+def _arguments(args: str) -> str:
+    """A call's arguments as sent. An object goes as it reads back once saved (compacted,
+    HTML-safe), so the call sends the same bytes in the run that received it as in every
+    later run, after the history was saved and read back (Go sends the in-memory spelling:
+    docs/adr/0023); anything else goes in the spec's wrapper, as received."""
+    wired = wire_args(args)
+    return saved_args(wired) if wired.startswith("{") and not wired.startswith('{"truncated_args":') else wired
 
 
 def _text(text: str) -> dict[str, Any]:
