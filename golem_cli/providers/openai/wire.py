@@ -40,8 +40,9 @@ FINISH_REASONS = {
 }
 
 
-def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
-    """The exact request bytes; raises ``ModelError`` for content or options this API cannot carry."""
+def request_body(model: str, request: ModelRequest, *, stream: bool, cache_key: str = "") -> bytes:
+    """The exact request bytes; raises ``ModelError`` for content or options this API cannot carry.
+    ``cache_key``: sent as ``prompt_cache_key`` when not empty."""
     body: dict[str, Any] = {"model": model, "messages": wire_messages(request.messages)}
     if request.tools:
         body["tools"] = [_tool(tool) for tool in request.tools]
@@ -60,6 +61,8 @@ def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
         body["stop"] = list(settings.stop)
     if settings.reasoning_effort:
         body["reasoning_effort"] = settings.reasoning_effort
+    if cache_key:
+        body["prompt_cache_key"] = cache_key
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
