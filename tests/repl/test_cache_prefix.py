@@ -95,3 +95,20 @@ def test_the_repl_repeats_the_request_before(spawn, server: ProviderServer, home
     assert len(server.requests) == 5
     assert_each_repeats_the_one_before(server.requests)
     assert json.loads(server.requests[-1].body)["messages"]  # a real body, not an empty one
+
+
+def test_ask_with_a_trim_stride_moves_the_window_in_steps(server: ProviderServer, home: Path) -> None:
+    """``--max-messages 6 --trim-stride 3``: the history sent starts at the same message for
+    three appended messages at a time, and a stride that does not fit is one line."""
+    starts = []
+    for n in range(8):
+        args = [GOLEM, "ask", *(["-c"] if n else []), "--max-messages", "6", "--trim-stride", "3", f"turn {n}"]
+        done = subprocess.run(args, capture_output=True, text=True, env=golem_env(home), timeout=60)
+        assert done.returncode == 0, done.stderr
+        starts.append(server.requests[-1].json["messages"][0]["content"])
+    # two messages a turn: the cut is at message 3, 6, 9 (the first step that leaves at most 6)
+    assert starts == ["turn 0"] * 4 + ["echo: turn 1", "turn 3", "turn 3", "echo: turn 4"]
+    assert all(len(r.json["messages"]) <= 7 for r in server.requests)
+    done = subprocess.run([GOLEM, "ask", "-c", "--max-messages", "6", "--trim-stride", "6", "x"],
+                          capture_output=True, text=True, env=golem_env(home), timeout=60)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.startswith("golem: a trim stride of 6 does not fit a window of 6")
