@@ -76,7 +76,7 @@ class ProviderTable(Table, frozen=True, kw_only=True):
     max_retries: Retries | None = None
     max_reply_bytes: Bytes | None = None
     max_idle: Seconds | None = None
-    #: Prompt caching (docs/adr/0023): Anthropic cache breakpoints, the cache key elsewhere.
+    #: Prompt caching (docs/adr/0024): Anthropic cache breakpoints, the cache key elsewhere.
     cache: Switch | None = None
     cache_ttl: CacheTtl | None = None
     #: Send ``prompt_cache_key`` to an OpenAI-compatible endpoint other than OpenAI and Azure.

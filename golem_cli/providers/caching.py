@@ -1,4 +1,4 @@
-"""How an adapter uses its provider's prompt cache, as the configuration sets it (ADR 0023).
+"""How an adapter uses its provider's prompt cache, as the configuration sets it (ADR 0024).
 
 Anthropic caches only what a request marks (``cache_control`` breakpoints), so marking is on
 by default there; OpenAI-compatible servers cache every long prefix by themselves, and golem's

@@ -46,7 +46,7 @@ class ProviderFacts:
     #: in an ``api-key`` header.
     azure: bool = False
     #: The endpoint documents ``prompt_cache_key`` (OpenAI, Azure OpenAI): golem sends it
-    #: without being told (docs/adr/0023).
+    #: without being told (docs/adr/0024).
     prompt_cache_key: bool = False
 
 

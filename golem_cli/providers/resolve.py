@@ -142,7 +142,7 @@ def _caching(
 ) -> Caching:
     """Prompt caching as the model's table, else the provider's, else the defaults say: on,
     five minutes, and the cache key where the endpoint documents it: OpenAI at its own URL,
-    and Azure OpenAI (docs/adr/0023)."""
+    and Azure OpenAI (docs/adr/0024)."""
     model_table = model_table or _NO_MODEL_TABLE
     enabled = model_table.cache if model_table.cache is not None else table.cache
     ttl = model_table.cache_ttl or table.cache_ttl or "5m"

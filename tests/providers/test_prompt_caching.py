@@ -60,7 +60,7 @@ def test_anthropic_marks_the_last_tool_the_system_prompt_the_newest_turn_and_the
     turns = len(body["messages"])
     assert marked(body) == ["tools.1", "system.0", f"messages.{turns - 3}.0", f"messages.{turns - 1}.0"]
     assert body["system"] == [{"type": "text", "text": LONG, "cache_control": EPHEMERAL}]
-    assert "cache_control" not in body  # explicit breakpoints, not the automatic form (ADR 0023)
+    assert "cache_control" not in body  # explicit breakpoints, not the automatic form (ADR 0024)
 
 
 def test_after_a_tool_round_the_turn_before_is_the_prompt(server: ProviderServer) -> None:

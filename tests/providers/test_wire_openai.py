@@ -38,7 +38,7 @@ def test_same_history_same_bytes_and_no_identity_on_the_wire() -> None:
         (" [1,2] ", '{"truncated_args":" [1,2] "}'),
         ("", "{}"),
         ("null", '{"truncated_args":"null"}'),
-        (' {"x": "<1>"}\n', '{"x":"\\u003c1\\u003e"}'),  # an object as it reads back once saved (ADR 0023)
+        (' {"x": "<1>"}\n', '{"x":"\\u003c1\\u003e"}'),  # an object as it reads back once saved (ADR 0024)
     ],
 )
 def test_tool_call_arguments_use_the_spec_wrapper(args: str, arguments: str) -> None:

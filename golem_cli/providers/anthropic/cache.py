@@ -1,4 +1,4 @@
-"""Where a Messages request marks its prefix for the prompt cache (ADR 0023).
+"""Where a Messages request marks its prefix for the prompt cache (ADR 0024).
 
 Explicit breakpoints, at most four, in the order the API reads a request (tools, system,
 messages): the last tool definition, the system prompt, the newest turn, and the turn before

@@ -143,7 +143,7 @@ def _arguments(args: str) -> str:
     """A call's arguments as sent. An object goes as it reads back once saved (compacted,
     HTML-safe), so the call sends the same bytes in the run that received it as in every
     later run, after the history was saved and read back (Go sends the in-memory spelling:
-    docs/adr/0023); anything else goes in the spec's wrapper, as received."""
+    docs/adr/0024); anything else goes in the spec's wrapper, as received."""
     wired = wire_args(args)
     return saved_args(wired) if wired.startswith("{") and not wired.startswith('{"truncated_args":') else wired
 
