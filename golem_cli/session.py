@@ -24,6 +24,7 @@ from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
+from golem_cli.core.layout import RequestLayout
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
@@ -68,14 +69,14 @@ class TurnOutcome:
         return self.finish_reason in ("length", "content_filter") and not self.refusal
 
 
-def context_budget(max_tokens: int) -> HistoryProcessor:
+def context_budget(max_tokens: int, stride: int = 1) -> HistoryProcessor:
     """``budget_history`` with the offline token estimate, for people: a new conversation has
     nothing to bound (the reference fails on an empty history), and a newest turn that alone
     exceeds the budget is said in words, with what to do."""
     from golem_cli.core.tokens import EstimatingCounter
 
     counter = EstimatingCounter()
-    budget = budget_history(counter, max_tokens)
+    budget = budget_history(counter, max_tokens, stride)
 
     def process(history: list[Message]) -> list[Message]:
         if not history:
@@ -96,15 +97,20 @@ def context_budget(max_tokens: int) -> HistoryProcessor:
     return process
 
 
-def message_window(max_messages: int) -> HistoryProcessor:
+def message_window(max_messages: int, stride: int = 1) -> HistoryProcessor:
     """``trim_history`` for people: when the newest ``max_messages`` are all tool calls and
     results (a prompt that ran into the turn limit, or was stopped among its tools), none of
     them can open a request and the reference fails every later run; the window then reaches
     back to the newest message that can (the prompt that started those calls), sending more
     than ``max_messages`` rather than nothing."""
-    trim = trim_history(max_messages)
+    trim = trim_history(max_messages, stride)
 
     def process(history: list[Message]) -> list[Message]:
+        if stride >= max_messages:
+            raise HistoryProcessorError(
+                f"a trim stride of {stride} messages does not fit a window of {max_messages}",
+                hint=f"use a stride below {max_messages} (--trim-stride, /trim N stride K)",
+            )
         try:
             return trim(history)
         except HistoryProcessorError:
@@ -114,6 +120,13 @@ def message_window(max_messages: int) -> HistoryProcessor:
             return list(history[opener:])
 
     return process
+
+
+def root_conversation(history: list[Message], conversation_id: str) -> str:
+    """The oldest conversation of a fork lineage: a fork's copied messages keep the stamps of
+    the conversation they were written in, so the first stamp is the root's (store/meta.py
+    reads lineage the same way). Forks and ``/retry`` share it, and so a prompt cache."""
+    return next((m.conversation_id for m in history if m.conversation_id), conversation_id)
 
 
 def system_prompt_of(history: list[Message]) -> str:
@@ -154,6 +167,9 @@ class ChatSession:
         #: When set, what a run sends is bounded by this many tokens (estimated offline)
         #: instead of ``max_messages`` (``--context-tokens``, ``/trim N tokens``).
         self.context_tokens: int | None = None
+        #: The window's cut moves in steps of this many messages (``--trim-stride``, ``/trim N
+        #: stride K``): its start stays put between steps, so the provider's cache hits.
+        self.trim_stride = 1
         #: Model options for every run (``-o``, ``/option``); the model's configured ones
         #: apply below them.
         self.options = ModelSettings()
@@ -244,15 +260,22 @@ class ChatSession:
     def agent(self) -> Agent:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
-        window = context_budget(self.context_tokens) if self.context_tokens else message_window(self.max_messages)
+        stride = self.trim_stride
+        window = (
+            context_budget(self.context_tokens, stride)
+            if self.context_tokens
+            else message_window(self.max_messages, stride)
+        )
+        layout = RequestLayout(system=self.system, tools=self.toolbox.tools() if self.toolbox is not None else ())
         return Agent(
             self.model,
-            instructions=self.system,
-            history_processor=window,
+            instructions=layout.instructions(),
+            history_processor=layout.window(window),
             settings=self.options,
-            tools=self.toolbox.tools() if self.toolbox is not None else (),
+            tools=layout.tools,
             undeclared_tools="answer",
             tool_errors="answer",
+            cache_key=root_conversation(self.history, self.conversation_id),
         )
 
     async def turn(

@@ -43,11 +43,24 @@ def open_store() -> Store:
     return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress())
 
 
-def set_window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
-    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
+def set_window(
+    session: ChatSession,
+    choice: Choice,
+    context_tokens: int | None,
+    options: ModelSettings | None,
+    trim_stride: int | None = None,
+) -> None:
+    """What each run of ``session`` sends: the token budget and the trim stride (flag, then
+    config) and options. A stride that does not fit the window is an input error."""
     from golem_cli.cli import model_choice
 
     session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
+    session.trim_stride = trim_stride if trim_stride is not None else choice.settings.trim_stride
+    if session.trim_stride > 1 and not session.context_tokens and session.trim_stride >= session.max_messages:
+        raise InputError(
+            f"a trim stride of {session.trim_stride} does not fit a window of {session.max_messages} messages",
+            hint=f"use --trim-stride (trim_stride in config.toml) below {session.max_messages}, or more --max-messages",
+        )
     if options is not None:
         session.options = options
 

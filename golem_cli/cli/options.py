@@ -20,6 +20,12 @@ MaxMessages = Annotated[
     int | None,
     typer.Option("--max-messages", metavar="N", min=1, help="Send at most the newest N messages per run (default 20)."),
 ]
+TrimStride = Annotated[
+    int | None,
+    typer.Option("--trim-stride", metavar="K", min=1,
+                 help="Move the window's cut in steps of K messages, so its start stays put and the "
+                      "provider's prompt cache keeps hitting (default 1)."),
+]  # fmt: skip
 NoMarkdown = Annotated[bool, typer.Option("--no-markdown", help="Print replies as plain text.")]
 ContextTokens = Annotated[
     int | None,

@@ -6,9 +6,8 @@ This module is the config layer's vocabulary, shared downward: the provider laye
 ``ProviderTable`` and ``ModelTable``, the tools layer ``McpServerTable``. So it imports nothing
 of golem and nothing but msgspec (already loaded by the core).
 
-A new key is one line in the table it belongs to, e.g. (issues to come): ``cache``,
-``cache_ttl`` in ``ProviderTable`` and ``ModelTable``; ``prompt_cache_key`` in ``ProviderTable``;
-``price`` (a ``Price`` struct) and ``context_window`` in ``ModelTable``; ``trim_stride``,
+A new key is one line in the table it belongs to, e.g. (issues to come):
+``price`` (a ``Price`` struct) and ``context_window`` in ``ModelTable``;
 ``max_cost``, ``compact_model``, ``auto_compact``, ``summarize_trimmed``, ``deny``, ``aliases``
 (a ``dict[str, str]``) and ``command_env`` (a struct of ``remove`` and ``pass``) in
 ``ConfigFile``; ``instructions`` in ``McpServerTable``. A key a table does not declare is
@@ -56,6 +55,7 @@ KeyVariable = Annotated[str, Meta(description='the name of an environment variab
 ApiVersion = Annotated[str, Meta(description='an Azure API version like "2024-10-21"')]
 Retries = Annotated[int, Meta(ge=0, description="a whole number, 0 or more")]
 Bytes = Annotated[int, Meta(ge=1, description="a whole number of bytes, at least 1")]
+CacheTtl = Annotated[Literal["5m", "1h"], Meta(description='"5m" or "1h"')]
 
 
 class ProviderTable(Table, frozen=True, kw_only=True):
@@ -76,15 +76,22 @@ class ProviderTable(Table, frozen=True, kw_only=True):
     max_retries: Retries | None = None
     max_reply_bytes: Bytes | None = None
     max_idle: Seconds | None = None
+    #: Prompt caching (docs/adr/0024): Anthropic cache breakpoints, the cache key elsewhere.
+    cache: Switch | None = None
+    cache_ttl: CacheTtl | None = None
+    #: Send ``prompt_cache_key`` to an OpenAI-compatible endpoint other than OpenAI and Azure.
+    prompt_cache_key: Switch | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
 
 class ModelTable(Table, frozen=True, kw_only=True):
     """A ``[models."provider:model"]`` table: model options for that one model (they win over
-    its provider's), checked by the provider layer."""
+    its provider's), checked by the provider layer, and its prompt caching."""
 
     OTHERS: ClassVar[str] = "options"
 
+    cache: Switch | None = None
+    cache_ttl: CacheTtl | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -175,6 +182,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
 
     model: ModelName | None = None
     max_messages: Whole = 20
+    trim_stride: Whole = 1
     context_tokens: Whole | None = None
     providers: Providers = field(default_factory=dict)
     models: Models = field(default_factory=dict)

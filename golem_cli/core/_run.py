@@ -56,7 +56,12 @@ class Loop:
         while True:
             if turn >= config.max_turns:
                 raise state.fail("loop", f"runner: model turn limit exceeded after {config.max_turns} turns")
-            request = ModelRequest(messages=list(state.messages), tools=self.definitions, settings=config.settings)
+            request = ModelRequest(
+                messages=list(state.messages),
+                tools=self.definitions,
+                settings=config.settings,
+                cache_key=config.cache_key,
+            )
             self._check_request_size(request)
             response = await self._model_turn(request)
             state.finish_reason = response.finish_reason

@@ -114,6 +114,7 @@ class Agent:
         output_retries: int = 0,
         undeclared_tools: Literal["fail", "answer"] = "fail",
         tool_errors: Literal["fail", "answer"] = "fail",
+        cache_key: str = "",
     ) -> None:
         self.config = RunConfig(
             model=model,
@@ -132,6 +133,7 @@ class Agent:
             output_retries=output_retries,
             undeclared_tools=undeclared_tools,
             tool_errors=tool_errors,
+            cache_key=cache_key,
         )
 
     @classmethod

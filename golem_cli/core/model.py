@@ -61,6 +61,9 @@ class ModelRequest:
     messages: Sequence[Message]
     tools: Sequence[ToolDefinition] = ()
     settings: ModelSettings = ModelSettings()
+    #: Names the cache a provider may route this request to: the same for every request of
+    #: a conversation and its forks (OpenAI's ``prompt_cache_key``); "" sends none.
+    cache_key: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

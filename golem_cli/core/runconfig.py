@@ -73,6 +73,8 @@ class RunConfig:
     output_retries: int = 0
     undeclared_tools: Literal["fail", "answer"] = "fail"
     tool_errors: Literal["fail", "answer"] = "fail"
+    #: Every request's ``ModelRequest.cache_key`` (the conversation a prompt cache is shared by).
+    cache_key: str = ""
 
     def __post_init__(self) -> None:
         if self.model is None:

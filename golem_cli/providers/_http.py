@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 import email.utils
+import functools
+import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -69,6 +71,15 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
 _BEFORE_REPLY = (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
 
 
+@functools.cache
+def ssl_context() -> ssl.SSLContext:
+    """The one TLS context of the process, as httpx makes it (certifi's bundle, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``). Given to every client, it is shared by the transport
+    httpx mounts for each proxy variable, which would otherwise each load the bundle again
+    (about 20 ms apiece, even when ``NO_PROXY`` excludes the endpoint)."""
+    return httpx.create_ssl_context()
+
+
 class HttpClient:
     """One lazily created ``httpx.AsyncClient`` per adapter; one attempt per call."""
 
@@ -81,7 +92,7 @@ class HttpClient:
     def _get(self) -> httpx.AsyncClient:
         if self._client is None:
             timeout = httpx.Timeout(self.settings.timeout, connect=self.settings.connect_timeout)
-            self._client = httpx.AsyncClient(headers=self._headers, timeout=timeout)
+            self._client = httpx.AsyncClient(headers=self._headers, timeout=timeout, verify=ssl_context())
         return self._client
 
     async def aclose(self) -> None:

@@ -45,6 +45,9 @@ class ProviderFacts:
     #: (``{base}/openai/deployments/{model}/chat/completions?api-version=…``) and the key goes
     #: in an ``api-key`` header.
     azure: bool = False
+    #: The endpoint documents ``prompt_cache_key`` (OpenAI, Azure OpenAI): golem sends it
+    #: without being told (docs/adr/0024).
+    prompt_cache_key: bool = False
 
 
 def load_settings_check(facts: ProviderFacts) -> Callable[[ModelSettings], None]:

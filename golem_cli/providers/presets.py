@@ -69,6 +69,7 @@ PRESETS: dict[str, ProviderFacts] = {
             key_env="AZURE_OPENAI_API_KEY",
             base_url_env="AZURE_OPENAI_ENDPOINT",
             azure=True,
+            prompt_cache_key=True,
         ),  # fmt: skip
     )
 }

@@ -27,6 +27,7 @@ from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.providers import anthropic, openai, options
 from golem_cli.providers._endpoint import Endpoint, join_path
+from golem_cli.providers.caching import Caching
 from golem_cli.providers.facts import ProviderFacts, load_adapter, load_settings_check
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
@@ -52,6 +53,7 @@ DEFAULT_PROVIDERS = (openai.FACTS, anthropic.FACTS)
 _TABLE_KEYS = tuple(key for key in ProviderTable.__struct_fields__ if key != ProviderTable.OTHERS)
 _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2 or offline:echo"
 _NO_TABLE = ProviderTable()
+_NO_MODEL_TABLE = ModelTable()
 
 Providers = Mapping[str, ProviderTable]
 
@@ -82,13 +84,15 @@ def resolve(
     api_key, key_hint = _api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
     extra = _azure(model, base_url, table, env) if _is_azure(table, facts) else {}
-    defaults = _defaults(name, table, (models or {}).get(name))
+    model_table = (models or {}).get(name)
+    defaults = _defaults(name, table, model_table)
     adapter = PROTOCOLS[kind]
+    caching = _caching(table, model_table, facts, base_url)
 
     def build() -> Model:
         return load_adapter(adapter)(
             model, api_key=api_key, base_url=base_url, provider=provider, settings=_http_settings(table),
-            key_hint=key_hint, defaults=defaults, **extra,
+            key_hint=key_hint, defaults=defaults, caching=caching, **extra,
         )  # fmt: skip
 
     if lazy:
@@ -131,6 +135,20 @@ def _defaults(name: str, table: ProviderTable, model_table: ModelTable | None) -
     if model_table is None:
         return defaults
     return options.settings_from(model_table.options.items(), f'in [models."{name}"] of the config file', defaults)
+
+
+def _caching(
+    table: ProviderTable, model_table: ModelTable | None, facts: ProviderFacts | None, base_url: str
+) -> Caching:
+    """Prompt caching as the model's table, else the provider's, else the defaults say: on,
+    five minutes, and the cache key where the endpoint documents it: OpenAI at its own URL,
+    and Azure OpenAI (docs/adr/0024)."""
+    model_table = model_table or _NO_MODEL_TABLE
+    enabled = model_table.cache if model_table.cache is not None else table.cache
+    ttl = model_table.cache_ttl or table.cache_ttl or "5m"
+    documented = facts is not None and facts.prompt_cache_key and (facts.azure or base_url == facts.base_url)
+    send_key = table.prompt_cache_key if table.prompt_cache_key is not None else documented or _is_azure(table, facts)
+    return Caching(enabled=enabled is not False, ttl=ttl, send_key=send_key)
 
 
 def _azure(model: str, base_url: str, table: ProviderTable, env: Mapping[str, str]) -> dict[str, str]:

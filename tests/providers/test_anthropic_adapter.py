@@ -111,7 +111,7 @@ def test_thinking_and_tool_results_replay_through_strict_validation(server: Prov
     turns = server.requests[-1].json["messages"]
     assert [t["role"] for t in turns] == ["user", "assistant", "user"]
     assert turns[1]["content"][0] == {"type": "thinking", "thinking": "Call the tool.", "signature": "EoQDsig"}
-    assert turns[2]["content"][1]["is_error"] is True and turns[2]["content"][2] == {"type": "text", "text": "joke please"}
+    assert turns[2]["content"][1]["is_error"] is True and turns[2]["content"][2] == {"type": "text", "text": "joke please", "cache_control": {"type": "ephemeral"}}
 
 
 def test_result_without_its_call_gets_the_real_400(server: ProviderServer) -> None:

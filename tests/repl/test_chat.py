@@ -360,7 +360,7 @@ def test_chat_over_the_anthropic_protocol(spawn, home, server):
     assert "echo: second" in chat.say("second")
     chat.leave()
     sent = server.requests[-1].json
-    assert server.requests[-1].path == "/v1/messages" and sent["system"] == "be brief"
+    assert server.requests[-1].path == "/v1/messages" and sent["system"] == [{"type": "text", "text": "be brief", "cache_control": {"type": "ephemeral"}}]
     # The signed thinking block was replayed before the text, as Anthropic requires.
     assert sent["messages"][1]["content"][0] == {"type": "thinking", "thinking": "let me think", "signature": "sig-1"}
     history = Store(home).load(cid)

@@ -12,7 +12,7 @@ import typer
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, Yes
+from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, TrimStride, Yes
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def ask(
     attach: Attach = None,
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
+    trim_stride: TrimStride = None,
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
@@ -79,7 +80,7 @@ def ask(
     tools = choose_tools(choice.settings, tool, allow, yes)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
-    set_window(session, choice, context_tokens, settings)
+    set_window(session, choice, context_tokens, settings, trim_stride)
     if choice.note:
         note(choice.note)
     view = _tool_view(tools, session)

@@ -126,24 +126,35 @@ async def _system(repl: Repl, arg: str) -> None:
     repl.console.print("System prompt cleared." if cleared else "System prompt set.")
 
 
+def _trim_words(arg: str) -> tuple[int, bool, int | None]:
+    """``N [tokens] [stride K]`` as (N, tokens, K); N is 0 when the words are not that."""
+    words = arg.split()
+    stride: int | None = None
+    if len(words) >= 3 and words[-2] == "stride":
+        stride = int(words[-1]) if words[-1].isdigit() else 0
+        words = words[:-2]
+    tokens = len(words) == 2 and words[1] in ("tokens", "token")
+    n = int(words[0]) if words and words[0].isdigit() and (len(words) == 1 or tokens) else 0
+    return (0 if stride == 0 else n), tokens, stride
+
+
 async def _trim(repl: Repl, arg: str) -> None:
     session = repl.session
-    words = arg.split()
-    tokens = len(words) == 2 and words[1] in ("tokens", "token")
-    try:
-        n = int(words[0]) if words and (len(words) == 1 or tokens) else 0
-    except ValueError:
-        n = 0
-    if n < 1:
+    n, tokens, stride = _trim_words(arg)
+    if n < 1 or (stride is not None and not tokens and stride >= n):
         now = f"{session.context_tokens} tokens" if session.context_tokens else f"{session.max_messages} messages"
-        repl.console.print(f"Usage: /trim N (messages) or /trim N tokens (N >= 1); now {now}.")
+        now += f", stride {session.trim_stride}" if session.trim_stride > 1 else ""
+        repl.console.print(f"Usage: /trim N (messages) or /trim N tokens (N >= 1), then stride K (below N); now {now}.")
         return
+    if stride is not None:
+        session.trim_stride = stride
+    steps = f", cut in steps of {session.trim_stride}" if session.trim_stride > 1 else ""
     if tokens:
         session.context_tokens = n
-        repl.console.print(f"Each run now sends at most about {n} tokens of history; the file keeps it all.")
+        repl.console.print(f"Each run now sends at most about {n} tokens of history{steps}; the file keeps it all.")
         return
     session.max_messages, session.context_tokens = n, None
-    repl.console.print(f"Each run now sends at most the newest {n} messages; the file keeps them all.")
+    repl.console.print(f"Each run now sends at most the newest {n} messages{steps}; the file keeps them all.")
 
 
 async def _option(repl: Repl, arg: str) -> None:
@@ -333,7 +344,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
     "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
-    "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
+    "/trim": (
+        "/trim N [tokens] [stride K]",
+        "send at most the newest N messages (or about N tokens) per run, the cut in steps of K",
+    ),
     "/option": ("/option [NAME [VALUE]]", "show, set or unset a model option (temperature, max_tokens...)"),
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),

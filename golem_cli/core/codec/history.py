@@ -357,16 +357,18 @@ def persisted_args(args: str) -> bytes:
     return compacted if compacted is not None else truncated_wrapper(args).encode()
 
 
+def saved_args(args: str) -> str:
+    """A call's ``args`` as they read back from the file ``dump_history`` writes: compacted
+    and HTML-escaped as Go writes raw JSON, ``null`` for nil, cut-off arguments verbatim."""
+    return _args_from_raw(msgspec.Raw(html_escape_json(persisted_args(args))))
+
+
 def as_saved(message: Message) -> Message:
-    """``message`` as it reads back from the file ``dump_history`` writes: tool-call
-    arguments compacted and HTML-escaped as Go writes raw JSON, ``null`` for nil, cut-off
-    arguments verbatim (the index must hold what a later reading of the file finds)."""
+    """``message`` as it reads back from the file ``dump_history`` writes (``saved_args``;
+    the index must hold what a later reading of the file finds)."""
     if not message.tool_calls:
         return message
-    calls = [
-        msgspec.structs.replace(c, args=_args_from_raw(msgspec.Raw(html_escape_json(persisted_args(c.args)))))
-        for c in message.tool_calls
-    ]
+    calls = [msgspec.structs.replace(c, args=saved_args(c.args)) for c in message.tool_calls]
     return msgspec.structs.replace(message, tool_calls=calls)
 
 

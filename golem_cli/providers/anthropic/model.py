@@ -17,6 +17,7 @@ from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.anthropic import FACTS
 from golem_cli.providers.anthropic.stream import EventFolder, event_decoder
 from golem_cli.providers.anthropic.wire import check_settings, parse_response, request_body
+from golem_cli.providers.caching import Caching
 from golem_cli.providers.options import merged
 
 API_VERSION = "2023-06-01"
@@ -38,8 +39,10 @@ class AnthropicModel(HttpModel):
         settings: HttpSettings | None = None,
         key_hint: str = FACTS.key_env,
         defaults: ModelSettings | None = None,
+        caching: Caching | None = None,
     ) -> None:
         self.model = model
+        self.caching = caching or Caching()
         self.name = f"{provider}:{model}"
         self.defaults = defaults or ModelSettings()
         self.max_tokens = max_tokens
@@ -50,14 +53,12 @@ class AnthropicModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming message."""
-        return self._reply(
-            await self._http.post(request_body(self.model, self.max_tokens, self._with_defaults(request), stream=False))
-        )
+        return self._reply(await self._http.post(self._body(request, stream=False)))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
         ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
-        body = request_body(self.model, self.max_tokens, self._with_defaults(request), stream=True)
+        body = self._body(request, stream=True)
         endpoint = self._http.endpoint
         folder = EventFolder(self.model)
         progress = Progress(self._http.settings.max_idle)
@@ -80,6 +81,10 @@ class AnthropicModel(HttpModel):
         if not (folder.stopped or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(response=folder.response())
+
+    def _body(self, request: ModelRequest, *, stream: bool) -> bytes:
+        ttl = self.caching.ttl if self.caching.enabled else None
+        return request_body(self.model, self.max_tokens, self._with_defaults(request), stream=stream, cache=ttl)
 
     def _reply(self, payload: bytes) -> ModelResponse:
         endpoint = self._http.endpoint

@@ -22,6 +22,8 @@ from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, Thin
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, count, encode_json, finish_reason, paired, raw_json
+from golem_cli.providers.anthropic.cache import mark
+from golem_cli.providers.caching import Ttl
 
 #: ``stop_reason`` in golem's vocabulary (``_wire.finish_reason``).
 FINISH_REASONS = {
@@ -33,9 +35,12 @@ FINISH_REASONS = {
 }
 
 
-def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: bool) -> bytes:
+def request_body(
+    model: str, max_tokens: int, request: ModelRequest, *, stream: bool, cache: Ttl | None = None
+) -> bytes:
     """The exact request bytes; raises ``ModelError`` for content or options this API cannot
-    carry. ``max_tokens`` is sent when the request sets none (the API requires it)."""
+    carry. ``max_tokens`` is sent when the request sets none (the API requires it). ``cache``:
+    the lifetime of the cache breakpoints to mark (``cache.py``), None for none."""
     settings = request.settings
     check_settings(settings)
     system, turns = wire_turns(request.messages)
@@ -58,6 +63,8 @@ def request_body(model: str, max_tokens: int, request: ModelRequest, *, stream: 
         body["thinking"] = {"type": "enabled", "budget_tokens": settings.thinking_budget}
     if settings.reasoning_effort:
         body["output_config"] = {"effort": settings.reasoning_effort}
+    if cache is not None:
+        mark(body, cache)
     if stream:
         body["stream"] = True
     return encode_json(body)

@@ -15,4 +15,5 @@ FACTS = ProviderFacts(
     default_model="gpt-4o-mini",
     adapter="golem_cli.providers.openai.model:OpenAIModel",
     settings_check="golem_cli.providers.openai.wire:check_settings",
+    prompt_cache_key=True,
 )

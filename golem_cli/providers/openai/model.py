@@ -15,6 +15,7 @@ from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
+from golem_cli.providers.caching import Caching
 from golem_cli.providers.openai import FACTS
 from golem_cli.providers.openai.stream import ChunkFolder
 from golem_cli.providers.openai.wire import check_settings, completion_decoder, parse_response, request_body
@@ -38,8 +39,12 @@ class OpenAIModel(HttpModel):
         defaults: ModelSettings | None = None,
         chat_url: str = "",
         key_header: str = "authorization",
+        caching: Caching | None = None,
     ) -> None:
         self.model = model
+        caching = caching or Caching()
+        #: Whether requests say which conversation they continue (``prompt_cache_key``).
+        self.sends_cache_key = caching.enabled and caching.send_key
         self.name = f"{provider}:{model}"
         self.defaults = defaults or ModelSettings()
         url = chat_url or join_path(base_url, "/chat/completions")
@@ -51,12 +56,12 @@ class OpenAIModel(HttpModel):
 
     async def request(self, request: ModelRequest) -> ModelResponse:
         """One non-streaming completion."""
-        return self._reply(await self._http.post(request_body(self.model, self._with_defaults(request), stream=False)))
+        return self._reply(await self._http.post(self._body(request, stream=False)))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Deltas as they arrive, then one ``StreamDone``; a reply cut short raises
         ``ModelError`` after the deltas that did arrive. A JSON body is read as the whole reply."""
-        body = request_body(self.model, self._with_defaults(request), stream=True)
+        body = self._body(request, stream=True)
         endpoint = self._http.endpoint
         folder = ChunkFolder(self.model)
         finished = False
@@ -81,6 +86,10 @@ class OpenAIModel(HttpModel):
         if not (finished or folder.finish):
             raise stream_cut(endpoint, "the stream ended before the reply was complete")
         yield StreamDone(response=folder.response())
+
+    def _body(self, request: ModelRequest, *, stream: bool) -> bytes:
+        key = request.cache_key if self.sends_cache_key else ""
+        return request_body(self.model, self._with_defaults(request), stream=stream, cache_key=key)
 
     def _reply(self, payload: bytes) -> ModelResponse:
         try:

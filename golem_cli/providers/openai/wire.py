@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from golem_cli.core.codec.gojson import go_quote, go_quote_q
+from golem_cli.core.codec.history import saved_args
 from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
@@ -39,8 +40,9 @@ FINISH_REASONS = {
 }
 
 
-def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
-    """The exact request bytes; raises ``ModelError`` for content or options this API cannot carry."""
+def request_body(model: str, request: ModelRequest, *, stream: bool, cache_key: str = "") -> bytes:
+    """The exact request bytes; raises ``ModelError`` for content or options this API cannot carry.
+    ``cache_key``: sent as ``prompt_cache_key`` when not empty."""
     body: dict[str, Any] = {"model": model, "messages": wire_messages(request.messages)}
     if request.tools:
         body["tools"] = [_tool(tool) for tool in request.tools]
@@ -59,6 +61,8 @@ def request_body(model: str, request: ModelRequest, *, stream: bool) -> bytes:
         body["stop"] = list(settings.stop)
     if settings.reasoning_effort:
         body["reasoning_effort"] = settings.reasoning_effort
+    if cache_key:
+        body["prompt_cache_key"] = cache_key
     if stream:
         body["stream"] = True
         body["stream_options"] = {"include_usage": True}
@@ -127,12 +131,21 @@ def _message(message: Message) -> dict[str, Any]:
     entry: dict[str, Any] = {"role": role, "content": content}
     if message.tool_calls:
         entry["tool_calls"] = [
-            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": wire_args(call.args)}}
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": _arguments(call.args)}}
             for call in message.tool_calls
         ]
     if message.tool_call_id:
         entry["tool_call_id"] = message.tool_call_id
     return entry
+
+
+def _arguments(args: str) -> str:
+    """A call's arguments as sent. An object goes as it reads back once saved (compacted,
+    HTML-safe), so the call sends the same bytes in the run that received it as in every
+    later run, after the history was saved and read back (Go sends the in-memory spelling:
+    docs/adr/0024); anything else goes in the spec's wrapper, as received."""
+    wired = wire_args(args)
+    return saved_args(wired) if wired.startswith("{") and not wired.startswith('{"truncated_args":') else wired
 
 
 def _text(text: str) -> dict[str, Any]:
