@@ -6,7 +6,8 @@ the sidecar records the size of the messages file it describes, so a sidecar lef
 crash between the two writes (or lost altogether) is detected and the metadata is derived again from the messages alone:
 
 - message count, and the summary (the first line of the first user message);
-- created: the time inside the UUIDv7 ID; updated: the file's modification time;
+- created: the time inside the UUIDv7 ID; updated: the UUIDv7 time of the newest run ID among
+  the messages (never a file time: another machine's clock or a copy sets those);
 - fork lineage: copied messages keep the parent's ``conversationId`` stamps, so the parent is
   the last foreign conversation ID before the first message stamped with this conversation's
   own ID, and the fork point is the index of that first own message.
@@ -22,6 +23,7 @@ they changed.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -117,7 +119,7 @@ def merge_meta(
     return msgspec.structs.replace(merged, changed=changed), decided
 
 
-def summarize(messages: list[Message]) -> str:
+def summarize(messages: Sequence[Message]) -> str:
     """The first line of the first non-empty user message, shortened for a listing."""
     for m in messages:
         if m.role == USER and m.content.strip():
@@ -149,13 +151,24 @@ def created_time(cid: str, fallback: float) -> float:
     return millis / 1000 if millis is not None else fallback
 
 
-def derive_meta(cid: str, messages: list[Message], *, size: int, mtime: float) -> ConversationMeta:
+def last_message_time(cid: str, messages: list[Message]) -> float:
+    """When the conversation last changed, as its messages say: the UUIDv7 time of the newest
+    run ID, else of the conversation's ID; never a file's time, which another machine's clock
+    or a copy sets (issue 25 item 3)."""
+    for m in reversed(messages):
+        millis = id_time_ms(m.run_id) if m.run_id else None
+        if millis is not None:
+            return millis / 1000
+    return created_time(cid, 0.0)
+
+
+def derive_meta(cid: str, messages: list[Message], *, size: int) -> ConversationMeta:
     """Metadata from the messages file alone (no title, no model: nothing records them)."""
     parent, fork_at = derive_lineage(cid, messages)
     return ConversationMeta(
         id=cid,
-        created=created_time(cid, mtime),
-        updated=mtime,
+        created=created_time(cid, 0.0),
+        updated=last_message_time(cid, messages),
         parent=parent,
         fork_at=fork_at,
         messages=len(messages),
@@ -165,7 +178,7 @@ def derive_meta(cid: str, messages: list[Message], *, size: int, mtime: float) -
 
 
 def refresh_meta(
-    old: ConversationMeta | None, cid: str, messages: list[Message], *, size: int, now: float
+    old: ConversationMeta | None, cid: str, messages: Sequence[Message], *, size: int, now: float
 ) -> ConversationMeta:
     """The sidecar to write after saving ``messages``: the user's choices from ``old``, the
     counts from the messages."""
@@ -257,18 +270,17 @@ def read_entry(
         return Entry(meta, messages_sig, sidecar_sig), None
     from golem_cli.core.errors import HistoryFormatError
 
-    mtime = messages_sig[0] / 1e9
     try:
         decoded = read_messages(directory, cid, limit=limit)
     except (OSError, HistoryFormatError) as e:
-        known = meta or ConversationMeta(id=cid, updated=mtime)
-        return Entry(msgspec.structs.replace(known, updated=mtime), messages_sig, sidecar_sig, problem_text(e)), None
-    return Entry(_worked_out(cid, decoded, mtime, meta), messages_sig, sidecar_sig), decoded
+        known = meta or ConversationMeta(id=cid, created=created_time(cid, 0.0), updated=created_time(cid, 0.0))
+        return Entry(known, messages_sig, sidecar_sig, problem_text(e)), None
+    return Entry(_worked_out(cid, decoded, meta), messages_sig, sidecar_sig), decoded
 
 
-def _worked_out(cid: str, decoded: Decoded, mtime: float, sidecar: ConversationMeta | None) -> ConversationMeta:
+def _worked_out(cid: str, decoded: Decoded, sidecar: ConversationMeta | None) -> ConversationMeta:
     """The metadata derived from the messages, with what a stale sidecar knows that they do not."""
-    meta = derive_meta(cid, decoded.messages, size=len(decoded.data), mtime=mtime)
+    meta = derive_meta(cid, decoded.messages, size=len(decoded.data))
     if sidecar is not None:
         meta = msgspec.structs.replace(
             meta,

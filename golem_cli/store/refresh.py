@@ -422,13 +422,10 @@ def _nothing() -> None:
 def _text(msig: Signature, decoded: Decoded) -> tuple[str, Text] | None:
     """The text the index holds for a file's messages, and what it records of the file; None
     when the file read is not the one scanned (it changed since: the next refresh sees it)."""
-    from golem_cli.store.saving import body_crc
-
     data = decoded.data
     if len(data) != msig[1]:
         return None
-    crc = body_crc(data) if len(data) > 1 else 0
-    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), crc, 0)
+    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), 0, 0)
 
 
 def quick_row(open_name: Callable[[str], int], cid: str, msig: Signature) -> Row | None:
