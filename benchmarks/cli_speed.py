@@ -35,7 +35,9 @@ from golem_cli.store import Store
 from golem_cli.store.meta import ConversationMeta, encode_meta, summarize
 
 GOLEM = [str(Path(sys.executable).parent / "golem")]
-WORDS = "the of and to in is you that it for was on are with they be this from have or by one had not but what all".split()
+WORDS = (
+    "the of and to in is you that it for was on are with they be this from have or by one had not but what all".split()
+)
 
 
 def uuid7_at(seconds: float, rng: random.Random) -> str:
@@ -58,8 +60,19 @@ def conversation(rng: random.Random, turns: int, cid: str) -> list[Message]:
         out.append(Message("user", sentence(rng, 12).capitalize() + "?", run_id=run, conversation_id=cid))
         if t % 4 == 1:
             call = f"call_{t}"
-            out.append(Message("assistant", tool_calls=[ToolCall(call, "search", f'{{"q": "{sentence(rng, 3)}"}}')], run_id=run, conversation_id=cid))
-            out.append(Message("tool", sentence(rng, 40), tool_call_id=call, tool_name="search", run_id=run, conversation_id=cid))
+            out.append(
+                Message(
+                    "assistant",
+                    tool_calls=[ToolCall(call, "search", f'{{"q": "{sentence(rng, 3)}"}}')],
+                    run_id=run,
+                    conversation_id=cid,
+                )
+            )
+            out.append(
+                Message(
+                    "tool", sentence(rng, 40), tool_call_id=call, tool_name="search", run_id=run, conversation_id=cid
+                )
+            )
         reply = "## Answer\n\n" + sentence(rng, 60) + "\n\n- " + sentence(rng, 8) + "\n- `code`\n"
         if t % 9 == 5:
             reply = mark_interrupted(reply)
@@ -72,7 +85,15 @@ def write_conversation(store: Store, cid: str, messages: list[Message], updated:
     path = store.messages_path(cid)
     path.write_bytes(data)
     os.chmod(path, 0o600)
-    meta = ConversationMeta(id=cid, model=model, created=updated - 600, updated=updated, messages=len(messages), size=len(data), summary=summarize(messages))
+    meta = ConversationMeta(
+        id=cid,
+        model=model,
+        created=updated - 600,
+        updated=updated,
+        messages=len(messages),
+        size=len(data),
+        summary=summarize(messages),
+    )
     store.meta_path(cid).write_bytes(encode_meta(meta))
     os.chmod(store.meta_path(cid), 0o600)
     os.utime(path, (updated, updated))
@@ -183,7 +204,9 @@ def main() -> None:
         list_ok = fast["golem list --limit 20"] < 150
         print(f"\n--version within 4x the interpreter: {'yes' if version_ok else 'NO'}"
               f" ({fast['golem --version'] / base:.2f}x)")  # fmt: skip
-        print(f"list --limit 20 under 150 ms:       {'yes' if list_ok else 'NO'} ({fast['golem list --limit 20']:.0f} ms)")
+        print(
+            f"list --limit 20 under 150 ms:       {'yes' if list_ok else 'NO'} ({fast['golem list --limit 20']:.0f} ms)"
+        )
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

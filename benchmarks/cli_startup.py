@@ -48,9 +48,7 @@ TARGETS = {"--version": ["python -c pass"], "list --limit 20": ["import typer, r
 TARGET = {"python -c pass": "1.2x", "import typer, rich.console": "1.5x", "a one-option typer app": ""}
 
 
-def medians(
-    cmds: dict[str, list[str]], envs: dict[str, dict[str, str]], reps: int
-) -> dict[str, tuple[float, float]]:
+def medians(cmds: dict[str, list[str]], envs: dict[str, dict[str, str]], reps: int) -> dict[str, tuple[float, float]]:
     """Median wall and CPU milliseconds of each command (in its environment), repetitions interleaved."""
     samples: dict[str, list[_measure.Run]] = {name: [] for name in cmds}
     for _ in range(reps):

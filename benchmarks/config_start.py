@@ -99,7 +99,9 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="golem-config-"))
     (home / "config.toml").write_text(CONFIG)
     os.chdir(home)  # so that ``python -c`` imports golem from the tree asked for, not from the cwd
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "PYTHON"))}
+    base = {
+        k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "PYTHON"))
+    }
     base.update(GOLEM_HOME=str(home), PROMPT_TOOLKIT_NO_CPR="1", TERM="xterm")
     trees = {"after": base}
     if args.before:

@@ -140,7 +140,9 @@ def main() -> None:
         g = statistics.median(t[index] for t in times["golem"])
         print(f"{label:>4}: plain json.loads + json.dumps {p * 1000:7.1f} ms, golem load + normalize + dump "
               f"{g * 1000:7.1f} ms (medians of {args.runs}); ratio {g / p:.2f}x (target <= 1.00x)")  # fmt: skip
-    print(f"peak memory: plain {memory['plain']:.0f} MiB, golem {memory['golem']:.0f} MiB (file {size / 2**20:.0f} MiB)")
+    print(
+        f"peak memory: plain {memory['plain']:.0f} MiB, golem {memory['golem']:.0f} MiB (file {size / 2**20:.0f} MiB)"
+    )
 
 
 if __name__ == "__main__":

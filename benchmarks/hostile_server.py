@@ -71,7 +71,10 @@ def interrupt_flood(server: ProviderServer, root: Path) -> tuple[float, str]:
     store = Store(Path(env["GOLEM_HOME"]))
     (row,) = store.list()
     reply = store.load(row.id)[1].content
-    return elapsed, f"exit {proc.returncode}, {len(reply) / 2**20:.1f} MB saved, ends with [reply interrupted]: {reply.endswith('[reply interrupted]')}"
+    return (
+        elapsed,
+        f"exit {proc.returncode}, {len(reply) / 2**20:.1f} MB saved, ends with [reply interrupted]: {reply.endswith('[reply interrupted]')}",
+    )
 
 
 def interrupt_chat_flood(server: ProviderServer, root: Path) -> float:
@@ -135,7 +138,9 @@ def main() -> None:
         print(f"{'python -c pass':46}  peak {bare[0]:7.1f} MiB  {bare[1]:6.2f} s")
         server.enqueue(Scenario())
         normal = run([GOLEM, "ask", "hello"], home_for(server, root))
-        print(f"{'golem ask, a normal reply (yardstick)':46}  peak {normal[0]:7.1f} MiB  {normal[1]:6.2f} s  exit {normal[2]}")
+        print(
+            f"{'golem ask, a normal reply (yardstick)':46}  peak {normal[0]:7.1f} MiB  {normal[1]:6.2f} s  exit {normal[2]}"
+        )
         cases = [
             ("endless stream (openai)", Scenario(hostile="flood"), ["ask", "go"]),
             ("endless stream (anthropic)", Scenario(hostile="flood"), ["ask", "-m", "claude:m", "go"]),
@@ -156,9 +161,13 @@ def main() -> None:
             print(f"{label:46}  peak {peak:7.1f} MiB  {seconds:6.2f} s  exit {code}  {line}")
         print(f"worst peak {worst:.1f} MiB: {'within' if worst < BOUND_MIB else 'OVER'} the {BOUND_MIB} MiB bound")
         elapsed, saved = interrupt_flood(server, root)
-        print(f"Ctrl-C during a flood, golem ask: exit {elapsed:.2f} s after the signal ({'within' if elapsed < 2 else 'OVER'} 2 s); {saved}")
+        print(
+            f"Ctrl-C during a flood, golem ask: exit {elapsed:.2f} s after the signal ({'within' if elapsed < 2 else 'OVER'} 2 s); {saved}"
+        )
         chat = interrupt_chat_flood(server, root)
-        print(f"Ctrl-C during a flood, golem chat (markdown, after 3 s): saved {chat:.2f} s after the signal ({'within' if chat < 2 else 'OVER'} 2 s)")
+        print(
+            f"Ctrl-C during a flood, golem chat (markdown, after 3 s): saved {chat:.2f} s after the signal ({'within' if chat < 2 else 'OVER'} 2 s)"
+        )
         for n in (10, 20, 40):  # linear: twice the line, twice the time (it was quadratic: 44 s at 40 MB)
             line = b"data: " + b"x" * (n * 2**20) + b"\n\n"
             started = time.perf_counter()
@@ -167,8 +176,10 @@ def main() -> None:
             started = time.perf_counter()
             asyncio.run(_join(line))
             join = time.perf_counter() - started
-            print(f"SSE parser, one {n:2} MB line in 64 KB chunks: {parse:.3f} s, {parse / n * 1000:.1f} ms/MB "
-                  f"(yardstick: joining the chunks {join:.3f} s)")
+            print(
+                f"SSE parser, one {n:2} MB line in 64 KB chunks: {parse:.3f} s, {parse / n * 1000:.1f} ms/MB "
+                f"(yardstick: joining the chunks {join:.3f} s)"
+            )
     finally:
         server.stop()
         shutil.rmtree(root, ignore_errors=True)

@@ -35,10 +35,14 @@ def reply(tokens: int, seed: int = 3) -> list[str]:
             pieces.append(" ".join(rnd.choices(WORDS, k=n)) + ".\n\n")
         elif kind < 0.8:
             n = rnd.randint(3, 8)
-            pieces.append("".join(f"- item **{i}** " + " ".join(rnd.choices(WORDS, k=8)) + "\n" for i in range(n)) + "\n")
+            pieces.append(
+                "".join(f"- item **{i}** " + " ".join(rnd.choices(WORDS, k=8)) + "\n" for i in range(n)) + "\n"
+            )
         elif kind < 0.98:
             n = rnd.randint(5, 25)
-            pieces.append("```python\n" + "".join(f"value_{i} = compute({i}, 'x')  # step\n" for i in range(n)) + "```\n\n")
+            pieces.append(
+                "```python\n" + "".join(f"value_{i} = compute({i}, 'x')  # step\n" for i in range(n)) + "```\n\n"
+            )
         else:
             pieces.append("```\n" + "".join(f"log line {i}: ok\n" for i in range(400)) + "```\n\n")
         count += len(pieces[-1]) // 4

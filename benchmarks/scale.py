@@ -283,7 +283,10 @@ def roundtrip_rows(root: Path, megabytes: float, env: dict[str, str], reps: int,
     def commands(src: Path) -> dict[str, tuple[list[str], dict[str, str]]]:
         cmds = {"orjson": ([PY, "-c", ORJSON_ROUNDTRIP, str(src), str(out)], env)}
         for name, tree in sources.items():
-            cmds[name] = ([PY, "-m", "golem_cli", "normalize", str(src), "-o", str(out)], env | {"PYTHONPATH": str(tree)})
+            cmds[name] = (
+                [PY, "-m", "golem_cli", "normalize", str(src), "-o", str(out)],
+                env | {"PYTHONPATH": str(tree)},
+            )
         return cmds
 
     floor = {name: min(measure(cmd, e)[2] for _ in range(2)) for name, (cmd, e) in commands(small).items()}

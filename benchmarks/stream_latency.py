@@ -76,12 +76,16 @@ async def bare_first_delta(client: httpx.AsyncClient, url: str, headers: dict[st
     return first
 
 
-async def measure(server: ProviderServer, protocol: str, iterations: int, turns: int) -> tuple[list[float], list[float]]:
+async def measure(
+    server: ProviderServer, protocol: str, iterations: int, turns: int
+) -> tuple[list[float], list[float]]:
     history = conversation(turns)
     request = ModelRequest(messages=history)
     settings = HttpSettings(retry=RetryPolicy(max_attempts=1))
     if protocol == "openai":
-        model: OpenAIModel | AnthropicModel = OpenAIModel("bench", api_key=KEY, base_url=server.openai_base_url, settings=settings)
+        model: OpenAIModel | AnthropicModel = OpenAIModel(
+            "bench", api_key=KEY, base_url=server.openai_base_url, settings=settings
+        )
     else:
         model = AnthropicModel("bench", api_key=KEY, base_url=server.url, settings=settings)
     path, headers, _ = wire(history, protocol)

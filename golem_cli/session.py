@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
+    from golem_cli.store.store import Saved
     from golem_cli.tools.toolbox import Toolbox
 
 
@@ -181,6 +182,12 @@ class ChatSession:
         #: save writes the whole history again), rather than raising (``ask``).
         self.keep_unsaved = False
         self.unsaved: StoreError | OSError | None = None
+        self.uncreated = False  # set by ``start``: the file is created by the first save
+        self.skipped = 0  # set by ``resume_window``: messages of the file this session does not hold
+        #: what the store said of this session's saves (``take_notices``)
+        self.notices: list[str] = []
+        #: messages from elsewhere merged into the file within a turn: (where, which)
+        self._foreign: list[tuple[int, list[Message]]] = []
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -197,13 +204,21 @@ class ChatSession:
         max_messages: int = 20,
         tools: Toolbox | None = None,
         cid: str | None = None,
+        with_prompt: bool = False,
     ) -> ChatSession:
         """A new conversation, held for this process (``cid``: the ID it was given before it
-        was created, as a chat's banner shows it before the prompt; a fresh one otherwise)."""
+        was created, as a chat's banner shows it before the prompt; a fresh one otherwise).
+        ``with_prompt``: its file is created by the first turn's save, holding the prompt (one
+        write before the request instead of two: ``ask``); until then only its lock exists."""
         history = with_system_prompt([], system)
-        cid = store.create(history, cid=cid, model=model.name, hold=True)
+        if with_prompt:
+            cid = cid or new_id()
+            store.lock(cid)
+        else:
+            cid = store.create(history, cid=cid, model=model.name, hold=True)
         session = cls(store, cid, model, history=history, max_messages=max_messages, tools=tools)
         session.created_here = True
+        session.uncreated = with_prompt
         return session
 
     @classmethod
@@ -241,6 +256,50 @@ class ChatSession:
         session.took_over = lock.took_over.describe() if lock.took_over else ""
         return session, before, report
 
+    @classmethod
+    def resume_window(
+        cls,
+        store: Store,
+        conversation_id: str,
+        model: Model,
+        *,
+        max_messages: int = 20,
+        tools: Toolbox | None = None,
+    ) -> tuple[ChatSession, list[Message], HistoryRepair] | None:
+        """``resume`` for a run that sends only the newest ``max_messages`` (``ask -c``): only
+        the file's end and its leading system messages are read (``Store.load_tail``), and only
+        they are repaired (damage further back is not looked for: ``resume`` and ``normalize``
+        read everything). None when the file cannot be read so, or the window's repair would
+        change its head: the caller resumes whole. Returns what ``resume`` returns, the
+        history being the window."""
+        lock = store.lock(conversation_id)
+        try:
+            window = store.load_tail(conversation_id, max_messages + 1)
+            if window is None:
+                store.release(conversation_id)
+                return None
+            before = [*window.head, *window.messages]
+            repaired, report = normalize_history(before)
+            if report.changed and repaired[: len(window.head)] != window.head:
+                store.release(conversation_id)
+                return None
+            if report.changed:
+                store.save(conversation_id, repaired)  # the window's tail rewritten after its head
+            store.set_model(conversation_id, model.name)
+        except BaseException:
+            store.release(conversation_id)
+            raise
+        session = cls(store, conversation_id, model, history=repaired, max_messages=max_messages, tools=tools)
+        session.skipped = window.skipped
+        session.took_over = lock.took_over.describe() if lock.took_over else ""
+        return session, before, report
+
+    @property
+    def stored(self) -> int:
+        """How many messages the conversation's file holds as this session knows it (a window
+        holds fewer of them: ``skipped``)."""
+        return self.skipped + len(self.history)
+
     @property
     def is_empty(self) -> bool:
         """No prompt was ever sent in this conversation."""
@@ -250,7 +309,7 @@ class ChatSession:
         """Release the conversation; a new one that never got a prompt is removed, so
         opening and leaving a chat leaves no empty conversation behind."""
         try:
-            if self.created_here and self.is_empty:
+            if self.created_here and self.is_empty and not self.uncreated:
                 self.store.delete(self.conversation_id)
         finally:
             self.store.release(self.conversation_id)
@@ -314,7 +373,7 @@ class ChatSession:
         last = result.response
         return TurnOutcome(
             prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
-            conversation_id=self.conversation_id, usage=result.usage, stored=len(self.history), sent=sent,
+            conversation_id=self.conversation_id, usage=result.usage, stored=self.stored, sent=sent,
             finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
         )  # fmt: skip
 
@@ -346,7 +405,7 @@ class ChatSession:
         cut = bool(added) and is_interrupted_reply(added[-1])
         return TurnOutcome(
             prompt=asked.content, reply=_reply_text(added), run_id=asked.run_id, conversation_id=self.conversation_id,
-            usage=partial.usage if partial else Usage(), stored=len(self.history), sent=sent,
+            usage=partial.usage if partial else Usage(), stored=self.stored, sent=sent,
             interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
             earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
         )  # fmt: skip
@@ -360,7 +419,7 @@ class ChatSession:
         error = e.__cause__ if isinstance(e.__cause__, HistoryProcessorError) else e
         return TurnOutcome(
             prompt=asked.content, reply="", run_id=asked.run_id, conversation_id=self.conversation_id,
-            usage=Usage(), stored=len(self.history), sent=0, error=error,
+            usage=Usage(), stored=self.stored, sent=0, error=error,
         )  # fmt: skip
 
     def request_size(self, agent: Agent) -> int:
@@ -375,14 +434,53 @@ class ChatSession:
     # --- changes between turns -------------------------------------------------------------
 
     def save(self, history: list[Message] | None = None) -> None:
-        self.store.save(self.conversation_id, self.history if history is None else history)
+        """Write the whole history again (it changed other than at its end)."""
+        self._persist(history, whole=True)
         self.unsaved = None  # the whole history is on disk
+
+    def _persist(self, history: list[Message] | None = None, *, whole: bool = False, durable: bool = True) -> None:
+        """Save ``history`` (None: ``self.history``): its new messages appended to what this
+        session last saved or loaded (which it starts with: a turn only adds), or, ``whole``,
+        all of it. Messages another program added meanwhile go where the store put them."""
+        spliced = _spliced(self.history if history is None else history, self._foreign)
+        if self.uncreated:
+            self.store.create(spliced, cid=self.conversation_id, model=self.model.name)
+            self.uncreated = False
+            return
+        save = self.store.save if whole else self.store.append
+        saved = save(self.conversation_id, spliced, durable=durable)
+        if history is None:
+            self.history, self._foreign = spliced, []
+        self._follow(saved)
+
+    def _follow(self, saved: Saved) -> None:
+        """What a save found on disk (ADR 0024): messages from elsewhere, now before this
+        session's (in ``history`` at once when they come before all of it, else when the turn
+        ends), or a fork this session now continues in; ``notices`` says it."""
+        if saved.notice:
+            self.notices.append(saved.notice)
+        if saved.merged:
+            if saved.at <= len(self.history) and not self._foreign:
+                self.history = _spliced(self.history, [(saved.at, saved.merged)])
+            else:  # within a turn: the run's messages are spliced when the turn ends
+                self._foreign.append((saved.at, saved.merged))
+        if saved.fork:
+            self.store.release(self.conversation_id)
+            self.conversation_id = saved.fork
+            self.created_here = False
+
+    def take_notices(self) -> list[str]:
+        """What the store found while saving, one line each (without ``golem:``), once."""
+        lines = [*self.notices, *self.store.notices]
+        self.notices.clear()
+        self.store.notices.clear()
+        return lines
 
     def _save_turn(self, history: list[Message] | None = None, *, durable: bool = True) -> None:
         """A save within a turn: with ``keep_unsaved``, a refused save is noted in ``unsaved``
         and the turn goes on (its messages are in ``history``, written by the next save)."""
         try:
-            self.store.save(self.conversation_id, self.history if history is None else history, durable=durable)
+            self._persist(history, durable=durable)
         except (StoreError, OSError) as e:
             if not self.keep_unsaved:
                 raise
@@ -442,6 +540,13 @@ class ChatSession:
         self.history = self.history[:index]
         self.save()
         return prompt, kept
+
+
+def _spliced(history: list[Message], foreign: list[tuple[int, list[Message]]]) -> list[Message]:
+    """``history`` with each of ``foreign``'s messages inserted where it says, in order."""
+    for at, messages in foreign:
+        history = [*history[:at], *messages, *history[at:]]
+    return history
 
 
 def _reply_text(added: list[Message]) -> str:

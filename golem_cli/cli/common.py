@@ -37,10 +37,10 @@ def open_store() -> Store:
     """The user's store (``GOLEM_HOME`` or the platform data directory); on a terminal, a
     progress bar shows when bringing its index up to date takes more than a moment."""
     from golem_cli.cli.render.progress import terminal_progress
-    from golem_cli.config.paths import data_dir
+    from golem_cli.config.paths import data_dir, state_dir
     from golem_cli.store import Store
 
-    return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress())
+    return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress(), state=state_dir())
 
 
 def set_window(

@@ -44,6 +44,11 @@ class ConversationExists(StoreError):
     """A conversation with that ID is already stored."""
 
 
+class ChangedOnDisk(StoreError):
+    """Another program replaced a conversation's file between a save's check and its rename
+    (the instant a writer that takes no lock can always race): the save was not made."""
+
+
 class ConversationLocked(StoreError):
     """Another golem process holds the conversation open for writing.
 

@@ -134,6 +134,23 @@ def read_pieces(
         os.close(fd)
 
 
+def open_regular(
+    path: Path | str, limit: int = MAX_HISTORY_BYTES, *, follow: bool = True, what: str = "a history file"
+) -> tuple[int, os.stat_result]:
+    """An open descriptor of the regular file at ``path`` and its ``stat``, with every check
+    ``read_regular`` makes before reading (the caller closes it; ``pieces_of`` reads it)."""
+    return _open_regular(path, limit, follow, what)
+
+
+def pieces_of(
+    fd: int, st: os.stat_result, path: Path | str, limit: int = MAX_HISTORY_BYTES, piece: int | None = 1 << 21
+) -> Iterator[bytes]:
+    """The bytes of a descriptor from ``open_regular``, from its position on, in pieces of at
+    most ``piece`` bytes (None: as one read), never more than ``limit``: ``read_pieces``'s
+    reading of a descriptor the caller keeps."""
+    return _chunks(fd, st, path, limit, "a history file", piece)
+
+
 def _open_regular(path: Path | str, limit: int, follow: bool, what: str) -> tuple[int, os.stat_result]:
     """An open descriptor of the regular file at ``path`` and its ``stat``, after every check
     that can be made before reading it."""

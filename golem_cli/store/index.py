@@ -23,7 +23,9 @@ until the directory next changes (skipped on whole-second file systems, where th
 wide).
 
 Two processes: SQLite's WAL lets readers go on while one process writes; writers take the
-database's write lock (``BEGIN IMMEDIATE``) and wait up to ``BUSY_SECONDS`` for each other.
+database's write lock (``BEGIN IMMEDIATE``) and wait up to ``BUSY_SECONDS`` for each other,
+except a save's write-through, which waits ``WRITE_THROUGH_BUSY_MS`` and otherwise leaves the
+row behind for the next refresh (the save is complete: the index is a cache).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from golem_cli.store.meta import (
     signature,
 )
 from golem_cli.store.refresh import Progress, Refresh, entry_row, set_state
-from golem_cli.store.saving import BodyCrc, body_crc
 from golem_cli.store.schema import (
     INDEX_VERSION,
     PART_BITS,
@@ -70,11 +71,16 @@ from golem_cli.store.search import Query, indexed_text
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
 
-    #: What a save hands the index (``Index.changing``): messages, their bytes, their CRC if known.
-    _Written = tuple[Sequence[Message], bytes, BodyCrc | None]
+    #: What a save hands the index (``Index.changing``): the messages it wrote after those kept
+    #: from the file it replaced, how many were kept (0: rewritten), how many the file holds now,
+    #: the old file's signature (if known), the new file's (the text is written only if the path
+    #: still names it), and every message when the saver holds them all (not a window).
+    _Written = tuple[Sequence[Message], int, int, Signature | None, Signature, Sequence[Message] | None]
 
 LEGACY_NAMES = ("index.json",)
 BUSY_SECONDS = 30.0
+#: How long a save's write-through waits for another process's write lock on the index.
+WRITE_THROUGH_BUSY_MS = 50
 #: A save that rewrites a conversation file larger than this leaves its text to be indexed by
 #: the next search (``_write_text``); appends are indexed in the save whatever the size.
 WRITE_THROUGH_TEXT_BYTES = 1 << 20
@@ -268,8 +274,8 @@ class Index:
     def changing(self, cid: str) -> Iterator[Callable[..., None]]:
         """Hold the index lock while conversation ``cid`` changes on disk, then record the
         change (see the module docstring). Inside, call the yielded function with the messages
-        and the bytes just written (and their ``BodyCrc`` when known), so their text is indexed
-        without reading the file again."""
+        now in the file, how many of them the file before held (0 for a rewrite) and that
+        file's signature, so their text is indexed without reading the file again."""
         from golem_cli.store.locks import exclusive  # only writers need it: not imported by list and search
 
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -279,12 +285,22 @@ class Index:
                 before = os.stat(self.directory).st_mtime_ns
             except FileNotFoundError:
                 before = None
-            yield lambda messages, data, crc=None: written.append((messages, data, crc))
+            yield lambda *change: written.append(change)
             if before is not None:
                 try:
-                    self._guarded(lambda db: self._write_through(db, cid, before, written[-1] if written else None))
+                    self._guarded(lambda db: self._briefly(db, cid, before, written[-1] if written else None))
                 except (OSError, sqlite3.Error):
-                    pass  # the index is a cache: the next command refreshes it
+                    pass  # the index is a cache: the next command refreshes it (the directory changed)
+
+    def _briefly(self, db: sqlite3.Connection, cid: str, before: int, written: _Written | None) -> None:
+        """The write-through, waiting at most ``WRITE_THROUGH_BUSY_MS`` for another process's
+        write lock on the database (issue 25 item 8): the save is complete already, and an
+        index left behind catches up at its next refresh."""
+        db.execute(f"PRAGMA busy_timeout = {WRITE_THROUGH_BUSY_MS}")
+        try:
+            self._write_through(db, cid, before, written)
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
 
     def _write_through(self, db: sqlite3.Connection, cid: str, before: int, written: _Written | None) -> None:
         with transaction(db):
@@ -295,8 +311,8 @@ class Index:
                 forget(db, cid)
             else:
                 rid = put_row(db, entry_row(build_entry(self.directory, cid, msig, limit=self.limit)))
-                if written is not None and written[1] and len(written[1]) == msig[1]:
-                    _write_text(db, rid, msig, *written)
+                if written is not None and written[4] == msig:  # (else replaced since: the next refresh)
+                    _write_text(db, rid, msig, written)
             after = os.stat(self.directory).st_mtime_ns
             if stored == before and not racy and after % 1_000_000_000 != 0:
                 set_state(db, after, False)
@@ -334,42 +350,32 @@ def _entry(blob: bytes, msig: str, ssig: str | None, problem: str) -> Entry:
     return Entry(_meta(blob), messages_sig, sig_of(ssig), problem)
 
 
-def _write_text(
-    db: sqlite3.Connection, rid: int, sig: Signature, messages: Sequence[Message], data: bytes, crc: BodyCrc | None
-) -> None:
-    """Make conversation ``rid``'s text that of ``messages``, just saved as ``data``: one more
-    part holding the new messages when ``data`` appends to the indexed file, else all of them.
-    ``crc``: ``data``'s CRCs as the save knows them (saving.py): a turn appended to a file whose
-    CRC the save knows reads only the turn for them."""
+def _write_text(db: sqlite3.Connection, rid: int, sig: Signature, written: _Written) -> None:
+    """Make conversation ``rid``'s text that of the file just saved: one more part holding the
+    new messages when the save appended them to the very file whose text the index holds (its
+    signature, and its count), else all of them when the saver has them and they are short,
+    else marked behind for the next search."""
     from golem_cli.core.codec.history import as_saved
 
+    new, start, count, before, _, everything = written
     had = text_of(db, rid)
     assert had is not None
-    start, prefix = _appended(had, messages, data, crc)
-    if start == 0 and len(data) > WRITE_THROUGH_TEXT_BYTES:
+    appended = (
+        start > 0
+        and before is not None
+        and had.sig == sig_text(before)
+        and had.count == start
+        and had.parts < (1 << PART_BITS) - 1  # room for another part
+    )
+    if not appended and (everything is None or sig[1] > WRITE_THROUGH_TEXT_BYTES):
         # A long conversation rewritten rather than appended to (a repair, normalize
-        # --in-place): indexing all of its text takes seconds, and the save must not wait for
-        # them. Its text is marked behind instead (its parts no longer count): the next search
-        # indexes it.
+        # --in-place), or a window's tail rewritten: indexing all of its text takes seconds (or
+        # the file), and the save must not wait for them. Its text is marked behind instead
+        # (its parts no longer count): the next search indexes it.
         db.execute("UPDATE conversations SET tsig = NULL WHERE rid = ?", (rid,))
         return
-    if crc is not None:
-        whole = crc.body()
-    elif len(data) > 1:
-        whole = body_crc(data, max(had.size - 1, 0), prefix) if start else body_crc(data)
-    else:
-        whole = 0
-    body = indexed_text(as_saved(m) for m in messages[start:])  # the text the file will give back
-    now = Text(sig_text(sig), len(messages), len(data), whole, 0)
-    write_text(db, rid, body, now, keep=had.parts if start else 0, had=had.parts)
-
-
-def _appended(had: Text, messages: Sequence[Message], data: bytes, crc: BodyCrc | None) -> tuple[int, int]:
-    """(how many of ``messages`` the indexed text already holds, the CRC of the bytes they
-    were in) when ``data`` appends to the indexed file, else (0, 0)."""
-    if had.sig is None or not 1 < had.size <= len(data) or had.count > len(messages):
-        return 0, 0
-    if had.parts >= (1 << PART_BITS) - 1:  # no room for another part: index it whole again
-        return 0, 0
-    prefix = crc.of_prefix(had.size) if crc is not None else body_crc(memoryview(data)[: had.size])
-    return (had.count, prefix) if prefix == had.crc else (0, 0)
+    messages = new if appended else everything
+    assert messages is not None
+    body = indexed_text(as_saved(m) for m in messages)  # the text the file will give back
+    now = Text(sig_text(sig), count, sig[1], 0, 0)
+    write_text(db, rid, body, now, keep=had.parts if appended else 0, had=had.parts)

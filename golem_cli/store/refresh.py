@@ -117,8 +117,12 @@ class Done(NamedTuple):
     text: tuple[str, Text] | None
 
 
-# One match per directory entry: a conversation's messages file or its sidecar.
-_NAME = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z"
+# One match per directory entry: a conversation's messages file (group 3), its metadata sidecar
+# (group 2) or another of its sidecars (sidecars.py: no group but the ID).
+_NAME = (
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"(?:(\.meta\.json)|(\.json)|\.[a-z][a-z0-9-]*\.jsonl?)\Z"
+)
 
 
 def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
@@ -142,7 +146,7 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
                 (temps if is_temp_file(name) else foreign).append(name)
             elif m.lastindex == 2:
                 sidecars.add(name[:36])
-            else:
+            elif m.lastindex == 3:
                 try:
                     if item.is_file(follow_symlinks=False):
                         st = item.stat(follow_symlinks=False)
@@ -418,13 +422,10 @@ def _nothing() -> None:
 def _text(msig: Signature, decoded: Decoded) -> tuple[str, Text] | None:
     """The text the index holds for a file's messages, and what it records of the file; None
     when the file read is not the one scanned (it changed since: the next refresh sees it)."""
-    from golem_cli.store.saving import body_crc
-
     data = decoded.data
     if len(data) != msig[1]:
         return None
-    crc = body_crc(data) if len(data) > 1 else 0
-    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), crc, 0)
+    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), 0, 0)
 
 
 def quick_row(open_name: Callable[[str], int], cid: str, msig: Signature) -> Row | None:

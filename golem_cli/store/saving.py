@@ -1,230 +1,254 @@
-"""A save in proportion to what it adds: the store remembers the file it last loaded or saved,
-so the next save encodes (``KnownMessages``) and checks (``LoadBackCheck``) only what is new.
+"""A save that costs what writing the file costs: the file this process knows (``Persisted``),
+and the two ways to replace it (ADR 0024).
 
-**Encoding only what was appended.** A chat session saves after every turn (and tool round)
-the whole history plus what it added. Encoding 150,000 messages again each time cost most of a
-save. The store knows the bytes it last loaded or wrote and the messages they hold; a save whose
-first messages are those messages only encodes the rest (``codec.dump_appended``) and copies the
-known bytes.
+A history file is replaced whole, tmp + rename, so every reader (Go golem, a sync tool) sees
+the old file or the new one, never a torn one. What is already on disk and known good is not
+encoded or decoded again:
 
-"Unchanged" is checked, not assumed. ``Message`` and its parts are frozen, and their fields are
-strings, bytes and booleans, except the lists (``parts``, ``tool_calls``, ``thinking``), which can
-be changed in place. So the known prefix must be the same message objects (identity), and each
-of their lists must hold what it held when the bytes were made (a tuple of its elements kept
-then; the elements are frozen structs of immutable values, compared by equality, which for
-them is equality of their encodings). ``tests/store/test_known.py`` pins these assumptions about the
-declarations. The check runs at C speed.
+- ``Persisted`` is what the store keeps of a conversation it loaded, created or saved: an open
+  descriptor of **that** file (the inode as read or as written; every writer that matters
+  replaces files by rename, so the descriptor still reads exactly the bytes this process knows
+  after another program replaced the path), its signature, where its closing ``]`` is, and how
+  many messages it holds. No bytes, no messages: the session holds the messages.
+- An **append** (``write_appended``) copies bytes ``[0, close)`` from that descriptor into the
+  temporary file in the kernel (``os.copy_file_range``, a reflink where the file system has
+  them; else ``os.sendfile``; else a bounded read/write loop), then writes ``,`` + the new
+  messages + ``]``. The new messages are encoded once and checked to load back alone
+  (``encode_new``): a history is a JSON array whose elements are read independently, so if
+  ``[X]`` loads and ``[Y]`` loads with an element, ``[X,Y]`` loads (ADR 0014's argument; ``X`` is
+  known good because golem loaded it or wrote and checked it).
+- A **rewrite** (``write_whole``) encodes every message a batch at a time, checks each batch
+  loads alone, and writes each as it is made: the file's bytes are never held whole.
 
-Bytes that were loaded are reused only when the strict fast path read them (spelled as golem and
-Go write): appending keeps such a file on the fast path, and it decodes to exactly the known
-messages, so the saved file holds exactly the saved messages. See docs/adr/0014.
-
-The CRC-32 the index keeps of a file's bytes (to tell a file only appended to, index.py) is
-continued from the known bytes' CRC over what a save appends (``BodyCrc``): a turn's save on
-a long conversation whose text the index holds does not read the whole file for it.
-
-**The load-back check.** The store's last line of defence (issue 8, item 1): a save is refused
-unless its bytes load back, without decoding a long conversation whole on every turn. A history
-file is a JSON array ``[e1,...,en]`` whose elements are read one by one (the array framing is
-golem's own). So when bytes ``[X]`` are known to load, with at least one element, new bytes
-``[X,Y]`` load exactly when ``[Y]`` does and holds at least one element: a turn appended is
-checked by decoding the turn alone. Anything else (a message changed in place, a turn undone,
-other bytes) is decoded whole. The comparison is of bytes, not of ``Message`` objects: their
-lists can be changed in place, so neither their identity nor an equality test against the same
-objects proves an encoding unchanged. The decoding is ``load_history``, the reader
-``Store.load`` uses, so a save accepted here is one golem reads. The price is holding the last
-validated bytes of one conversation in memory.
+Bytes loaded through the tolerant reader (other whitespace, key case, nulls) are valid for Go
+and golem alike, so an append copies them as they are; only a rewrite spells them as golem
+does. A file that does not end in ``]`` after whitespace (``null``) or starts with a byte-order
+mark (which Go refuses) is never appended to: its next save rewrites it.
 """
 
 from __future__ import annotations
 
-import re
-import zlib
-from itertools import chain
-from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any, NamedTuple
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from golem_cli.core.messages import Message
+from golem_cli.store.atomic import PRIVATE_FILE, fsync_dir, temp_name
+from golem_cli.store.sidecars import FileSig
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from golem_cli.core.messages import Message
 
-#: the fields of ``Message`` that can change in place (every other one is immutable)
-LIST_FIELDS = tuple(f for f in Message.__struct_fields__ if str(Message.__annotations__[f]).startswith("list["))
-_lists = attrgetter(*LIST_FIELDS)
-
-
-def _contents(messages: Sequence[Message]) -> list[tuple[Any, ...]]:
-    """What every list of every message holds, in order (C-level loops: no Python per message)."""
-    return list(map(tuple, chain.from_iterable(map(_lists, messages))))
+_WHITESPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+_COPY_PIECE = 1 << 24  # bytes per copy call (and per read of the last-resort loop: 1 MiB)
 
 
-def body_crc(data: bytes | memoryview, start: int = 0, crc: int = 0) -> int:
-    """CRC-32 of a history file's bytes without its closing bracket, continued from ``crc``
-    over ``data[start:-1]``: a file whose messages were only appended to starts with the old
-    file minus its bracket."""
-    return zlib.crc32(memoryview(data)[start:-1], crc)
+@dataclass(kw_only=True)
+class Persisted:
+    """The file a process knows for one conversation (see the module docstring). ``close`` is
+    the offset of the closing ``]`` (None: the file cannot be appended to), ``count`` how many
+    messages it holds."""
 
+    fd: int
+    sig: FileSig
+    close: int | None
+    count: int
+    #: a window (``Store.load_tail``): how many of the file's messages the caller's list does
+    #: not hold, how many it holds before them, and the offset of the comma after those
+    skipped: int = 0
+    head: int = 0
+    cut: int = 0
 
-class BodyCrc:
-    """``body_crc`` of a save's bytes and of their prefixes, each computed when first asked
-    (by the index, and only when it holds the conversation's text) and continued from the
-    furthest prefix already known: the CRC of the bytes a save extends is known from the save
-    before, so a turn's save reads only the turn for it."""
+    @property
+    def held(self) -> int:
+        """How many of the file's messages the caller's list holds."""
+        return self.count - self.skipped
 
-    __slots__ = ("_at", "_body", "_data")
-
-    def __init__(self, data: bytes, at: tuple[int, int] | None = None) -> None:
-        self._data = data
-        self._at = at  # (length, body_crc(data[:length])) of a prefix whose CRC is known
-        self._body: int | None = None
-
-    def of_prefix(self, length: int) -> int:
-        """``body_crc(data[:length])``: the CRC the file of that length had, if ``data``
-        appends to it."""
-        if self._at is None or self._at[0] != length:
-            self._at = (length, body_crc(memoryview(self._data)[:length]))
-        return self._at[1]
-
-    def body(self) -> int:
-        """``body_crc(data)``."""
-        if self._body is None:
-            at = self._at
-            self._body = body_crc(self._data, at[0] - 1, at[1]) if at is not None else body_crc(self._data)
-        return self._body
-
-    def computed(self) -> int | None:
-        """``body()`` if it was asked for (else None: nothing needed it)."""
-        return self._body
-
-
-class Encoding(NamedTuple):
-    """A save's bytes and what ``KnownMessages.adopt`` needs to know them next time."""
-
-    data: bytes
-    messages: list[Message]
-    contents: list[tuple[Any, ...]]
-    encoded: int  # how many messages at the end were encoded now (all, unless known bytes were reused)
-    batches: list[tuple[int, int]]  # where a whole encoding's batches lie in ``data``, for the load-back check
-    crc: BodyCrc
-
-
-class KnownMessages:
-    """The bytes last loaded or saved and the messages they hold (one conversation at a time: a
-    chat session works on one; the bytes are those of the messages, whatever the conversation)."""
-
-    def __init__(self) -> None:
-        self._data = b""
-        self._messages: list[Message] = []
-        self._contents: list[tuple[Any, ...]] = []
-        self._crc: BodyCrc | None = None  # of self._data, when it was saved (loaded bytes: not yet asked)
-
-    def remember(self, data: bytes, messages: Sequence[Message]) -> None:
-        """Record that ``data`` is a JSON array holding exactly ``messages`` (golem's bytes for
-        them, or bytes the fast path read them from)."""
-        self.adopt(Encoding(data, list(messages), _contents(messages), len(messages), [], BodyCrc(data)))
-
-    def adopt(self, encoding: Encoding) -> None:
-        """Know ``encoding`` (made by ``encode``, then saved) for the next save. Only an array
-        from the first byte to the last, with a message, can be extended."""
-        data, messages = encoding.data, encoding.messages
-        if messages and data.startswith(b"[") and data.endswith(b"]"):
-            self._data, self._messages, self._contents = data, messages, encoding.contents
-            self._crc = encoding.crc
-        else:
-            self.forget()
-
-    def forget(self) -> None:
-        self._data, self._messages, self._contents, self._crc = b"", [], [], None
-
-    def encode(self, messages: Sequence[Message]) -> Encoding:
-        """``dump_history(messages)``, encoding only the messages after the known ones when
-        ``messages`` starts with them, unchanged."""
-        from golem_cli.core.codec.history import dump_appended, dump_with_batches
-
-        messages = list(messages)
-        n = len(self._messages)
-        if self.extended_by(messages):
-            more = messages[n:]  # the known ones were just found unchanged: only these are new
-            old = self._data
-            data = dump_appended(old, more)
-            known = self._crc.computed() if self._crc is not None else None
-            crc = BodyCrc(data, (len(old), known) if known is not None else None)
-            return Encoding(data, messages, self._contents + _contents(more), len(more), [], crc)
-        data, batches = dump_with_batches(messages)
-        return Encoding(data, messages, _contents(messages), len(messages), batches, BodyCrc(data))
-
-    def extended_by(self, messages: Sequence[Message]) -> bool:
-        """Whether ``messages`` starts with the known messages, the same objects holding what
-        they held when their bytes were made."""
-        known = self._messages
-        return (
-            bool(known)
-            and len(messages) >= len(known)
-            and all(map(is_, messages, known))  # stops at the end of the known ones
-            and _contents(known) == self._contents
-        )
-
-
-# --- the load-back check ------------------------------------------------------------------------
-
-_EMPTY_ARRAY = re.compile(rb"\[[ \t\r\n]*\]\Z")  # stops at the first element: no scan of the rest
-
-
-class LoadBackCheck:
-    """Remembers the last bytes known to load back (a chat session works on one conversation;
-    the bytes of another simply replace them: the check is about bytes, not conversations)."""
-
-    def __init__(self) -> None:
-        self._known = b""  # bytes known to load, b"[X]" with at least one element in X
-
-    def remember(self, data: bytes) -> None:
-        """Record that ``data`` loads back (it was just loaded or checked). Only an array that
-        runs from the first byte to the last, with an element, can be extended by its bytes."""
-        if data.startswith(b"[") and data.endswith(b"]") and not _EMPTY_ARRAY.match(data):
-            self._known = data
-        else:
-            self._known = b""
-
-    def check(self, data: bytes, batches: Sequence[tuple[int, int]] = ()) -> None:
-        """Raise ``HistoryFormatError`` unless ``data`` loads back, decoding only the elements
-        appended to the bytes last known to load, else each of ``batches`` alone, else all of
-        ``data``; then remember it.
-
-        ``batches`` (from ``codec.dump_with_batches``) are where ``data``, ``[`` batch ``,``
-        batch ... ``]``, holds its elements: by the argument above, each loading alone with an
-        element proves the whole, and only a batch of messages is decoded at a time (a whole
-        decode held a second copy of every message). Offsets that do not tile ``data`` so are
-        not used."""
-        from golem_cli.core.codec.history import load_history
-        from golem_cli.core.errors import HistoryFormatError
-
-        tail = self._appended(data)
+    def release(self) -> None:
         try:
-            if tail is not None:
-                proven = bool(load_history(tail))  # an empty tail could hide a stray comma
-            else:
-                proven = _tiles(data, batches) and all(load_history(b"[" + data[s:e] + b"]") for s, e in batches)
-        except HistoryFormatError:
-            proven = False  # decode it whole after all: the error then names the file's own position
-        if not proven:
-            load_history(data)
-        self.remember(data)
+            os.close(self.fd)
+        except OSError:
+            pass
 
-    def _appended(self, data: bytes) -> bytes | None:
-        """``[Y]`` when ``data`` is ``[X,Y]`` and ``[X]`` is known to load, else None."""
-        known = self._known
-        body = len(known) - 1  # the known array without its closing bracket
-        if known and data[body : body + 1] == b"," and data.startswith(memoryview(known)[:body]):  # no copy
-            return b"[" + data[body + 1 :]
+    def unchanged(self, path: Path) -> bool:
+        """Whether ``path`` still names the file this process knows, unchanged."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return False
+        return FileSig.of(st) == self.sig
+
+    @property
+    def index_sig(self) -> tuple[int, int, int]:
+        """The signature the index records of this file (meta.signature)."""
+        return (self.sig.mtime_ns, self.sig.size, self.sig.ino)
+
+
+def persisted(fd: int, count: int) -> Persisted:
+    """The record of the file open on ``fd``, which holds ``count`` messages (just read or
+    written: the caller owns ``fd`` from now on through the record)."""
+    st = os.fstat(fd)
+    return Persisted(fd=fd, sig=FileSig.of(st), close=closing_bracket(fd, st.st_size), count=count)
+
+
+def closing_bracket(fd: int, size: int) -> int | None:
+    """The offset of the file's last non-whitespace byte when it is a ``]`` (the array can be
+    extended before it), else None. Reads only the file's end (and its first bytes, for a BOM)."""
+    if size < 2 or os.pread(fd, 3, 0).startswith(_BOM) or os.pread(fd, 1, 0) != b"[":
         return None
+    end = size
+    while end > 0:
+        start = max(0, end - 4096)
+        piece = os.pread(fd, end - start, start).rstrip(_WHITESPACE)
+        if piece:
+            return start + len(piece) - 1 if piece.endswith(b"]") else None
+        end = start
+    return None
 
 
-def _tiles(data: bytes, batches: Sequence[tuple[int, int]]) -> bool:
-    """Whether ``batches`` cut ``data`` into ``[`` batch ``,`` batch ... ``]`` exactly."""
-    if not batches or data[:1] != b"[" or data[-1:] != b"]" or batches[0][0] != 1 or batches[-1][1] != len(data) - 1:
-        return False
-    ends = (end for _, end in batches)
-    return all(s < e for s, e in batches) and all(
-        start == end + 1 and data[end : end + 1] == b"," for (start, _), end in zip(batches[1:], ends, strict=False)
-    )
+# --- encoding and checking -----------------------------------------------------------------------
+
+
+def encode_new(messages: Sequence[Message]) -> bytes:
+    """The new messages as Go writes array elements, comma-separated, without brackets, checked
+    to load back as those many messages (``HistoryFormatError`` if not)."""
+    from golem_cli.core.codec.history import history_chunks, load_history
+    from golem_cli.core.errors import HistoryFormatError
+
+    chunks = list(history_chunks(messages))
+    items = b"".join(chunks[1:-1])
+    if len(load_history(b"[" + items + b"]")) != len(messages):
+        raise HistoryFormatError(f"{len(messages)} messages encoded to bytes that hold another number of them")
+    return items
+
+
+def checked_chunks(messages: Iterable[Message]) -> Iterable[bytes]:
+    """``history_chunks(messages)`` with each batch checked to load back alone before it is
+    handed on (``HistoryFormatError``): batches that each load with a message join into an
+    array that loads (the argument above), so the whole file is proven a batch at a time."""
+    from golem_cli.core.codec.history import history_chunks, load_history
+
+    for i, chunk in enumerate(history_chunks(messages)):
+        if i % 2 and len(chunk) > 1:  # "[", batch, ",", batch, ..., "]"
+            load_history(b"[" + chunk + b"]")
+        yield chunk
+
+
+# --- writing -------------------------------------------------------------------------------------
+
+
+def write_appended(
+    path: Path, known: Persisted, items: bytes, *, durable: bool, still: Callable[[], None]
+) -> tuple[int, FileSig]:
+    """Replace ``path`` with the file ``known`` describes plus ``items`` (``encode_new``'s bytes):
+    its bytes up to the closing bracket copied from the held descriptor, then ``,`` (unless the
+    array was empty), the items and ``]``. ``still`` is called just before the rename and raises
+    to stop it (the file changed meanwhile). Returns the new file's descriptor (the caller's
+    from now on) and signature."""
+    assert known.close is not None
+    empty = _is_empty_array(known.fd, known.close)
+    return write_copied(path, known.fd, known.close, (b"" if empty else b",") + items + b"]", durable, still)
+
+
+def write_copied(
+    path: Path, source: int, upto: int, tail: bytes, durable: bool, still: Callable[[], None]
+) -> tuple[int, FileSig]:
+    """Replace ``path`` with bytes ``[0, upto)`` of ``source`` and then ``tail``."""
+
+    def fill(fd: int) -> None:
+        copy_range(source, fd, upto)
+        _write_all(fd, tail)
+
+    return _replace(path, fill, durable, still)
+
+
+def write_whole(
+    path: Path, chunks: Iterable[bytes], *, durable: bool, still: Callable[[], None]
+) -> tuple[int, FileSig]:
+    """Replace ``path`` with ``chunks`` (``checked_chunks``), each written as it is made."""
+
+    def write(fd: int) -> None:
+        for chunk in chunks:
+            _write_all(fd, chunk)
+
+    return _replace(path, write, durable, still)
+
+
+def _replace(path: Path, fill: Callable[[int], None], durable: bool, still: Callable[[], None]) -> tuple[int, FileSig]:
+    tmp = temp_name(path)
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE)
+    try:
+        if os.fstat(fd).st_mode & 0o777 != PRIVATE_FILE:
+            os.fchmod(fd, PRIVATE_FILE)  # O_CREAT's mode is filtered by the umask
+        fill(fd)
+        if durable:
+            os.fsync(fd)
+        still()
+        os.replace(tmp, path)
+    except BaseException:
+        os.close(fd)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    if durable:
+        fsync_dir(path.parent)
+    return fd, FileSig.of(os.fstat(fd))
+
+
+def copy_range(source: int, target: int, count: int) -> None:
+    """Copy bytes ``[0, count)`` of ``source`` to the start of ``target``, in the kernel where it
+    can (``copy_file_range``: a reflink on file systems that have them; ``sendfile``), else by
+    reading and writing a piece at a time."""
+    done = 0
+    for copy in (_copy_file_range, _sendfile):
+        try:
+            while done < count:
+                n = copy(source, target, done, count - done)
+                if n <= 0:
+                    break
+                done += n
+            if done == count:
+                os.lseek(target, count, os.SEEK_SET)  # copy_file_range leaves the position where it was
+                return
+        except OSError:
+            os.lseek(target, done, os.SEEK_SET)  # what was copied stays; the next way goes on from there
+    while done < count:
+        piece = os.pread(source, min(1 << 20, count - done), done)
+        if not piece:
+            raise OSError(f"the known file ended at {done} bytes of {count}")
+        _write_all(target, piece)
+        done += len(piece)
+
+
+def _copy_file_range(source: int, target: int, offset: int, count: int) -> int:
+    if not hasattr(os, "copy_file_range"):
+        raise OSError("no copy_file_range here")
+    return os.copy_file_range(source, target, min(count, _COPY_PIECE), offset, offset)
+
+
+def _sendfile(source: int, target: int, offset: int, count: int) -> int:
+    if not hasattr(os, "sendfile"):
+        raise OSError("no sendfile here")
+    os.lseek(target, offset, os.SEEK_SET)
+    return os.sendfile(target, source, offset, min(count, _COPY_PIECE))
+
+
+def _is_empty_array(fd: int, close: int) -> bool:
+    """Whether the bytes before the closing bracket are ``[`` and whitespace only."""
+    head = os.pread(fd, min(close, 4096), 0)
+    return len(head) == close and head[:1] == b"[" and not head[1:].strip(_WHITESPACE)
+
+
+def _write_all(fd: int, data: bytes | memoryview) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def read_known(fd: int, close: int) -> bytes:
+    """Bytes ``[0, close)`` of the known file (for an error's position in the file, a rare path)."""
+    return os.pread(fd, close, 0)

@@ -30,13 +30,15 @@ from __future__ import annotations
 import builtins
 import os
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.store.atomic import ensure_private_dir, fsync_dir, write_atomic
 from golem_cli.store.errors import (
+    ChangedOnDisk,
     ConversationExists,
     ConversationLocked,
     ConversationNotFound,
@@ -51,6 +53,8 @@ from golem_cli.store.files import (
     MESSAGES_SUFFIX,
     META_SUFFIX,
     UnreadableFile,
+    open_regular,
+    pieces_of,
     read_pieces,
     read_regular,
     refuse_special,
@@ -63,7 +67,7 @@ from golem_cli.store.refs import (
     parse_reference,
     unique_prefix_among,
 )
-from golem_cli.store.saving import LoadBackCheck
+from golem_cli.store.sidecars import encode_document, fork_log, move_all, names_of, remove_all
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -71,11 +75,14 @@ if TYPE_CHECKING:
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ConversationMeta
     from golem_cli.store.refresh import Progress
-    from golem_cli.store.saving import KnownMessages
+    from golem_cli.store.saving import Persisted
     from golem_cli.store.search import Found
+    from golem_cli.store.sidecars import FileSig, Kind
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
+LAST_WRITTEN = "last-conversation"  # in the state directory: the conversation this machine wrote last
+_SIDECAR_TRIES = 5  # writes of a sidecar another program keeps replacing, before giving up
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,30 @@ class ConversationInfo:
     @property
     def id(self) -> str:
         return self.meta.id
+
+
+@dataclass(frozen=True, kw_only=True)
+class Window:
+    """``Store.load_tail``: the leading system messages, the newest messages, and how many of
+    the file's messages between them were not read."""
+
+    head: builtins.list[Message]
+    messages: builtins.list[Message]
+    skipped: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Saved:
+    """What a save did: the metadata it wrote, and when another program had changed the file
+    meanwhile (ADR 0024), what became of this save: ``merged``, their messages now before this
+    save's new ones, at index ``at``; or ``fork``, the conversation the save went to instead
+    (its lock held for the caller). ``notice`` says it in one line."""
+
+    meta: ConversationMeta
+    merged: builtins.list[Message] = field(default_factory=list)
+    at: int = 0
+    fork: str = ""
+    notice: str = ""
 
 
 @dataclass(frozen=True)
@@ -107,9 +138,17 @@ class Store:
     directory from ``config.paths``: the store and the configuration are siblings)."""
 
     def __init__(
-        self, root: Path | str, *, max_history_bytes: int = MAX_HISTORY_BYTES, progress: Progress | None = None
+        self,
+        root: Path | str,
+        *,
+        max_history_bytes: int = MAX_HISTORY_BYTES,
+        progress: Progress | None = None,
+        state: Path | str | None = None,
     ) -> None:
         self.root = Path(root)
+        #: where this machine's golem records the conversation it wrote last (``last``); the CLI
+        #: passes ``config.paths.state_dir()``, apart from the conversations a user may sync
+        self.last_path = Path(state) / LAST_WRITTEN if state is not None else None
         #: a conversation file larger than this is refused rather than read (issue 8)
         self.max_history_bytes = max_history_bytes
         #: told how bringing the index up to date is going, when that reads files (refresh.py)
@@ -120,8 +159,11 @@ class Store:
         self.trash_dir = self.root / "trash"
         self.index_path = self.root / INDEX_NAME
         self._index: Index | None = None
-        self._loads_back = LoadBackCheck()
-        self._known_messages: KnownMessages | None = None
+        #: the file this process knows of each conversation it loaded, created or saved
+        self._files: dict[str, Persisted] = {}
+        #: one line each for what the caller should say happened (a title both this process and
+        #: another program changed: which was kept); the caller prints and clears them
+        self.notices: builtins.list[str] = []
 
     @property
     def index(self) -> Index:
@@ -139,16 +181,6 @@ class Store:
             )
         return self._index
 
-    @property
-    def _known(self) -> KnownMessages:
-        """The bytes last loaded or saved and their messages (saving.py), for a save that
-        appends to them; made on first use (it imports the message types)."""
-        if self._known_messages is None:
-            from golem_cli.store.saving import KnownMessages
-
-            self._known_messages = KnownMessages()
-        return self._known_messages
-
     # --- names -----------------------------------------------------------------------------
 
     def messages_path(self, cid: str) -> Path:
@@ -157,6 +189,10 @@ class Store:
 
     def meta_path(self, cid: str) -> Path:
         return self.conversations_dir / f"{_checked(cid)}{META_SUFFIX}"
+
+    def sidecar_path(self, cid: str, kind: Kind) -> Path:
+        """The ``kind`` sidecar of a conversation (sidecars.py): ``<id>.<kind>.json[l]``."""
+        return self.conversations_dir / kind.file_name(_checked(cid))
 
     def lock_path(self, cid: str) -> Path:
         return self.locks_dir / f"{_checked(cid)}.lock"
@@ -171,6 +207,9 @@ class Store:
         ``AmbiguousReference`` (which lists the candidates)."""
         text = parse_reference(ref)
         if text == LAST:
+            written = self.last_written()
+            if written:
+                return written
             newest = self.list(limit=1)
             if not newest:
                 raise ConversationNotFound("there are no conversations yet (start one with `golem chat`)")
@@ -178,6 +217,33 @@ class Store:
         if len(text) == ID_LENGTH and self.exists(text):
             return text
         return match_reference(text, self._ids())
+
+    def last_written(self) -> str:
+        """The stored conversation this machine's golem wrote last ("" when none is recorded,
+        or it is gone): what ``last`` means, before the newest by its messages' times."""
+        if self.last_path is None:
+            return ""
+        try:
+            cid = read_regular(self.last_path, 64, what="golem's record of the last conversation").decode().strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+        return cid if is_conversation_id(cid) and self.exists(cid) else ""
+
+    def _wrote(self, cid: str) -> None:
+        """Record ``cid`` as the conversation this machine's golem wrote last (not fsynced: at
+        worst ``last`` falls back to the messages' times)."""
+        if self.last_path is None:
+            return
+        try:
+            if read_regular(self.last_path, 64).decode().strip() == cid:
+                return
+        except (OSError, UnicodeDecodeError):
+            pass
+        try:
+            ensure_private_dir(self.last_path.parent)
+            write_atomic(self.last_path, cid.encode(), durable=False)
+        except OSError:
+            pass  # a read-only state directory: ``last`` goes by the messages' times
 
     def unique_prefixes(self, cids: Iterable[str]) -> dict[str, int]:
         """For each ID, how many leading characters tell it apart from every other stored ID
@@ -207,14 +273,91 @@ class Store:
     # --- reading ---------------------------------------------------------------------------
 
     def load(self, cid: str) -> list[Message]:
-        """The conversation's messages. ``CorruptConversation`` if the file is not a history."""
-        data, messages, fast = self._read_whole(cid)
-        self._loads_back.remember(data)  # the next save, a turn more, decodes only that turn
-        if fast:  # ... and encodes only that turn
-            self._known.remember(data, messages)
-        else:  # foreign spellings: the next save rewrites the file as golem writes it
-            self._known.forget()
+        """The conversation's messages, for a command that will save them: the file is decoded
+        a batch at a time as it is read (no bytes kept, ADR 0016), and the store keeps an open
+        descriptor of it (``saving.Persisted``) so the next ``append`` copies those bytes
+        instead of encoding the messages again (ADR 0024). ``CorruptConversation`` if the file
+        is not a history."""
+        from golem_cli.store.saving import persisted
+
+        messages, fd = self._read_held(cid)
+        self._know(cid, persisted(fd, len(messages)))
         return messages
+
+    def _read_held(self, cid: str) -> tuple[list[Message], int]:
+        """The file's messages and an open descriptor of the very file they were read from."""
+        from golem_cli.core.codec.history import PIECE, read_history, read_history_pieces
+        from golem_cli.core.errors import HistoryFormatError
+
+        path = self.messages_path(cid)
+        try:
+            fd, st = open_regular(path, self.max_history_bytes, follow=False)
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        except UnreadableFile as e:
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        try:
+            read = read_history_pieces(pieces_of(fd, st, path, self.max_history_bytes, PIECE))
+            if read is None:  # declined by the fast path: the whole file, read as Go reads it
+                os.lseek(fd, 0, os.SEEK_SET)
+                read = read_history(b"".join(pieces_of(fd, st, path, self.max_history_bytes, None)))
+        except UnreadableFile as e:
+            os.close(fd)
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        except HistoryFormatError as e:
+            os.close(fd)
+            raise CorruptConversation(cid, path, str(e)) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        return read[0], fd
+
+    def load_tail(self, cid: str, want: int) -> Window | None:
+        """The newest messages of a conversation, at least ``want`` of them and the first able
+        to open a request, and its leading system messages, without decoding the rest
+        (store/tail.py): what a run that sends only a window needs (``ask -c``). The store keeps
+        the file's descriptor as ``load`` does, so saves append (and a repair of the window
+        rewrites only what follows its head). None when the file cannot be read so (not
+        golem's compact spelling, too short to gain, its count unknown): ``load`` it."""
+        from golem_cli.store.saving import Persisted, closing_bracket
+        from golem_cli.store.sidecars import FileSig
+        from golem_cli.store.tail import read_tail
+
+        path = self.messages_path(cid)
+        try:
+            fd, st = open_regular(path, self.max_history_bytes, follow=False)
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        except UnreadableFile as e:
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        try:
+            close = closing_bracket(fd, st.st_size)
+            total = self._count(cid, st.st_size)
+            tail = read_tail(fd, close, want) if close is not None and total is not None else None
+        except BaseException:
+            os.close(fd)
+            raise
+        skipped = total - len(tail.head) - len(tail.messages) if tail is not None and total is not None else 0
+        if tail is None or skipped <= 0:
+            os.close(fd)
+            return None
+        self._know(cid, Persisted(fd=fd, sig=FileSig.of(st), close=close, count=total or 0, skipped=skipped,
+                                  head=len(tail.head), cut=tail.cut))  # fmt: skip
+        return Window(head=tail.head, messages=tail.messages, skipped=skipped)
+
+    def _count(self, cid: str, size: int) -> int | None:
+        """How many messages the file of that size holds, as its metadata sidecar records it
+        when the sidecar describes that file (None otherwise)."""
+        meta, _ = self._read_meta(cid)
+        return meta.messages if meta is not None and meta.size == size else None
+
+    def _know(self, cid: str, known: Persisted | None) -> None:
+        """Record the file this process knows for ``cid`` (None: none), closing the old one."""
+        old = self._files.pop(cid, None)
+        if old is not None:
+            old.release()
+        if known is not None:
+            self._files[cid] = known
 
     def _read_whole(self, cid: str) -> tuple[bytes, list[Message], bool]:
         """The file's bytes, its messages, and whether the strict fast path read them."""
@@ -350,6 +493,8 @@ class Store:
         lock = held_lock(self.lock_path(cid))
         if lock is not None:
             lock.release()
+        if held_lock(self.lock_path(cid)) is None:
+            self._know(cid, None)  # not ours any more: the next save starts from the file
 
     def holder(self, cid: str) -> LockHolder | None:
         """Who last recorded holding the lock (it may have died; ``lock`` will tell)."""
@@ -393,49 +538,279 @@ class Store:
             lock.release()
         return cid
 
-    def save(self, cid: str, messages: Sequence[Message], *, durable: bool = True) -> ConversationMeta:
-        """Replace the conversation's messages atomically and update its metadata.
+    def append(self, cid: str, history: Sequence[Message], *, durable: bool = True) -> Saved:
+        """Save ``history``, whose first messages are those this store last loaded or saved for
+        ``cid`` (the caller says so by calling this): only the messages after them are encoded,
+        and the bytes on disk are copied from the file this store knows (saving.py). Without
+        such a file (never loaded here, or not one that can be appended to), the history is
+        written whole, as ``save`` does.
 
         ``durable=False`` skips the fsyncs: the write still survives the process being killed
         (the rename is atomic and the data is in the OS's cache), only a power cut may lose
         it. For saves within a turn (a tool round) that the turn's end saves again durably.
         """
         with self.lock(cid):
-            return self._write(cid, messages, self._sidecar(cid), durable=durable)
+            return self._write(cid, history, None, durable=durable, append=True)
+
+    def save(self, cid: str, messages: Sequence[Message], *, durable: bool = True) -> Saved:
+        """Replace the conversation's messages atomically (encoded whole, a batch at a time)
+        and update its metadata: for a history changed anywhere but at its end (a repair,
+        ``/retry``'s rewind, a new system prompt, ``normalize --in-place``)."""
+        with self.lock(cid):
+            return self._write(cid, messages, None, durable=durable)
 
     def _write(
-        self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
-    ) -> ConversationMeta:
-        from golem_cli.core.errors import HistoryFormatError
-        from golem_cli.store.meta import encode_meta, refresh_meta
+        self,
+        cid: str,
+        messages: Sequence[Message],
+        fresh: ConversationMeta | None,
+        *,
+        durable: bool = True,
+        append: bool = False,
+    ) -> Saved:
+        """Write the messages (appended to the known file, or whole), then the metadata sidecar
+        (``fresh`` for a new conversation, else the one on disk refreshed), then the index;
+        first, if the file is no longer the one this process knows, see ``_outside``."""
+        path = self.messages_path(cid)
+        known = None if fresh is not None else self._files.get(cid)
+        if known is not None and not known.unchanged(path):
+            return self._outside(cid, known, messages, durable=durable, append=append)
+        expect: FileSig | None | bool = known.sig if known is not None else (None if fresh is not None else True)
+        try:
+            return self._replace(cid, path, known, messages, fresh, durable=durable, append=append, expect=expect)
+        except ChangedOnDisk:  # replaced between the check and the rename: the same answer
+            if known is None:
+                raise
+            return self._outside(cid, known, messages, durable=durable, append=append)
 
-        encoding = self._known.encode(messages)  # dump_history, encoding only what follows the known messages
-        data, saved = encoding.data, encoding.messages
-        if len(data) > self.max_history_bytes:  # golem would refuse to read it: keep the file as it is
-            raise StoreError(_over_limit(cid, len(data), self.max_history_bytes))
-        try:  # the last line of defence: never replace a file with one golem cannot read back
-            self._loads_back.check(data, encoding.batches)  # decodes what is new, or a batch at a time
-        except HistoryFormatError as e:
-            problem = f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
-            raise StoreError(problem) from e
-        self._known.adopt(encoding)
+    def _replace(
+        self,
+        cid: str,
+        path: Path,
+        known: Persisted | None,
+        messages: Sequence[Message],
+        fresh: ConversationMeta | None,
+        *,
+        durable: bool,
+        append: bool,
+        expect: FileSig | None | bool,
+    ) -> Saved:
+        """Write ``messages`` to ``path``: the new ones appended to the bytes of ``known``
+        (with ``append``), else all. ``expect`` is what ``path`` must name just before the
+        rename: that file, nothing (None: a new conversation), or anything (True)."""
+        from golem_cli.store.saving import Persisted
+
+        appending = append and known is not None and known.close is not None and len(messages) >= known.held
+        if appending and known is not None and known.held == len(messages) and known.unchanged(path):
+            return Saved(meta=self.meta(cid))  # nothing new: nothing to write
         ensure_private_dir(self.root)
         ensure_private_dir(self.conversations_dir)
         with self.index.changing(cid) as written:
-            write_atomic(self.messages_path(cid), data, durable=durable)
-            meta = refresh_meta(old, cid, saved, size=len(data), now=time.time())
-            write_atomic(self.meta_path(cid), encode_meta(meta), durable=durable)
-            written(saved, data, encoding.crc)
-        return meta
+            fd, sig, start = self._bytes(
+                cid, path, known, messages, appending, durable, partial(_still, cid, path, expect)
+            )
+            skipped = known.skipped if known is not None else 0
+            before = known.index_sig if known is not None else None
+            window = (known.head, known.cut) if known is not None and skipped else (0, 0)
+            record = Persisted(fd=fd, sig=sig, close=sig.size - 1, count=skipped + len(messages), skipped=skipped,
+                               head=window[0], cut=window[1])  # fmt: skip
+            self._know(cid, record)
+            meta = self._refresh_meta(cid, messages, fresh, record)
+            self._wrote(cid)
+            written(messages[start - skipped :], start, record.count, before, record.index_sig,
+                    None if skipped else messages)  # fmt: skip
+        return Saved(meta=meta)
 
-    def _sidecar(self, cid: str) -> ConversationMeta | None:
-        from golem_cli.store.meta import decode_meta
+    def _bytes(
+        self,
+        cid: str,
+        path: Path,
+        known: Persisted | None,
+        messages: Sequence[Message],
+        appending: bool,
+        durable: bool,
+        still: Callable[[], None],
+    ) -> tuple[int, FileSig, int]:
+        """Write the file: appended to ``known``, its window's tail rewritten, or whole. The new
+        file's descriptor and signature, and how many of its messages were in the old one."""
+        from golem_cli.store.saving import write_appended, write_copied, write_whole
+
+        if appending and known is not None:
+            items = self._encode_new(cid, known, messages[known.held :])
+            return (*write_appended(path, known, items, durable=durable, still=still), known.count)
+        if known is not None and known.skipped:  # a window: what follows its head is written again
+            items = self._encode_new(cid, known, messages[known.head :])
+            tail = b"," + items + b"]"
+            return (*write_copied(path, known.fd, known.cut, tail, durable, still), known.head + known.skipped)
+        return (*write_whole(path, self._whole_chunks(cid, messages), durable=durable, still=still), 0)
+
+    def _refresh_meta(
+        self, cid: str, messages: Sequence[Message], fresh: ConversationMeta | None, record: Persisted
+    ) -> ConversationMeta:
+        """The metadata sidecar after a save: the new counts, the rest as it was (``fresh`` for a
+        new conversation). A window's save keeps the summary (its first prompt is not held)."""
+        import msgspec
+
+        from golem_cli.store.meta import refresh_meta
+
+        now = time.time()
+
+        def make(old: ConversationMeta | None) -> ConversationMeta:
+            meta = refresh_meta(fresh if fresh is not None or old is None else old, cid, messages,
+                                size=record.sig.size, now=now)  # fmt: skip
+            if record.skipped:
+                meta = msgspec.structs.replace(meta, messages=record.count, summary=old.summary if old else "")
+            return meta
+
+        return self._write_meta(cid, make, durable=False)  # a cache, but for what a user chose: ADR 0024
+
+    def _outside(
+        self, cid: str, known: Persisted, messages: Sequence[Message], *, durable: bool, append: bool
+    ) -> Saved:
+        """Save when another program changed the file since this process loaded or saved it
+        (issue 25 item 1). Their file holds ours plus more, and theirs + ours is a valid history
+        (one repair leaves unchanged): ours is appended after theirs. Their file is gone: it is
+        saved again. Anything else (ours changed, theirs damaged, a whole rewrite): this turn is
+        saved as a fork of what this process knew, their file left as it is. ``Saved`` says
+        which, for the session to follow and the CLI to say."""
+        from golem_cli.core.history.repair import normalize_history
+        from golem_cli.store.outside import extension
+
+        path = self.messages_path(cid)
+        count = known.held
+        if not os.path.lexists(path):
+            saved = self._replace(cid, path, known, messages, None, durable=durable, append=append, expect=None)
+            return replace(saved, notice=f"conversation {cid} was removed on disk meanwhile; saved it again")
+        ours = messages if not known.skipped and len(messages) >= count else None  # a window: the bytes tell
+        found = extension(path, known, ours, self.max_history_bytes)
+        if found is not None and append:
+            merged = [*messages[:count], *found.extra, *messages[count:]]
+            if not normalize_history(merged)[1].changed:
+                self._know(cid, found.theirs)
+                theirs = found.theirs
+                saved = self._replace(cid, path, theirs, merged, None, durable=durable, append=True, expect=theirs.sig)
+                n = len(found.extra)
+                notice = (
+                    f"conversation {cid} changed on disk meanwhile ({n} message{'s' if n != 1 else ''} from "
+                    "elsewhere); your turn follows them"
+                )
+                return replace(saved, merged=found.extra, at=count, notice=notice)
+        if found is not None:
+            found.theirs.release()
+        return self._fork_turn(cid, known, messages, durable=durable, append=append)
+
+    def _fork_turn(
+        self, cid: str, known: Persisted, messages: Sequence[Message], *, durable: bool, append: bool
+    ) -> Saved:
+        """This process's history saved as a new conversation, a fork of ``cid`` at what this
+        process knew of it (its bytes copied when only new messages follow): the lock of the
+        fork is held for the caller, the lock of ``cid`` released by it."""
+        from golem_cli.core.history.numbering import numbered
+        from golem_cli.core.ids import new_id
+        from golem_cli.store.meta import ConversationMeta
+
+        parent = self.meta(cid)
+        new = new_id()
+        self.lock(new)  # held for the session, which continues here
+        self._files[new] = known  # the bytes this process knew, to copy
+        self._files.pop(cid, None)
+        fresh = ConversationMeta(
+            id=new,
+            title=f"{parent.display_title} (fork)" if parent.display_title else "",
+            model=parent.model,
+            created=time.time(),
+            parent=cid,
+            fork_at=numbered(list(messages[: known.held])) + known.skipped,
+        )
+        path = self.messages_path(new)
+        try:
+            saved = self._replace(new, path, known, messages, fresh, durable=durable, append=append, expect=None)
+        except BaseException:
+            self.release(new)
+            raise
+        notice = (
+            f"conversation {cid} changed on disk meanwhile; your turn is saved in a fork {new} (golem resume {new})"
+        )
+        return replace(saved, fork=new, notice=notice)
+
+    def _encode_new(self, cid: str, known: Persisted, new: Sequence[Message]) -> bytes:
+        """The bytes of the messages an append adds, checked to load back (else ``StoreError``,
+        naming the position in the file the save would have written)."""
+        from golem_cli.core.codec.history import dump_history, load_history
+        from golem_cli.core.errors import HistoryFormatError
+        from golem_cli.store.saving import encode_new, read_known
 
         try:
-            meta = decode_meta(self.meta_path(cid).read_bytes())
-        except OSError:
-            return None
-        return meta if meta is not None and meta.id == cid else None
+            items = encode_new(new)
+        except HistoryFormatError as e:
+            problem = e
+            if known.close is not None and known.count:  # the whole file, for the error's position (rare)
+                try:
+                    load_history(read_known(known.fd, known.close) + b"," + dump_history(new)[1:])
+                except HistoryFormatError as whole:
+                    problem = whole
+            raise StoreError(_would_not_load(cid, problem)) from e
+        size = (known.close or 0) + len(items) + 2
+        if size > self.max_history_bytes:  # golem would refuse to read it: keep the file as it is
+            raise StoreError(_over_limit(cid, size, self.max_history_bytes))
+        return items
+
+    def _whole_chunks(self, cid: str, messages: Sequence[Message]) -> Iterator[bytes]:
+        """The bytes of a whole history a batch at a time, each checked to load back, never
+        more than the size limit (``StoreError`` from the first batch that fails either: the
+        temporary file is then removed, and the file is as it was)."""
+        from golem_cli.core.codec.history import dump_history, load_history
+        from golem_cli.core.errors import HistoryFormatError
+        from golem_cli.store.saving import checked_chunks
+
+        total = 0
+        chunks = checked_chunks(messages)
+        try:
+            for chunk in chunks:
+                total += len(chunk)
+                if total > self.max_history_bytes:
+                    total += sum(len(rest) for rest in chunks)
+                    raise StoreError(_over_limit(cid, total, self.max_history_bytes))
+                yield chunk
+        except HistoryFormatError:
+            try:  # decoded whole for the position in the file (rare)
+                load_history(dump_history(messages))
+            except HistoryFormatError as whole:
+                e = whole
+            raise StoreError(_would_not_load(cid, e)) from e
+
+    def _read_meta(self, cid: str) -> tuple[ConversationMeta | None, FileSig | None]:
+        """The metadata sidecar (None when missing or unreadable) and the file read."""
+        from golem_cli.store.meta import ConversationMeta
+        from golem_cli.store.sidecars import META, read_document
+
+        meta, sig = read_document(self.meta_path(cid), META, ConversationMeta)
+        return (meta if meta is not None and meta.id == cid else None), sig
+
+    def _write_meta(
+        self, cid: str, make: Callable[[ConversationMeta | None], ConversationMeta], *, durable: bool
+    ) -> ConversationMeta:
+        """Write the sidecar ``make`` makes from the one on disk, only over the very file it
+        was made from. When another program replaced it meanwhile (a sync tool), the two are
+        merged by ``meta.merge_meta`` and a chosen field both changed is said (``notices``)."""
+        from golem_cli.store.meta import encode_meta, merge_meta
+        from golem_cli.store.sidecars import SidecarChanged, write_document
+
+        base, sig = self._read_meta(cid)
+        ours = make(base)
+        for _ in range(_SIDECAR_TRIES):
+            try:
+                write_document(self.meta_path(cid), encode_meta(ours), expected=sig, durable=durable)
+                return ours
+            except SidecarChanged:
+                theirs, sig = self._read_meta(cid)
+                if theirs is None:
+                    continue  # removed or damaged meanwhile: ours replaces it
+                ours, decided = merge_meta(base or theirs, ours, theirs)
+                base = theirs
+                self.notices.extend(_meta_notice(cid, name, getattr(ours, name)) for name in decided)
+        self.notices.append(f"conversation {cid}: its metadata kept changing on disk; not updated this time")
+        return ours
 
     def update_meta(self, cid: str, *, title: str | None = None, model: str | None = None) -> ConversationMeta:
         """Set the title and/or the model (what the messages cannot tell)."""
@@ -446,12 +821,12 @@ class Store:
                 return meta  # nothing to write (resume sets the model it already has)
             import msgspec
 
-            from golem_cli.store.meta import encode_meta
+            def changed(old: ConversationMeta | None) -> ConversationMeta:
+                current = meta if old is None or old.size != meta.size else old
+                return msgspec.structs.replace(current, **changes, changed=time.time())
 
-            meta = msgspec.structs.replace(meta, **changes)
             with self.index.changing(cid):
-                write_atomic(self.meta_path(cid), encode_meta(meta))
-            return meta
+                return self._write_meta(cid, changed, durable=True)  # a choice: durable, unlike the cache
 
     def set_title(self, cid: str, title: str) -> ConversationMeta:
         return self.update_meta(cid, title=title)
@@ -467,7 +842,7 @@ class Store:
         ``at + 1``)."""
         from golem_cli.core.history.numbering import numbered, through
 
-        messages = self.load(cid)
+        messages = self.read(cid)  # nothing of the parent is saved: no descriptor kept
         shown = numbered(messages)
         at = shown if at is None else at
         if not 0 <= at <= shown:
@@ -475,7 +850,38 @@ class Store:
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]
-        return self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
+        new = self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=True)
+        try:
+            self._fork_sidecars(cid, new, copied)
+        finally:
+            if not hold:
+                self.release(new)
+        return new
+
+    def _fork_sidecars(self, cid: str, new: str, copied: Sequence[Message]) -> None:
+        """What a fork keeps of the other sidecars (the metadata is made by ``create``): the
+        ``runs`` records of the runs its messages carry, the summaries covering only them."""
+        from golem_cli.store.sidecars import (
+            RUNS,
+            SUMMARIES,
+            Summaries,
+            copy_lines,
+            fork_summaries,
+            read_document,
+            read_log,
+            write_document,
+        )
+
+        log = read_log(self.sidecar_path(cid, RUNS), RUNS)
+        if log.lines:
+            lines = fork_log(log, {m.run_id for m in copied if m.run_id})
+            if lines:
+                copy_lines(self.sidecar_path(new, RUNS), lines)
+        summaries, _ = read_document(self.sidecar_path(cid, SUMMARIES), SUMMARIES, Summaries)
+        kept = fork_summaries(summaries, len(copied)) if summaries is not None else None
+        if kept is not None:
+            path = self.sidecar_path(new, SUMMARIES)
+            write_document(path, encode_document(kept), expected=None, durable=False)
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""
@@ -486,10 +892,7 @@ class Store:
                 raise ConversationNotFound(f"no conversation {cid}") from None
             except (IsADirectoryError, PermissionError) as e:
                 raise StoreError(f"cannot delete {self.messages_path(cid)}: {e.strerror}; remove it by hand") from None
-            try:
-                self.meta_path(cid).unlink()
-            except FileNotFoundError:
-                pass
+            remove_all(self.conversations_dir, names_of(self.conversations_dir, cid))
             fsync_dir(self.conversations_dir)
 
     def discard(self, cid: str) -> None:
@@ -502,10 +905,7 @@ class Store:
                 os.replace(self.messages_path(cid), self.trash_dir / self.messages_path(cid).name)
             except FileNotFoundError:
                 raise ConversationNotFound(f"no conversation {cid}") from None
-            try:
-                os.replace(self.meta_path(cid), self.trash_dir / self.meta_path(cid).name)
-            except FileNotFoundError:
-                pass
+            move_all(names_of(self.conversations_dir, cid), self.conversations_dir, self.trash_dir)
             fsync_dir(self.conversations_dir)
             fsync_dir(self.trash_dir)
 
@@ -541,19 +941,13 @@ class Store:
             raise ConversationExists(f"conversation {cid} exists; it was restored already")
         with self.lock(cid), self.index.changing(cid):
             name = self.messages_path(cid).name
-            meta_name = self.meta_path(cid).name
             try:
                 refuse_special(self.trash_dir / name)
             except FileNotFoundError:
                 raise ConversationNotFound(f"no deleted conversation {cid}") from None
             except UnreadableFile as e:
                 raise CorruptConversation(cid, self.trash_dir / name, str(e), salvageable=False, deleted=True) from None
-            try:
-                refuse_special(self.trash_dir / meta_name, "a metadata file")
-            except (FileNotFoundError, UnreadableFile):
-                pass
-            else:
-                os.replace(self.trash_dir / meta_name, self.conversations_dir / meta_name)
+            move_all(names_of(self.trash_dir, cid), self.trash_dir, self.conversations_dir, _regular_sidecar)
             os.replace(self.trash_dir / name, self.conversations_dir / name)
             fsync_dir(self.conversations_dir)
         return cid
@@ -561,11 +955,7 @@ class Store:
     def _purge_trash(self, before: float) -> None:
         for cid, deleted in self.trashed():
             if deleted < before:
-                for path in (self.trash_dir / self.messages_path(cid).name, self.trash_dir / self.meta_path(cid).name):
-                    try:
-                        path.unlink()
-                    except FileNotFoundError:
-                        pass
+                remove_all(self.trash_dir, [self.messages_path(cid).name, *names_of(self.trash_dir, cid)])
 
     def backup(self, cid: str) -> Path:
         """Copy the current messages file to ``backups/`` and return the copy's path."""
@@ -575,6 +965,10 @@ class Store:
         path = self.backups_dir / f"{cid}.{stamp}.{os.urandom(2).hex()}.json"
         write_atomic(path, data)
         return path
+
+
+def _regular_sidecar(path: Path) -> None:
+    refuse_special(path, "a sidecar")
 
 
 def _checked(cid: str) -> str:
@@ -589,6 +983,28 @@ def _locked_message(cid: str, holder: LockHolder | None) -> str:
         f"conversation {cid} is open in another golem process ({who}); "
         f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
     )
+
+
+def _meta_notice(cid: str, name: str, value: object) -> str:
+    return f"conversation {cid}: its {name} was also changed elsewhere; kept the newest, {value!r}"
+
+
+def _still(cid: str, path: Path, expect: FileSig | None | bool) -> None:
+    """Called just before a save's rename: the path must still name the file this process knows
+    (or nothing, for a new conversation; True: anything), else the save is not made."""
+    from golem_cli.store.sidecars import current_sig
+
+    if expect is True:
+        return
+    now = current_sig(path)
+    if expect is None and now is not None:
+        raise ConversationExists(f"conversation {cid} already exists")
+    if expect is not None and now != expect:
+        raise ChangedOnDisk(f"conversation {cid} changed on disk while this save was being written; not saved")
+
+
+def _would_not_load(cid: str, e: Exception) -> str:
+    return f"not saving conversation {cid}: it would not load back ({e}); the file is as it was"
 
 
 def _over_limit(cid: str, size: int, limit: int) -> str:

@@ -16,6 +16,7 @@ import json
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,9 @@ class Scenario:
     hostile: str = ""
     size: int = 0
     location: str = ""
+    # Called when the request arrives, before it is answered: what another program does while
+    # golem waits for the model (a test writing the conversation meanwhile).
+    before: Callable[[], object] | None = None
 
 
 PRESETS = {
@@ -66,7 +70,10 @@ PRESETS = {
     "fault:404": Scenario(status=404),
     "fault:drop": Scenario(drop="before_reply"),
     "fault:drop-after-first-byte": Scenario(drop="after_first_byte"),
-    "fault:cut-args": Scenario(reply=render.Reply(tool_calls=[render.ToolCallSpec("call_1", "roll", '{"sides": 20, "note": "cut"}')]), cut_in_tool_args=True),
+    "fault:cut-args": Scenario(
+        reply=render.Reply(tool_calls=[render.ToolCallSpec("call_1", "roll", '{"sides": 20, "note": "cut"}')]),
+        cut_in_tool_args=True,
+    ),
     "fault:malformed": Scenario(malformed="lines"),
     "fault:bad-json": Scenario(malformed="json"),
     "fault:slow": Scenario(delay=0.5),
@@ -203,9 +210,15 @@ class ProviderServer:
         if path in self.files:  # GET /files/<name>: what attachments by URL download
             data, content_type = self.files[path]
             return await self._json(writer, 200, data, {"content-type": content_type} if content_type else {})
-        protocol = "openai" if path.endswith("/chat/completions") else "anthropic" if path.endswith("/v1/messages") else ""
+        protocol = (
+            "openai" if path.endswith("/chat/completions") else "anthropic" if path.endswith("/v1/messages") else ""
+        )
         if not protocol:
-            return await self._json(writer, 404, {"error": {"message": f"Unknown request URL: POST {path}", "type": "invalid_request_error"}})
+            return await self._json(
+                writer,
+                404,
+                {"error": {"message": f"Unknown request URL: POST {path}", "type": "invalid_request_error"}},
+            )
         try:
             data = json.loads(body)
         except ValueError:
@@ -225,6 +238,8 @@ class ProviderServer:
         if _is_fault(scenario):
             if problem or mismatch:
                 self.sdk_rejections.append(f"answered by a fault scenario: {mismatch or problem}")
+        if scenario.before is not None:
+            scenario.before()
         if scenario.drop == "before_reply":
             return False
         if scenario.hostile:
@@ -248,7 +263,9 @@ class ProviderServer:
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)
             if scenario.drop == "after_first_byte":  # a Content-Length the body never reaches
-                await self._head(writer, 200, {"content-type": "application/json", "content-length": str(len(rendered))})
+                await self._head(
+                    writer, 200, {"content-type": "application/json", "content-length": str(len(rendered))}
+                )
                 writer.write(rendered[: len(rendered) // 2])
                 await writer.drain()
                 writer.transport.abort()
@@ -303,9 +320,15 @@ class ProviderServer:
         if protocol == "openai":
             given = headers.get("authorization", "").removeprefix("Bearer ") or headers.get("api-key", "")  # Azure
             if not given:
-                return 401, openai_error("You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).")
+                return 401, openai_error(
+                    "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+                )
             if given != self.api_key:
-                return 401, openai_error(f"Incorrect API key provided: {given[:3]}***{given[-4:]}. You can find your API key at https://platform.openai.com/account/api-keys.", None, "invalid_api_key")
+                return 401, openai_error(
+                    f"Incorrect API key provided: {given[:3]}***{given[-4:]}. You can find your API key at https://platform.openai.com/account/api-keys.",
+                    None,
+                    "invalid_api_key",
+                )
             return None
         if not headers.get("x-api-key"):
             return 401, anthropic_error("x-api-key header is required", "authentication_error")
@@ -319,7 +342,9 @@ class ProviderServer:
         lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}"] + [f"{k}: {v}" for k, v in headers.items()]
         writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
 
-    async def _json(self, writer: asyncio.StreamWriter, status: int, body: Any, extra: dict[str, str] | None = None) -> bool:
+    async def _json(
+        self, writer: asyncio.StreamWriter, status: int, body: Any, extra: dict[str, str] | None = None
+    ) -> bool:
         payload = body if isinstance(body, bytes) else json.dumps(body).encode()
         headers = {"content-type": "application/json", **(extra or {}), "content-length": str(len(payload))}
         await self._head(writer, status, headers)
@@ -353,7 +378,11 @@ class ProviderServer:
 
     async def _stream(self, writer: asyncio.StreamWriter, frames: list[render.Frame], scenario: Scenario,
                       status: int = 200, headers: dict[str, str] | None = None) -> bool:  # fmt: skip
-        headers = {"content-type": "text/event-stream; charset=utf-8", **(headers or {}), "transfer-encoding": "chunked"}
+        headers = {
+            "content-type": "text/event-stream; charset=utf-8",
+            **(headers or {}),
+            "transfer-encoding": "chunked",
+        }
         await self._head(writer, status, {**headers, **scenario.headers})
         cut_at = _cut_point(frames, scenario)
         for n, (_tag, frame) in enumerate(frames):

@@ -30,7 +30,7 @@ while True:
         h = [*h, *history(n)[len(h):]]
     else:
         h = history(n)  # new objects every time: every message encoded
-    store.save(cid, h)
+    (store.append if sys.argv[4] == "append" else store.save)(cid, h)
     print(n, flush=True)
 """
 

@@ -16,6 +16,7 @@ from golem_cli.store import refresh as refresh_mod
 def search(store: Store, text: str):
     return store.search(text).hits
 
+
 P = "0190a1b2-0000-7000-8000-000000000001"
 
 
@@ -44,7 +45,7 @@ def test_list_is_newest_first_and_limited(store):
 def test_lost_sidecar_is_derived_from_the_messages(store):
     parent = store.create(msgs(2, P), cid=P)
     child = store.fork(parent, 2)
-    store.save(child, store.load(child) + msgs(2, child))
+    store.append(child, store.load(child) + msgs(2, child))
     store.meta_path(child).unlink()
     meta = store.meta(child)
     assert meta.messages == 4 and meta.summary == "m0"
@@ -227,6 +228,6 @@ def test_a_lost_sidecar_gives_the_fork_point_as_show_numbers_it(store):
     parent = store.create([Message(role, f"m{i}", conversation_id=P) for i, role in enumerate(roles)], cid=P)
     child = store.fork(parent, 3)
     assert [m.content for m in store.load(child)] == ["m0", "m1", "m2", "m3"]
-    store.save(child, [*store.load(child), Message("assistant", "mine", conversation_id=child)])
+    store.append(child, [*store.load(child), Message("assistant", "mine", conversation_id=child)])
     store.meta_path(child).unlink()
     assert (store.meta(child).parent, store.meta(child).fork_at) == (P, 3)

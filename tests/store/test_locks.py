@@ -137,7 +137,9 @@ def test_two_processes_never_hold_one_lock_at_once(store, tmp_path):
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", CONTENDER, str(store.root), cid, str(marker), "400"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )  # fmt: skip
         for _ in range(3)
     ]

@@ -29,8 +29,25 @@ def test_full_id_syntax():
     assert not is_conversation_id(A.replace("-", ""))
 
 
-@pytest.mark.parametrize("ref", ["0190", "0190a1b2", "0190a1b2-", "0190a1b2-c3", A, A.upper(), "last", "LAST", " 0190 ",
-                                 "0", "abc", "4a5b", "-0c1d2e3f4a5b", "8a9b-0c1d2e3f4a5b"])
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "0190",
+        "0190a1b2",
+        "0190a1b2-",
+        "0190a1b2-c3",
+        A,
+        A.upper(),
+        "last",
+        "LAST",
+        " 0190 ",
+        "0",
+        "abc",
+        "4a5b",
+        "-0c1d2e3f4a5b",
+        "8a9b-0c1d2e3f4a5b",
+    ],
+)
 def test_valid_references(ref):
     assert parse_reference(ref) == ref.strip().lower()
 

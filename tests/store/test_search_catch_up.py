@@ -56,7 +56,7 @@ def test_a_search_finds_what_reading_every_file_finds_whatever_the_index_held(da
         conversations = data.draw(st.lists(histories(), min_size=1, max_size=4))
         for history in conversations:  # created with some messages, the rest appended by a save
             cid = store.create(history[: data.draw(st.integers(0, len(history)))])
-            store.save(cid, history)
+            store.append(cid, history)
         query = data.draw(queries(data.draw(st.sampled_from(conversations))))
         if not query.strip():
             return
@@ -178,7 +178,7 @@ def test_a_save_while_the_index_catches_up_is_kept(store, monkeypatch):
     def read_then_saved(self, task):
         done = read(self, task)
         if task.cid == made[3]:
-            saver.save(made[3], [*saver.load(made[3]), Message("assistant", "saved meanwhile")])
+            saver.append(made[3], [*saver.load(made[3]), Message("assistant", "saved meanwhile")])
         return done
 
     monkeypatch.setattr(refresh.Reader, "read", read_then_saved)

@@ -21,6 +21,7 @@ from golem_cli.store.search import parse_query
 def search(store: Store, text: str, **kw):
     return store.search(text, **kw).hits
 
+
 OUTSIDE = "01a228ea-1414-732e-9d7a-7c1f891d89a7"
 
 
@@ -66,7 +67,7 @@ def test_an_append_indexes_only_the_new_messages_and_a_rewrite_replaces_them(sto
     original = search_mod.message_text
     monkeypatch.setattr(search_mod, "message_text", lambda m: inserted.append(m.content) or original(m))
     history += [Message("user", "Second question"), Message("assistant", "second answer")]
-    store.save(cid, history)
+    store.append(cid, history)
     assert inserted == ["Second question", "second answer"]  # an append: only the new ones
     assert texts(store, cid) == ["first question\x1efirst answer", "second question\x1esecond answer"]
     inserted.clear()
@@ -109,7 +110,9 @@ def test_query_parsing():
     assert parse_query("a b").patterns == () and parse_query("a b").literals == ("a b",)
     q = parse_query('"exact words" pre* plain')
     assert q.literals == ("exact", "words", "pre", "plain") and len(q.patterns) == 3
-    assert q.fts() == " AND ".join(f'"{t}"' for t in ("exa", "xac", "act", "wor", "ord", "rds", "pre", "pla", "lai", "ain"))
+    assert q.fts() == " AND ".join(
+        f'"{t}"' for t in ("exa", "xac", "act", "wor", "ord", "rds", "pre", "pla", "lai", "ain")
+    )
     assert parse_query("zebra zebra").fts() == '"zeb" AND "ebr" AND "bra" AND "ra " AND "a z" AND " ze"'  # each once
     assert parse_query('say "hi"').fts() == '"say"'  # "hi" is too short for trigrams
     assert parse_query('a"b').fts() is None or '""' in (parse_query('a"b').fts() or "")
@@ -129,7 +132,7 @@ from golem_cli.core.messages import Message
 from golem_cli.store import Store
 store, cid, word = Store(sys.argv[1]), sys.argv[2], sys.argv[3]
 for i in range(30):
-    store.save(cid, store.load(cid) + [Message("user", f"{word} {i}")])
+    store.append(cid, store.load(cid) + [Message("user", f"{word} {i}")])
     assert store.search(f"{word} {i}").hits[0].meta.id == cid
 """
 

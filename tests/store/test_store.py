@@ -45,7 +45,7 @@ def test_save_replaces_and_keeps_user_choices(store):
     cid = store.create(HISTORY[:1], title="t", model="m:1")
     created = store.meta(cid).created
     time.sleep(0.01)
-    meta = store.save(cid, HISTORY)
+    meta = store.save(cid, HISTORY).meta
     assert meta.messages == 4 and meta.title == "t" and meta.model == "m:1" and meta.created == created
     assert meta.updated > created
     assert store.messages_path(cid).read_bytes() == dump_history(HISTORY)

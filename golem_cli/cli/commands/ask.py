@@ -64,9 +64,11 @@ def ask(
     yes: Yes = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
+    from golem_cli.cli import model_choice
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
     from golem_cli.cli.common import open_store, set_window
     from golem_cli.cli.model_choice import run_options
+    from golem_cli.cli.render.terminal_text import visible
     from golem_cli.cli.render.turn import ask_lines, turn_end
     from golem_cli.cli.tools.choice import choose_tools
 
@@ -79,7 +81,12 @@ def ask(
     settings = run_options(options, choice.model)
     tools = choose_tools(choice.settings, tool, allow, yes)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
-    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
+    # Only the file's end is read when a message window is all a run sends; a trim stride counts
+    # its steps from the file's first message, which a window read from the end cannot place.
+    stride = trim_stride if trim_stride is not None else choice.settings.trim_stride
+    windowed = model_choice.context_tokens(context_tokens, choice.settings) is None and stride == 1
+    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages,
+                                 windowed=windowed)  # fmt: skip
     set_window(session, choice, context_tokens, settings, trim_stride)
     if choice.note:
         note(choice.note)
@@ -90,6 +97,8 @@ def ask(
         _print_json(outcome, session, repaired)
     else:
         _print_reply(outcome.reply, reply)
+    for line in session.take_notices():  # what the store found on disk while saving
+        note(f"golem: {visible(line)}")
     end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
@@ -157,22 +166,36 @@ def _tool_view(tools: ToolChoice, session: ChatSession) -> ToolView | None:
 
 
 def _session(
-    store: Store, existing: str, choice: Choice, tools: ToolChoice, *, system: str | None, max_messages: int | None
+    store: Store,
+    existing: str,
+    choice: Choice,
+    tools: ToolChoice,
+    *,
+    system: str | None,
+    max_messages: int | None,
+    windowed: bool = False,
 ) -> tuple[ChatSession, list[dict[str, object]]]:
     """The conversation to ask in: ``existing`` resumed (what its repair changed said on
-    stderr, and returned for ``--json``), or a new one."""
+    stderr, and returned for ``--json``; ``windowed``: only the messages a run sends are read,
+    when the file allows), or a new one, created with the prompt in it."""
     from golem_cli.cli import model_choice
     from golem_cli.session import ChatSession
 
     limit = model_choice.max_messages(max_messages, choice.settings)
     if not existing:
-        session = ChatSession.start(store, choice.model, system=system or "", max_messages=limit, tools=tools.toolbox())
+        session = ChatSession.start(store, choice.model, system=system or "", max_messages=limit, tools=tools.toolbox(),
+                                    with_prompt=True)  # fmt: skip
         return session, []
     from golem_cli.cli.render.findings import repair_findings
     from golem_cli.cli.repl.slash import report_lines
 
-    session, before, repair = ChatSession.resume(store, existing, choice.model, system=system, max_messages=limit,
-                                                 tools=tools.toolbox())  # fmt: skip
+    opened = None
+    if windowed and system is None:
+        opened = ChatSession.resume_window(store, existing, choice.model, max_messages=limit, tools=tools.toolbox())
+    if opened is None:
+        opened = ChatSession.resume(store, existing, choice.model, system=system, max_messages=limit,
+                                    tools=tools.toolbox())  # fmt: skip
+    session, before, repair = opened
     repaired = [f.to_json() for f in repair_findings(before, session.history, repair)] if repair.changed else []
     if session.took_over:
         note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")

@@ -103,9 +103,11 @@ def iso_time(seconds: float) -> str:
 
 
 def local_time(seconds: float) -> str:
-    """A Unix time as a short local time for people."""
+    """A Unix time as a short local time for people; one in the future (another machine's
+    clock) says so."""
     if not seconds:
         return "?"
     import time
 
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+    shown = time.strftime("%Y-%m-%d %H:%M", time.localtime(seconds))
+    return f"{shown} (future)" if seconds > time.time() + 60 else shown

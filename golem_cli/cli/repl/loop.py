@@ -434,8 +434,12 @@ class Repl:
     def footer(self, outcome: TurnOutcome, stopped: str = "", *, unsaved_before: bool = False) -> None:
         """The turn's last lines (``turn.chat_footer``); ``stopped``: the tools Ctrl-C stopped,
         in words."""
+        from rich.markup import escape
+
         from golem_cli.cli.render.turn import chat_footer
 
+        for line in self.session.take_notices():  # what the store found on disk while saving
+            self.console.print(f"[yellow]golem: {escape(visible(line))}[/yellow]", soft_wrap=True, highlight=False)
         footer = chat_footer(outcome, stopped=stopped, unsaved=self.session.unsaved, unsaved_before=unsaved_before,
                              cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width)  # fmt: skip
         for line in footer.lines:

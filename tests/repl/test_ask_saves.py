@@ -1,0 +1,180 @@
+"""`golem ask` and the store (ADR 0024): the prompt on disk with the fewest fsyncs before the
+request; another program writing the conversation during `ask -c` (merged, or the turn forked);
+an index held by another process never stalls the save; `last` is what this machine wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+
+from golem_cli.core.codec.history import dump_history
+from golem_cli.core.messages import Message
+from golem_cli.store import Store
+
+from tests.providerserver import Scenario
+from tests.repl.conftest import golem_env
+
+COUNTING = """
+import os, sys
+import httpx
+count = [0]
+real_fsync = os.fsync
+def fsync(fd):
+    count[0] += 1
+    return real_fsync(fd)
+os.fsync = fsync
+real_send = httpx.AsyncClient.send
+async def send(self, request, **kw):
+    with open(os.environ["FSYNC_LOG"], "a") as log:
+        log.write(f"{count[0]}\\n")
+    return await real_send(self, request, **kw)
+httpx.AsyncClient.send = send
+from golem_cli.__main__ import main
+sys.argv = ["golem", *sys.argv[1:]]
+sys.exit(main())
+"""
+
+
+def ask(home, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", COUNTING, "ask", *args],
+        capture_output=True, text=True, env={**golem_env(home), **(env or {})}, timeout=120,
+    )  # fmt: skip
+
+
+def fsyncs_before_the_request(home, tmp_path, *args: str) -> int:
+    log = tmp_path / f"fsyncs-{len(list(tmp_path.iterdir()))}"
+    done = ask(home, *args, env={"FSYNC_LOG": str(log)})
+    assert done.returncode == 0, done.stderr
+    return int(log.read_text().split()[0])
+
+
+def test_ask_puts_the_prompt_on_disk_with_two_fsyncs_before_the_request(home, tmp_path):
+    """The file fsynced, its directory fsynced: the new conversation is created with the prompt
+    in it (issue 21 item 5: 8 of 12 fsyncs came before the request)."""
+    assert fsyncs_before_the_request(home, tmp_path, "a new conversation") == 2
+    assert fsyncs_before_the_request(home, tmp_path, "-c", "and on") == 2
+    (row,) = Store(home).list()
+    assert [m.content for m in Store(home).read(row.id) if m.role == "user"] == ["a new conversation", "and on"]
+
+
+def _conversation(home, n: int = 30) -> tuple[Store, str, list[Message]]:
+    store = Store(home)
+    history = []
+    for i in range(n):
+        history += [Message("user", f"question {i}"), Message("assistant", f"answer {i}")]
+    return store, store.create(history, model="local:echo"), history
+
+
+def replace_by_rename(path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".sync")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def test_messages_written_elsewhere_during_ask_c_come_before_its_reply(home, server):
+    store, cid, history = _conversation(home)
+    path = store.messages_path(cid)
+    elsewhere = [Message("assistant", "written on the other machine"), Message("user", "and asked there")]
+
+    def sync_tool():  # while the model answers: the prompt is on disk, the reply is not
+        on_disk = Store(home).read(cid)
+        replace_by_rename(path, dump_history([*on_disk, *elsewhere]))
+
+    server.enqueue(Scenario(before=sync_tool))
+    done = subprocess.run(["golem", "ask", "-c", "mine"], capture_output=True, text=True,
+                          env=golem_env(home), timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stored = Store(home).read(cid)
+    assert [m.content for m in stored[len(history) :]] == ["mine", *[m.content for m in elsewhere], "echo: mine"]
+    assert f"golem: conversation {cid} changed on disk meanwhile (2 messages from elsewhere)" in done.stderr
+
+
+def test_ask_c_after_another_program_rewrote_the_conversation_saves_a_fork(home, server):
+    store, cid, history = _conversation(home)
+    path = store.messages_path(cid)
+    theirs = dump_history([Message("user", "someone else's conversation now")])
+    server.enqueue(Scenario(before=lambda: replace_by_rename(path, theirs)))
+    done = subprocess.run(["golem", "ask", "--json", "--cid", cid, "mine"], capture_output=True, text=True,
+                          env=golem_env(home), timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    fork = json.loads(done.stdout)["conversationId"]
+    assert fork != cid and path.read_bytes() == theirs
+    assert [m.content for m in Store(home).read(fork)] == [*(m.content for m in history), "mine", "echo: mine"]
+    assert f"your turn is saved in a fork {fork} (golem resume {fork})" in done.stderr
+    assert Store(home).meta(fork).parent == cid
+
+
+HOLDER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_held_index_write_lock_does_not_stall_the_save(home):
+    """Issue 25 item 8: another process holds ``BEGIN IMMEDIATE`` on index.sqlite; the save
+    completes at once (the write-through waits 50 ms), and the index catches up afterwards."""
+    from golem_cli.store import index as index_module
+
+    store, cid, history = _conversation(home, 3)
+    store.list()  # the index exists and is current
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(store.index_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        assert holder.stdout.readline() == "held\n"
+        waits: list[int] = []
+        db = store.index._connect()
+        real = db.execute
+        store.index._db = _Watched(db, waits)
+        loaded = store.load(cid)
+        store.append(cid, [*loaded, Message("user", "saved while the index is held")])
+        assert waits and max(waits) <= index_module.WRITE_THROUGH_BUSY_MS  # never the 30 s
+        assert Store(home).read(cid)[-1].content == "saved while the index is held"
+        del real
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    fresh = Store(home)
+    assert fresh.list()[0].meta.messages == len(history) + 1  # the index caught up
+    assert [h.meta.id for h in fresh.search("saved while the index").hits] == [cid]
+
+
+class _Watched:
+    """A connection whose busy timeouts are recorded (what the save would wait at most)."""
+
+    def __init__(self, db: sqlite3.Connection, waits: list[int]) -> None:
+        self._db, self._waits = db, waits
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        if sql.startswith("PRAGMA busy_timeout = ") and not self._waits:
+            self._waits.append(int(sql.rsplit(" ", 1)[1]))
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._db, name)
+
+
+def test_last_is_what_this_machine_wrote_never_a_file_time(home):
+    """Issue 25 item 3: a conversation synced in without its sidecar and dated in the future
+    does not capture ``last``; ``ask -c`` continues the conversation this machine wrote."""
+    store = Store(home)
+    synced = "01a1b2c3-d4e5-7f00-8000-000000000001"  # an old UUIDv7, its file dated 2099
+    path = store.conversations_dir
+    path.mkdir(parents=True, exist_ok=True)
+    (path / f"{synced}.json").write_bytes(dump_history([Message("user", "old, from elsewhere")]))
+    os.utime(path / f"{synced}.json", (4102444800, 4102444800))
+    new = json.loads(subprocess.run(["golem", "ask", "--json", "brand new"], capture_output=True, text=True,
+                                    env=golem_env(home), timeout=120).stdout)["conversationId"]  # fmt: skip
+    again = json.loads(subprocess.run(["golem", "ask", "--json", "-c", "again"], capture_output=True, text=True,
+                                      env=golem_env(home), timeout=120).stdout)["conversationId"]  # fmt: skip
+    assert again == new
+    listed = subprocess.run(["golem", "list"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    rows = [line for line in listed.stdout.splitlines() if synced[:8] in line or new[:8] in line]
+    assert rows[0].startswith(new[:8]) or new[-12:] in rows[0]  # the newest by its messages' time first
+    assert "(future)" not in listed.stdout  # no file time is shown
