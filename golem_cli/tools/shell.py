@@ -1,7 +1,8 @@
 """``run_command``: a shell command in the root directory, in a process group of its own.
 
 The command runs as ``/bin/sh -c COMMAND`` (``cmd /c`` on Windows) with no standard input,
-its standard output and error merged in the order they were written. It starts a new session
+its standard output and error merged in the order they were written, in golem's environment
+without the credentials golem holds (``command_env.py``). It starts a new session
 (``setsid``), so its process group holds everything it starts: a timeout, Ctrl-C (the run's
 cancellation) or golem leaving kills the whole group with SIGKILL, so nothing it started
 finishes later. What it printed is kept within the output limit (``Collector``) however
@@ -23,9 +24,10 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.command_env import CommandEnv
 from golem_cli.tools.confine import Root
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, Collector
 
@@ -62,6 +64,7 @@ class Shell:
     root: Root
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     timeout: float = DEFAULT_TIMEOUT
+    environment: CommandEnv = field(default_factory=CommandEnv)
 
     async def run_command(self, command: str, timeout: float | None = None) -> str:
         if not command.strip():
@@ -69,7 +72,7 @@ class Shell:
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
         started = time.monotonic()
         try:
-            proc, watchdog_pipe = await _spawn(command, self.root)
+            proc, watchdog_pipe = await _spawn(command, self.root, self.environment.environment())
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         collected = Collector(self.output_limit)
@@ -123,18 +126,18 @@ _WITH_WATCHDOG = (
 )
 
 
-async def _spawn(command: str, root: Root) -> tuple[asyncio.subprocess.Process, int | None]:
+async def _spawn(command: str, root: Root, env: dict[str, str]) -> tuple[asyncio.subprocess.Process, int | None]:
     """The command's process (the leader of its new group) and golem's end of the
     watchdog's pipe (None where there is none), which golem closes when the command ends."""
     if sys.platform == "win32":  # pragma: no cover
         return await asyncio.create_subprocess_shell(
-            command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            command, cwd=root.path, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
         ), None  # fmt: skip
     read_end, write_end = os.pipe()  # close-on-exec: the read end reaches only this child
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, stdin=read_end,
+            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, env=env, stdin=read_end,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     except BaseException:
