@@ -5,7 +5,7 @@ spelling, with its metadata sidecar), one holding 20 messages. ``golem ask -c -m
 (no network) is run ``--runs`` times on each, alternating, through the real console script of
 the tree under test (``--golem``: ``/work/wt/before/.venv/bin/golem`` for the tree before);
 wall and CPU (children's user+sys) medians. The yardstick is the same command on the short
-conversation, in the same run: ADR 0024's goal is within 2x of it.
+conversation, in the same run: ADR 0025's goal is within 2x of it.
 
     python -m compileall -q golem_cli && python benchmarks/ask_continue.py [--messages 150000] [--runs 5] [--golem PATH]
 """

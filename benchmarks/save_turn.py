@@ -3,7 +3,7 @@
 A 150,000-message conversation is loaded, then turn after turn one user message and one reply
 are saved as a chat session saves them. The save is timed as the tree under test makes it
 (``Store.append`` where the store has it: the bytes on disk copied from the held descriptor, only
-the turn encoded, ADR 0024; else ``Store.save``), beside the yardstick, writing the same bytes
+the turn encoded, ADR 0025; else ``Store.save``), beside the yardstick, writing the same bytes
 with a plain open/write+fsync, interleaved. Run it with each tree's interpreter (``/work/wt/before``
 for the tree before) to compare them, each with its yardstick in its own run. Wall and CPU (this
 process's user+sys: the fsync's wait is not in it) medians of ``--runs``. ``--indexed``: the

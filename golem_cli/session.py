@@ -454,7 +454,7 @@ class ChatSession:
         self._follow(saved)
 
     def _follow(self, saved: Saved) -> None:
-        """What a save found on disk (ADR 0024): messages from elsewhere, now before this
+        """What a save found on disk (ADR 0025): messages from elsewhere, now before this
         session's (in ``history`` at once when they come before all of it, else when the turn
         ends), or a fork this session now continues in; ``notices`` says it."""
         if saved.notice:

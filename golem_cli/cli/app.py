@@ -8,6 +8,7 @@ inside the commands). ``golem --version`` never gets here: ``__main__`` answers 
 
 from __future__ import annotations
 
+import io
 import sys
 from typing import Annotated
 
@@ -73,6 +74,7 @@ def run(args: list[str]) -> int:
     never a traceback unless ``--debug``.
     """
     debug = errors.debug_requested(args)
+    escape_what_cannot_be_encoded()
     try:
         command = typer.main.get_command(build_app())
         try:
@@ -95,6 +97,16 @@ def run(args: list[str]) -> int:
             errors.silence_broken_pipe()
         except (OSError, ValueError):
             pass
+
+
+def escape_what_cannot_be_encoded() -> None:
+    """Make standard output and error write a character their encoding cannot hold as an
+    escape (``\\xe9``) instead of failing: with ``PYTHONIOENCODING=ascii`` (or a C locale) a
+    reply in another script is still shown, as the stream can show it, and kept, rather than
+    ending the turn as a failure."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            stream.reconfigure(errors="backslashreplace")
 
 
 def usage_error(e: typer.TyperException) -> int:

@@ -9,8 +9,7 @@ of golem and nothing but msgspec (already loaded by the core).
 A new key is one line in the table it belongs to, e.g. (issues to come):
 ``price`` (a ``Price`` struct) and ``context_window`` in ``ModelTable``;
 ``max_cost``, ``compact_model``, ``auto_compact``, ``summarize_trimmed``, ``deny``, ``aliases``
-(a ``dict[str, str]``) and ``command_env`` (a struct of ``remove`` and ``pass``) in
-``ConfigFile``; ``instructions`` in ``McpServerTable``. A key a table does not declare is
+(a ``dict[str, str]``) in ``ConfigFile``; ``instructions`` in ``McpServerTable``. A key a table does not declare is
 refused, ignored with a warning, or kept as a model option, as the table's ``OTHERS`` says.
 """
 
@@ -163,6 +162,24 @@ class McpServerTable(Table, frozen=True, kw_only=True):
         return f"{wrong[0]} does not go with {kind}" if wrong else ""
 
 
+Globs = Annotated[
+    tuple[str, ...],
+    Meta(description='a list of environment variable names or patterns, like ["AWS_*", "NPM_TOKEN"]'),
+]
+
+
+class CommandEnvTable(Table, frozen=True, kw_only=True):
+    """``[command_env]``: the environment ``run_command`` hands a command. golem removes the
+    credentials it holds (every provider's key variable, the tool servers' tokens, any
+    ``*_API_KEY``); ``remove`` names more, ``pass`` exempts names from all of it. A key that
+    is a Python keyword is declared under another name and read under its own (``name=``)."""
+
+    NOUN: ClassVar[str] = "[command_env]"
+
+    remove: Globs = ()
+    passed: Globs = field(default=(), name="pass")
+
+
 ModelName = Annotated[str, Meta(pattern=r"\S", description='a "provider:model" name like "openai:gpt-4o-mini"')]
 Providers = Annotated[dict[str, ProviderTable], Meta(description="a table of [providers.NAME] tables")]
 Models = Annotated[
@@ -191,6 +208,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     tool_root: Directory | None = None
     tool_output_limit: Characters = 30_000
     command_timeout: Seconds = 120.0
+    command_env: CommandEnvTable = field(default_factory=CommandEnvTable)
     mcp_servers: Servers = field(default_factory=dict)
 
     @classmethod

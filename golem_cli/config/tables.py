@@ -64,8 +64,10 @@ class _Reader:
     def _declared(self, cls: type[Table], table: dict[str, Any], where: tuple[str, ...]) -> dict[str, Any]:
         """The values of the keys ``cls`` declares, each as its type; a missing required key
         is a problem."""
-        fields = _fields(cls)
-        values = {name: self.value(tp, table[name], (*where, name), "") for name, tp in fields.items() if name in table}
+        fields, names = _fields(cls), _attributes(cls)
+        values = {
+            names[key]: self.value(tp, table[key], (*where, key), "") for key, tp in fields.items() if key in table
+        }
         self.problems += [f"{_dotted((*where, name))} is missing" for name in _required(cls) if name not in table]
         return values
 
@@ -111,15 +113,22 @@ class _Reader:
 
 @functools.cache
 def _fields(cls: type[Table]) -> dict[str, Any]:
-    """The keys a table takes from the file, with their declared types."""
+    """The keys a table takes from the file (as the file spells them: ``pass``, not the
+    attribute ``passed``), with their declared types."""
     hints = typing.get_type_hints(cls, include_extras=True)
-    return {name: hints[name] for name in cls.__struct_fields__ if name != cls.OTHERS}
+    return {f.encode_name: hints[f.name] for f in msgspec.structs.fields(cls) if f.name != cls.OTHERS}
+
+
+@functools.cache
+def _attributes(cls: type[Table]) -> dict[str, str]:
+    """Each key of the file's table, to the attribute that holds it."""
+    return {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
 
 
 @functools.cache
 def _required(cls: type[Table]) -> tuple[str, ...]:
     """The keys a table must have (declared without a default)."""
-    return tuple(f.name for f in msgspec.structs.fields(cls) if f.required)
+    return tuple(f.encode_name for f in msgspec.structs.fields(cls) if f.required)
 
 
 def _described(tp: Any, what: str) -> tuple[Any, str]:

@@ -174,6 +174,14 @@ def default_model(providers: Providers | None = None, env: Mapping[str, str] | N
     return OFFLINE_MODEL
 
 
+def key_variables(providers: Providers | None = None) -> frozenset[str]:
+    """Every environment variable golem may read a provider's key from: each built-in
+    provider's and each table's ``api_key_env`` (what a command golem runs must not see)."""
+    names = {facts.key_env for facts in (*BUILT_IN.values(), *PROTOCOLS.values())}
+    names.update(table.api_key_env for table in (providers or {}).values() if table.api_key_env)
+    return frozenset(name for name in names if name)
+
+
 @dataclass(frozen=True, kw_only=True)
 class ProviderStatus:
     """What ``golem models`` shows for one provider: where it points and whether it can be

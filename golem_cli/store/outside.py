@@ -8,7 +8,7 @@ from its held descriptor, a piece at a time) and goes on with a comma, their ext
 decoded from what follows; when the bytes differ (another encoder, an editor), their file is
 decoded whole and its first messages compared with the ones this process holds. The caller then
 merges (their messages, then ours) when that forms a valid history, else saves this process's
-turn as a fork (store.py, ADR 0024).
+turn as a fork (store.py, ADR 0025).
 """
 
 from __future__ import annotations

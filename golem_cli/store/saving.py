@@ -1,5 +1,5 @@
 """A save that costs what writing the file costs: the file this process knows (``Persisted``),
-and the two ways to replace it (ADR 0024).
+and the two ways to replace it (ADR 0025).
 
 A history file is replaced whole, tmp + rename, so every reader (Go golem, a sync tool) sees
 the old file or the new one, never a torn one. What is already on disk and known good is not

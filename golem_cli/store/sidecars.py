@@ -152,7 +152,7 @@ def write_document(path: Path, data: bytes, *, expected: FileSig | None, durable
     """Replace the document at ``path`` with ``data`` (tmp + rename), only if ``path`` still
     names the file ``expected`` describes (None: no file): else ``SidecarChanged``, nothing
     written. The check is made before the rename (a writer that takes no lock can still slip in
-    between the check and the rename: ADR 0024). Returns the new file's signature."""
+    between the check and the rename: ADR 0025). Returns the new file's signature."""
     tmp = temp_name(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE)
     try:

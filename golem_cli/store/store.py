@@ -110,7 +110,7 @@ class Window:
 @dataclass(frozen=True, kw_only=True)
 class Saved:
     """What a save did: the metadata it wrote, and when another program had changed the file
-    meanwhile (ADR 0024), what became of this save: ``merged``, their messages now before this
+    meanwhile (ADR 0025), what became of this save: ``merged``, their messages now before this
     save's new ones, at index ``at``; or ``fork``, the conversation the save went to instead
     (its lock held for the caller). ``notice`` says it in one line."""
 
@@ -276,7 +276,7 @@ class Store:
         """The conversation's messages, for a command that will save them: the file is decoded
         a batch at a time as it is read (no bytes kept, ADR 0016), and the store keeps an open
         descriptor of it (``saving.Persisted``) so the next ``append`` copies those bytes
-        instead of encoding the messages again (ADR 0024). ``CorruptConversation`` if the file
+        instead of encoding the messages again (ADR 0025). ``CorruptConversation`` if the file
         is not a history."""
         from golem_cli.store.saving import persisted
 
@@ -662,7 +662,7 @@ class Store:
                 meta = msgspec.structs.replace(meta, messages=record.count, summary=old.summary if old else "")
             return meta
 
-        return self._write_meta(cid, make, durable=False)  # a cache, but for what a user chose: ADR 0024
+        return self._write_meta(cid, make, durable=False)  # a cache, but for what a user chose: ADR 0025
 
     def _outside(
         self, cid: str, known: Persisted, messages: Sequence[Message], *, durable: bool, append: bool

@@ -1,5 +1,5 @@
 """Reading only the end of a history (``Store.load_tail``, for ``ask -c``): the newest messages a
-run sends, and the leading system messages, without decoding the rest (ADR 0024).
+run sends, and the leading system messages, without decoding the rest (ADR 0025).
 
 The file is read from its end a piece at a time and cut where a message starts, the way
 ``codec.read_history_pieces`` cuts (ADR 0016): golem and Go write each message compact with

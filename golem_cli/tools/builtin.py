@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from golem_cli.core.tools import Tool
+from golem_cli.tools.command_env import CommandEnv
 from golem_cli.tools.confine import Root
 from golem_cli.tools.files import FileTools
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
@@ -30,14 +31,16 @@ FS, SHELL, WEB = "fs", "shell", "web"
 @dataclass(frozen=True, kw_only=True)
 class ToolSettings:
     """How the built-in tools behave. ``config.toml`` sets the first three (``tool_root``,
-    ``tool_output_limit``, ``command_timeout``); the fetch size and the search deadline are
-    golem's own."""
+    ``tool_output_limit``, ``command_timeout``) and what a command's environment leaves out
+    (``command_env``, with the credentials golem is configured with); the fetch size and the
+    search deadline are golem's own."""
 
     root: Path = field(default_factory=Path.cwd)
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     command_timeout: float = DEFAULT_TIMEOUT
     fetch_max_bytes: int = DEFAULT_MAX_BYTES
     search_timeout: float = DEFAULT_DEADLINE
+    command_env: CommandEnv = field(default_factory=CommandEnv)
 
 
 class BuiltinSource:
@@ -50,7 +53,7 @@ class BuiltinSource:
         root = Root(self.settings.root)
         self.root = root
         files = FileTools(root, self.settings.output_limit, self.settings.search_timeout)
-        shell = Shell(root, self.settings.output_limit, self.settings.command_timeout)
+        shell = Shell(root, self.settings.output_limit, self.settings.command_timeout, self.settings.command_env)
         web = Web(self.settings.output_limit, self.settings.fetch_max_bytes)
         here = root.path == Path(os.getcwd()).resolve()  # paths are then best given relative
         where = "relative to the working directory" if here else f"relative to {root.path}"

@@ -15,18 +15,20 @@ file gets the mode the user's umask gives, as any editor would.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import difflib
+import errno
 import os
 import re
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from golem_cli.core.tools import ToolFailed
-from golem_cli.tools.confine import Root
+from golem_cli.tools.confine import Root, is_link
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, cap
 from golem_cli.tools.regular import NotRegular, open_regular, os_reason
 from golem_cli.tools.search import DEFAULT_DEADLINE, LARGE_NAMED, MAX_MATCHES, MAX_SEARCHED_FILE, run_search
@@ -39,6 +41,8 @@ DIFF_LINES = 400  # lines of a diff shown in the approval question
 DIFF_WIDTH = 400  # characters of one diff line shown in the approval question
 READ_CHUNK = 65536
 NOTE_ROOM = 200  # characters of the output limit kept for read_file's notes
+#: A temporary file for a write: new, never through a link, never inherited by a command.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -169,7 +173,7 @@ class FileTools:
     # --- writing ---------------------------------------------------------------------------
 
     def write_file(self, path: str, content: str) -> str:
-        target = self._file(path)
+        target = self._writable(path)
         old = self._current(target, path)
         data = _encode(content)
         self._write(target, data)
@@ -177,7 +181,7 @@ class FileTools:
         return f"{verb} {self.root.show(target)} ({len(data):,} bytes)"
 
     def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
-        target = self._file(path)
+        target = self._writable(path)
         new, count = self._edited(target, path, old_text, new_text, replace_all)
         self._write(target, _encode(new))
         return f"edited {self.root.show(target)}: {count} replacement{'s' if count != 1 else ''}"
@@ -186,7 +190,7 @@ class FileTools:
         """The diff the approval question shows; ``ToolFailed`` when the write would fail (a
         path refused, a binary file): such a call is not asked about, it fails at once."""
         try:
-            target = self._file(path)
+            target = self._writable(path)
             old = self._current(target, path)
         except OSError as e:
             raise ToolFailed(os_reason(e)) from None
@@ -196,7 +200,7 @@ class FileTools:
         """The diff of the edit; ``ToolFailed`` when the edit would fail (its text is not in
         the file, or more than once): it would change nothing, so nobody is asked."""
         try:
-            target = self._file(path)
+            target = self._writable(path)
             new, _ = self._edited(target, path, old_text, new_text, replace_all)
             old = self._current(target, path) or ""
         except OSError as e:
@@ -209,10 +213,27 @@ class FileTools:
             raise ToolFailed("the path is empty; give the path of a file")
         return self.root.resolve(given)
 
+    def _writable(self, given: str) -> Path:
+        """The file a write or an edit changes, refused under ``.git`` (a hook or the config
+        runs code at the next git command: approving a diff is not approving that) and when
+        it is a hard link (its other names, maybe outside the root, would keep the old text:
+        the write would split one file in two unseen). ADR 0026."""
+        target = self._file(given)
+        if target == self.root.path:
+            raise ToolFailed(f"{given!r} is the directory the file tools work in; give the path of a file")
+        if any(part.casefold() == ".git" for part in target.relative_to(self.root.path).parts):
+            raise ToolFailed(
+                f"{given!r} is inside .git: a change there (a hook, the config) runs code at the next git command, "
+                "so the file tools do not write there; use run_command if it is meant (it shows the command and asks)"
+            )
+        with contextlib.suppress(OSError):
+            _refuse_hard_link(os.lstat(target), given)
+        return target
+
     def _open(self, target: Path, given: str, verb: str) -> int:
         """A descriptor of the regular file ``target``, or ``ToolFailed`` saying what it is."""
         try:
-            return open_regular(target)
+            return self._open_file(target)
         except FileNotFoundError:
             raise ToolFailed(f"{given!r} does not exist (under {self.root.path})") from None
         except NotRegular as e:
@@ -220,11 +241,25 @@ class FileTools:
                 raise ToolFailed(f"{given!r} is a directory; list_files shows what is in it") from None
             raise ToolFailed(f"{given!r} is {e.kind}, not a regular file; {verb} regular files only") from None
 
+    def _open_file(self, target: Path) -> int:
+        """A read-only descriptor of the regular file ``target``, opened relative to its
+        directory's descriptor, reached from the root (``Root.directory``)."""
+        if target == self.root.path:
+            raise NotRegular(target, "a directory")
+        with self.root.directory(target.parent, named=target) as dir_fd:
+            name = target.name if dir_fd is not None else str(target)
+            try:
+                return open_regular(name, dir_fd)
+            except OSError as e:
+                if e.errno == errno.ELOOP and is_link(name, dir_fd):
+                    raise self.root.swapped(target) from None
+                raise
+
     def _current(self, target: Path, given: str) -> str | None:
         """The file's text (undecodable bytes kept as surrogates, so they are written back
         exactly), None when it does not exist yet."""
         try:
-            fd = open_regular(target)
+            fd = self._open_file(target)
         except FileNotFoundError:
             return None
         except NotRegular as e:
@@ -261,31 +296,48 @@ class FileTools:
 
     def _write(self, target: Path, data: bytes) -> None:
         """Write atomically: a temporary file beside the target, then a rename over it (a
-        rename replaces a planted link itself, never the file it points to). An existing
-        file keeps its mode; a new one gets what the umask gives (``0o666 & ~umask``)."""
-        parent = target.parent
+        rename replaces a planted link itself, never the file it points to), both relative to
+        the descriptor of the target's directory, reached from the root. An existing file
+        keeps its mode; a new one gets what the umask gives (``0o666 & ~umask``)."""
         try:
-            parent.mkdir(parents=True, exist_ok=True)
-            if parent.resolve() != parent or not (parent == self.root.path or parent.is_relative_to(self.root.path)):
-                raise ToolFailed(f"{self.root.show(target)!r} is outside the directory the file tools may use")
-            try:
-                mode = stat.S_IMODE(os.lstat(target).st_mode)
-            except FileNotFoundError:
-                mode = 0o666 & ~umask()
-            fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{target.name[:100]}.", suffix=".golem-tmp")
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.chmod(tmp, mode)
-                os.replace(tmp, target)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            with self.root.directory(target.parent, create=True, named=target) as dir_fd:
+                self._replace(dir_fd, target, data)
         except OSError as e:
             raise ToolFailed(f"cannot write {self.root.show(target)!r}: {e.strerror or e}") from None
+
+    def _replace(self, dir_fd: int | None, target: Path, data: bytes) -> None:
+        name = target.name if dir_fd is not None else str(target)
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except FileNotFoundError:
+            mode = 0o666 & ~umask()
+        else:
+            if stat.S_ISLNK(st.st_mode):
+                raise self.root.swapped(target)
+            _refuse_hard_link(st, self.root.show(target))
+            mode = stat.S_IMODE(st.st_mode)
+        tmp = f".{target.name[:100]}.{secrets.token_hex(6)}.golem-tmp"
+        tmp = tmp if dir_fd is not None else str(target.parent / tmp)
+        fd = os.open(tmp, _NEW_FILE, 0o600, dir_fd=dir_fd)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                os.chmod(f.fileno(), mode)
+            os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dir_fd)
+            raise
+
+
+def _refuse_hard_link(st: os.stat_result, given: str) -> None:
+    """``ToolFailed`` for a regular file with more than one name (ADR 0026)."""
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise ToolFailed(
+            f"{given!r} is a hard link: the file has {st.st_nlink} names, and another may be outside the directory "
+            "the file tools may use; they do not write to it (its other names would keep the old text). Copy it "
+            "to a file of its own first if it is meant"
+        )
 
 
 def umask() -> int:

@@ -41,13 +41,14 @@ def kind_of(mode: int) -> str:
     )
 
 
-def open_regular(path: str | os.PathLike[str]) -> int:
-    """A read-only descriptor of ``path``, which must be a regular file; ``NotRegular`` or the
-    ``OSError`` of the open (not found, permission, a link where none may be) otherwise."""
-    mode = os.stat(path).st_mode
+def open_regular(path: str | os.PathLike[str], dir_fd: int | None = None) -> int:
+    """A read-only descriptor of ``path`` (relative to the directory ``dir_fd`` when given),
+    which must be a regular file; ``NotRegular`` or the ``OSError`` of the open (not found,
+    permission, a link where none may be) otherwise."""
+    mode = os.stat(path, dir_fd=dir_fd).st_mode
     if not stat.S_ISREG(mode):
         raise NotRegular(path, kind_of(mode))
-    fd = os.open(path, _FLAGS)
+    fd = os.open(path, _FLAGS, dir_fd=dir_fd)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):  # swapped since the check

@@ -1,7 +1,8 @@
 """``run_command``: a shell command in the root directory, in a process group of its own.
 
 The command runs as ``/bin/sh -c COMMAND`` (``cmd /c`` on Windows) with no standard input,
-its standard output and error merged in the order they were written. It starts a new session
+its standard output and error merged in the order they were written, in golem's environment
+without the credentials golem holds (``command_env.py``). It starts a new session
 (``setsid``), so its process group holds everything it starts: a timeout, Ctrl-C (the run's
 cancellation) or golem leaving kills the whole group with SIGKILL, so nothing it started
 finishes later. What it printed is kept within the output limit (``Collector``) however
@@ -23,9 +24,10 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from golem_cli.core.tools import ToolFailed
+from golem_cli.tools.command_env import CommandEnv
 from golem_cli.tools.confine import Root
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, Collector
 
@@ -62,6 +64,7 @@ class Shell:
     root: Root
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     timeout: float = DEFAULT_TIMEOUT
+    environment: CommandEnv = field(default_factory=CommandEnv)
 
     async def run_command(self, command: str, timeout: float | None = None) -> str:
         if not command.strip():
@@ -69,28 +72,51 @@ class Shell:
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
         started = time.monotonic()
         try:
-            proc, watchdog_pipe = await _spawn(command, self.root)
+            running = await _spawn(command, self.root, self.environment.environment())
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         collected = Collector(self.output_limit)
-        finished = await _run(proc, watchdog_pipe, collected, limit)
+        finished = await _run(running, collected, limit)
         output = collected.text().rstrip("\n")
         if not finished:
             raise ToolFailed(
                 f"timed out after {limit:g}s; the command and everything it started were killed\n{output}".rstrip()
             )
-        return _outcome(proc.returncode, output, time.monotonic() - started)
+        return _outcome(running.proc.returncode, output, time.monotonic() - started)
 
 
-async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, collected: Collector, limit: float) -> bool:
+@dataclass(frozen=True)
+class _Running:
+    """A started command: its process (the leader of its group), the output golem reads, and
+    golem's ends of the two pipes (None where there are none), closed when the command ends.
+
+    golem opens the output pipe itself rather than asking asyncio for one: after a timeout,
+    what a flooding command wrote and nobody read holds asyncio's pipe open (its reading is
+    paused on a full buffer, so it never sees the end), and the garbage collector closes it
+    after the event loop has closed ("Event loop is closed" at exit). golem's own end is
+    closed when the command ends, whatever is left in it."""
+
+    proc: asyncio.subprocess.Process
+    output: asyncio.StreamReader
+    output_pipe: asyncio.BaseTransport | None = None
+    watchdog_pipe: int | None = None
+
+    def release(self) -> None:
+        if self.output_pipe is not None:
+            self.output_pipe.close()
+        if self.watchdog_pipe is not None:
+            os.close(self.watchdog_pipe)
+
+
+async def _run(running: _Running, collected: Collector, limit: float) -> bool:
     """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
     whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
-    ``watchdog_pipe`` (golem's end of the pipe the group's watchdog waits on) is closed."""
+    golem's ends of its pipes (the output, the one the group's watchdog waits on) are closed."""
+    proc = running.proc
     live_groups.add(proc.pid)
     try:
         async with asyncio.timeout(limit):
-            assert proc.stdout is not None
-            while chunk := await proc.stdout.read(READ_CHUNK):
+            while chunk := await running.output.read(READ_CHUNK):
                 collected.add(chunk)
             await proc.wait()
         return True
@@ -99,8 +125,7 @@ async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, coll
     finally:
         kill_group(proc.pid)
         live_groups.discard(proc.pid)
-        if watchdog_pipe is not None:
-            os.close(watchdog_pipe)
+        running.release()
         if proc.returncode is None:
             with contextlib.suppress(BaseException):
                 await asyncio.shield(_reap(proc))
@@ -123,26 +148,46 @@ _WITH_WATCHDOG = (
 )
 
 
-async def _spawn(command: str, root: Root) -> tuple[asyncio.subprocess.Process, int | None]:
-    """The command's process (the leader of its new group) and golem's end of the
-    watchdog's pipe (None where there is none), which golem closes when the command ends."""
+async def _spawn(command: str, root: Root, env: dict[str, str]) -> _Running:
+    """The command, started in a new group with its watchdog."""
     if sys.platform == "win32":  # pragma: no cover
-        return await asyncio.create_subprocess_shell(
-            command, cwd=root.path, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        proc = await asyncio.create_subprocess_shell(
+            command, cwd=root.path, env=env, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
-        ), None  # fmt: skip
+        )  # fmt: skip
+        assert proc.stdout is not None
+        return _Running(proc, proc.stdout)
+    output, output_pipe, output_end = await _output_pipe()
     read_end, write_end = os.pipe()  # close-on-exec: the read end reaches only this child
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, stdin=read_end,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
+            "/bin/sh", "-c", _WITH_WATCHDOG, "golem-command", command, cwd=root.path, env=env, stdin=read_end,
+            stdout=output_end, stderr=asyncio.subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
     except BaseException:
         os.close(write_end)
+        output_pipe.close()
         raise
     finally:
         os.close(read_end)
-    return proc, write_end
+        os.close(output_end)  # the command holds it now
+    return _Running(proc, output, output_pipe, write_end)
+
+
+async def _output_pipe() -> tuple[asyncio.StreamReader, asyncio.BaseTransport, int]:
+    """A pipe for a command's output: golem's reading end as a stream and as the transport
+    to close, and the writing end to hand the command."""
+    read_end, write_end = os.pipe()
+    reader = asyncio.StreamReader(limit=READ_CHUNK)
+    try:
+        loop = asyncio.get_running_loop()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_end, "rb", buffering=0)
+        )
+    except BaseException:
+        os.close(write_end)
+        raise
+    return reader, transport, write_end
 
 
 async def _reap(proc: asyncio.subprocess.Process) -> None:

@@ -21,9 +21,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from golem_cli.config.schema import CommandEnvTable
 from golem_cli.core.tools import Tool
 from golem_cli.tools.approval import Approvals, Ask, no_such_tool
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
+from golem_cli.tools.command_env import CommandEnv, server_credentials
 from golem_cli.tools.registry import LazySource, Registry, ToolEntry, ToolSelectionError, ToolSource
 
 if TYPE_CHECKING:
@@ -150,11 +152,17 @@ def toolbox(
     output_limit: int | None = None,
     command_timeout: float | None = None,
     servers: Mapping[str, McpServerTable] | None = None,
+    command_env: CommandEnvTable | None = None,
+    key_variables: Iterable[str] = (),
 ) -> Toolbox:
     """A chat's toolbox over the built-ins and the configured tool servers (``servers``: the
     ``[mcp_servers.NAME]`` tables; none is started here); ``ToolSelectionError`` for an
-    unknown name."""
-    settings = ToolSettings()
+    unknown name. A command runs without ``key_variables`` (where golem reads provider keys),
+    the servers' credentials and what ``command_env`` removes."""
+    table = command_env or CommandEnvTable()
+    credentials = frozenset(key_variables) | server_credentials(servers or {})
+    environment = CommandEnv(credentials=credentials, remove=table.remove, passed=table.passed)
+    settings = ToolSettings(command_env=environment)
     if root is not None:
         settings = replace(settings, root=Path(root).expanduser())
     if output_limit is not None:

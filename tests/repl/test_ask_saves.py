@@ -1,4 +1,4 @@
-"""`golem ask` and the store (ADR 0024): the prompt on disk with the fewest fsyncs before the
+"""`golem ask` and the store (ADR 0025): the prompt on disk with the fewest fsyncs before the
 request; another program writing the conversation during `ask -c` (merged, or the turn forked);
 an index held by another process never stalls the save; `last` is what this machine wrote."""
 

@@ -1,7 +1,7 @@
 """Issue 25 item 1 in the chat: another program (a sync tool, Go golem) replaces the file of a
 conversation open in `golem chat` (tmp + rename, no lock). The chat's next turn never overwrites
 it: their messages come first and the turn follows them, or the turn goes to a fork; one line
-says which, naming both conversations (ADR 0024)."""
+says which, naming both conversations (ADR 0025)."""
 
 from __future__ import annotations
 

@@ -126,7 +126,7 @@ def test_a_long_conversation_rewritten_leaves_its_text_to_the_next_search(tmp_pa
 
 def test_a_turns_save_reads_nothing_of_the_file_for_the_index(tmp_path, monkeypatch):
     """A turn's save hands the index the turn and the signature of the file it extended: the
-    index adds the turn's text without the file being read (ADR 0024), and the text is the
+    index adds the turn's text without the file being read (ADR 0025), and the text is the
     whole file's, as a search finds it."""
     store = Store(tmp_path)
     cid = store.create([Message("user" if i % 2 == 0 else "assistant", f"word {i} " + "x" * 200) for i in range(600)])

@@ -1,4 +1,4 @@
-"""The one save path (ADR 0024): an append copies the bytes on disk from the descriptor the store
+"""The one save path (ADR 0025): an append copies the bytes on disk from the descriptor the store
 holds and encodes only the new messages; a rewrite encodes everything a batch at a time; before
 either, the file must still be the one this process knows, else their messages are merged or
 this save goes to a fork; a window of the file's end reads as the whole does."""

@@ -141,3 +141,4 @@ def test_a_group_dies_with_golem_even_when_golem_is_killed(root: Path):
         with contextlib.suppress(ProcessLookupError, ValueError, FileNotFoundError):
             os.killpg(int((root / "pid").read_text()), signal.SIGKILL)
     assert not (root / "late").exists() and not (root / "late-child").exists()  # and nothing of it is left to
+

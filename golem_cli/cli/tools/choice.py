@@ -49,6 +49,7 @@ class ToolChoice:
         saying where it was written (the config file, ``-T``, ``--allow``); a ``tool_root``
         that is not a directory is a ``ConfigError`` naming the file."""
         if self._box is None:
+            from golem_cli.providers.resolve import key_variables
             from golem_cli.tools.registry import ToolSelectionError
             from golem_cli.tools.toolbox import toolbox
 
@@ -58,6 +59,7 @@ class ToolChoice:
                 self._box = toolbox(
                     enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
+                    command_env=s.command_env, key_variables=key_variables(s.providers),
                 )  # fmt: skip
             except ToolSelectionError as e:
                 raise self._located(e) from None
