@@ -245,9 +245,13 @@ class ChatSession:
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
         window = context_budget(self.context_tokens) if self.context_tokens else message_window(self.max_messages)
+        # The tool servers' instructions follow the chat's own; they are not stored with the
+        # history (what a server says is outside input, and may change).
+        servers = self.toolbox.instructions if self.toolbox is not None else None
         return Agent(
             self.model,
             instructions=self.system,
+            instructions_func=servers,
             history_processor=window,
             settings=self.options,
             tools=self.toolbox.tools() if self.toolbox is not None else (),

@@ -144,6 +144,7 @@ class McpServerTable(Table, frozen=True, kw_only=True):
     disabled_tools: Names = ()
     allow: Allowed = ()
     allow_read_only: Switch = False
+    instructions: Switch = True
 
     @classmethod
     def problem(cls, table: dict[str, Any]) -> str:
