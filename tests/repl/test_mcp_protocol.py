@@ -14,11 +14,13 @@ import pytest
 from tests.mcpservers import demo_toml, refusing
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl.conftest import PATIENCE
-from tests.repl.test_tools import ask, calls, project  # noqa: F401 (a fixture)
+from tests.repl import test_tools
+from tests.repl.test_tools import ask, calls
 
 pytestmark = pytest.mark.slow
 READY = r"Tool server ready in [^\n]*"
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
+project = test_tools.project  # the tool root, as a fixture
 
 
 def configure(home: Path, text: str) -> None:

@@ -312,7 +312,8 @@ class Connection:
         if self.root is None:
             return mcp_types.ListRootsResult(roots=[])
         root = self.root.expanduser().resolve()
-        return mcp_types.ListRootsResult(roots=[mcp_types.Root.model_validate({"uri": root.as_uri(), "name": root.name or str(root)})])
+        found = mcp_types.Root.model_validate({"uri": root.as_uri(), "name": root.name or str(root)})
+        return mcp_types.ListRootsResult(roots=[found])
 
     async def _on_log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
         hooks = self.hooks
