@@ -13,8 +13,8 @@ import pytest
 
 from tests.mcpservers import demo_toml, refusing
 from tests.providerserver import ProviderServer, Scenario
-from tests.repl.conftest import PATIENCE
 from tests.repl import test_tools
+from tests.repl.conftest import PATIENCE
 from tests.repl.test_tools import ask, calls
 
 pytestmark = pytest.mark.slow

@@ -1,6 +1,6 @@
 """Reaching a streamable HTTP tool server: the SDK's transport, given an HTTP client whose
-answers other than event streams end at ``MAX_MESSAGE`` bytes (the SDK bounds each event of
-a stream), with the table's headers and bearer token.
+answers end at ``MAX_MESSAGE`` bytes (an event stream's events each), with the table's
+headers and bearer token.
 
 The SDK turns a refusal (401, 403, 500...) into "Server returned an error response"; the
 client here keeps the status and the first ``WORDS_KEPT`` bytes of what the server said
@@ -25,15 +25,28 @@ WORDS_KEPT = 4096
 
 
 class _BoundedBody(httpx2.AsyncByteStream):
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, said: Callable[[str], None]) -> None:
+    """A body that ends at ``limit`` bytes; an event stream's at ``limit`` bytes per event
+    (counted since the last blank line), so the cut is golem's, and said."""
+
+    def __init__(
+        self, inner: httpx2.AsyncByteStream, limit: int, said: Callable[[str], None], *, events: bool = False
+    ) -> None:
         self.inner = inner
         self.limit = limit
         self.said = said
+        self.events = events
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
+        last = b""
         async for chunk in self.inner:
             seen += len(chunk)
+            if self.events:
+                joined = last + chunk
+                end = max(joined.rfind(b"\n\n"), joined.rfind(b"\r\n\r\n"))
+                if end >= 0:
+                    seen = len(joined) - end
+                last = joined[-3:]
             if seen > self.limit:
                 problem = f"sent an answer over {size_text(self.limit)}"
                 self.said(problem)
@@ -58,9 +71,9 @@ class _BoundedTransport(httpx2.AsyncBaseTransport):
             if response.status_code >= 400:
                 return await self._refusal(response)
             self.owner.refusal = None
-        if not response.headers.get("content-type", "").startswith("text/event-stream"):
-            assert isinstance(response.stream, httpx2.AsyncByteStream)
-            response.stream = _BoundedBody(response.stream, self.limit, self.owner.said)
+        events = response.headers.get("content-type", "").startswith("text/event-stream")
+        assert isinstance(response.stream, httpx2.AsyncByteStream)
+        response.stream = _BoundedBody(response.stream, self.limit, self.owner.said, events=events)
         return response
 
     async def _refusal(self, response: httpx2.Response) -> httpx2.Response:
@@ -113,7 +126,9 @@ class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
             )
             await stack.enter_async_context(client)
             streams = await stack.enter_async_context(
-                streamable_http_client(self.config.table.url, http_client=client, max_sse_event_size=self.max_message)
+                streamable_http_client(
+                    self.config.table.url, http_client=client, max_sse_event_size=2 * self.max_message
+                )
             )
         except BaseException:
             await stack.aclose()
