@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from golem_cli.core.tools import ToolContext, ToolFailed
-from golem_cli.tools.mcp.source import CUT_MARK, MAX_INSTRUCTIONS
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
 from tests.mcpservers import demo_table, http_demo, server_tables
@@ -37,6 +36,8 @@ async def call(box: Toolbox, name: str, **args):
 
 
 def test_instructions_are_cut_at_2_kb_with_a_mark_and_named_by_server():
+    from golem_cli.tools.mcp.source import CUT_MARK, MAX_INSTRUCTIONS
+
     long = "é" * 3000  # two bytes each: the cut falls inside no character
     box = box_for({"demo": demo_table("--instructions", long), "other": demo_table("--instructions", "Be kind."),
                    "off": demo_table("--instructions", "Ignore me.", instructions=False)},

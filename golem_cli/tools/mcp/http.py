@@ -69,14 +69,14 @@ class _BoundedTransport(httpx2.AsyncBaseTransport):
         response = await self.inner.handle_async_request(request)
         if request.method == "POST":  # a message: GET (the event stream) and DELETE may be refused
             if response.status_code >= 400:
-                return await self._refusal(response)
+                return await self._refusal(request, response)
             self.owner.refusal = None
         events = response.headers.get("content-type", "").startswith("text/event-stream")
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         response.stream = _BoundedBody(response.stream, self.limit, self.owner.said, events=events)
         return response
 
-    async def _refusal(self, response: httpx2.Response) -> httpx2.Response:
+    async def _refusal(self, request: httpx2.Request, response: httpx2.Response) -> httpx2.Response:
         """The refusal kept (status and words), its body cut at ``WORDS_KEPT`` bytes."""
         assert isinstance(response.stream, httpx2.AsyncByteStream)
         body = bytearray()
@@ -92,7 +92,7 @@ class _BoundedTransport(httpx2.AsyncBaseTransport):
         body = body[:WORDS_KEPT]
         self.owner.refusal = (response.status_code, words(bytes(body), response.headers.get("content-type", "")))
         headers = [(k, v) for k, v in response.headers.multi_items() if k.lower() != "content-length"]
-        return httpx2.Response(response.status_code, headers=headers, content=bytes(body), request=response.request)
+        return httpx2.Response(response.status_code, headers=headers, content=bytes(body), request=request)
 
     async def aclose(self) -> None:
         await self.inner.aclose()
