@@ -153,7 +153,7 @@ def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, serv
     assert "all is well" not in out
 
 
-def test_roots_and_progress_reach_the_server_json(server: ProviderServer, home: Path):
+def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, home: Path):
     """The request golem sends carries the tools in the registry's order, unchanged between turns."""
     configure(home, demo_toml("demo"))
     server.enqueue(Scenario(), Scenario())
