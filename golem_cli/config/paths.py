@@ -53,6 +53,17 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
+def state_dir() -> Path:
+    """What golem keeps about this machine that is neither data to sync nor a cache: tool
+    servers' OAuth tokens. Apart from the conversations, which users sync between machines."""
+    home = golem_home()
+    if home is not None:
+        return home / "state"
+    import platformdirs
+
+    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
 def config_file() -> Path:
     """The user's configuration file (it need not exist)."""
     return config_dir() / CONFIG_FILE_NAME

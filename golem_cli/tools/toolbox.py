@@ -221,6 +221,7 @@ def toolbox(
     output_limit: int | None = None,
     command_timeout: float | None = None,
     servers: Mapping[str, McpServerTable] | None = None,
+    tokens: Path | None = None,
 ) -> Toolbox:
     """A chat's toolbox over the built-ins and the configured tool servers (``servers``: the
     ``[mcp_servers.NAME]`` tables; none is started here); ``ToolSelectionError`` for an
@@ -239,7 +240,7 @@ def toolbox(
         from golem_cli.tools.mcp.source import server_sources
 
         extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
-                                    root=settings.root))  # fmt: skip
+                                    root=settings.root, tokens=tokens))  # fmt: skip
     registry = builtin_registry(settings, extra)
     box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask), hooks)
     box.notices = notices

@@ -161,3 +161,19 @@ def test_an_http_answer_over_the_limit_says_so():
 
         reason = asyncio.run(go())
     assert "sent an answer over 256 KiB" in reason, reason
+
+
+def test_tokens_are_kept_for_their_owner_alone_and_forgotten_whole(tmp_path: Path):
+    from golem_cli.tools.mcp.tokens import TokenFile
+
+    file = TokenFile(tmp_path / "state" / "mcp-auth", "remote")
+    assert file.load() == {} and not file.delete()
+    file.put("tokens", {"access_token": "a", "token_type": "Bearer"})
+    file.put("client", {"client_id": "golem-1"})
+    assert oct(file.path.stat().st_mode & 0o777) == "0o600"
+    assert oct(file.directory.stat().st_mode & 0o777) == "0o700"
+    assert file.get("tokens") == {"access_token": "a", "token_type": "Bearer"}
+    assert file.get("client") == {"client_id": "golem-1"}
+    os.mkfifo(tmp_path / "fifo.json")
+    assert TokenFile(tmp_path, "fifo").load() == {}  # never blocks on a FIFO
+    assert file.delete() and file.load() == {}

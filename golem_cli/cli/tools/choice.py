@@ -49,6 +49,7 @@ class ToolChoice:
         saying where it was written (the config file, ``-T``, ``--allow``); a ``tool_root``
         that is not a directory is a ``ConfigError`` naming the file."""
         if self._box is None:
+            from golem_cli.config.paths import state_dir
             from golem_cli.tools.registry import ToolSelectionError
             from golem_cli.tools.toolbox import toolbox
 
@@ -58,6 +59,7 @@ class ToolChoice:
                 self._box = toolbox(
                     enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
+                    tokens=state_dir() / "mcp-auth" if s.mcp_servers else None,
                 )  # fmt: skip
             except ToolSelectionError as e:
                 raise self._located(e) from None

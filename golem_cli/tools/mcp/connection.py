@@ -44,6 +44,7 @@ from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.mcp.hooks import Elicitation, ServerHooks, form_fields, shown
 from golem_cli.tools.mcp.http import HttpTransport
+from golem_cli.tools.mcp.oauth import Login, NeedsLogin
 from golem_cli.tools.mcp.transport import MAX_MESSAGE, StdioTransport, quiet_sdk_logs
 
 Transport = StdioTransport | HttpTransport
@@ -76,8 +77,10 @@ class Connection:
         transport: Transport | None = None,
         hooks: ServerHooks | None = None,
         root: Path | None = None,
+        login: Login | None = None,
     ) -> None:
         self.config = config
+        self.login = login
         self.notify = notify
         self.hooks = hooks or ServerHooks()
         self.root = root
@@ -110,7 +113,7 @@ class Connection:
         ready: asyncio.Future[list[dict[str, Any]]] = loop.create_future()
         self._stop = asyncio.Event()
         self.gone = ""
-        self._transport = self._spawned or transport_for(self.config, self.max_message)
+        self._transport = self._spawned or transport_for(self.config, self.max_message, self.login)
         self._spawned = None
         self._task = asyncio.create_task(self._run(self._transport, ready), name=f"mcp:{self.name}")
         try:
@@ -217,7 +220,10 @@ class Connection:
             raise ToolFailed(f"tool server {self.name!r} refused the call: {clip(e.message)}") from None
         except pydantic.ValidationError:  # the SDK's models are pydantic's: not a CallToolResult
             raise ToolFailed(f"tool server {self.name!r} answered with something that is not a tool result") from None
-        except (OSError, ExceptionGroup) as e:
+        except (OSError, ExceptionGroup, NeedsLogin) as e:
+            login = needs_login(e)
+            if login is not None:
+                raise ToolFailed(f"tool server {self.name!r}: {login_words(login, self.config)}") from None
             if self._has_stopped():
                 raise ToolFailed(await self._stopped_during_call()) from None
             raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
@@ -342,10 +348,10 @@ class Connection:
         return f"{what} ({'; '.join(details)})" if details else what
 
 
-def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE) -> Transport:
+def transport_for(config: ServerConfig, max_message: int = MAX_MESSAGE, login: Login | None = None) -> Transport:
     if config.table.command is not None:
         return StdioTransport(config, max_message)
-    return HttpTransport(config, max_message)
+    return HttpTransport(config, max_message, login)
 
 
 async def list_tools(client: Client, offers: Callable[[str], bool]) -> tuple[list[dict[str, Any]], bool]:
@@ -360,6 +366,20 @@ async def list_tools(client: Client, offers: Callable[[str], bool]) -> tuple[lis
         if not cursor or len(tools) > MAX_TOOLS:
             break
     return tools[:MAX_TOOLS], len(tools) > MAX_TOOLS or bool(cursor)
+
+
+def login_words(error: NeedsLogin, config: ServerConfig) -> str:
+    """A server that wants a person to authorise golem says to log in; a refused sign-in says why."""
+    if str(error).startswith(("http://", "https://")):  # it gave an authorization URL: nobody is signed in
+        return f"needs authorisation: run `golem mcp login {config.name}`"
+    return f"could not sign in: {clip(str(error), 200)}"
+
+
+def needs_login(error: BaseException) -> NeedsLogin | None:
+    """The ``NeedsLogin`` in ``error`` (an exception group's first of each level)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error if isinstance(error, NeedsLogin) else None
 
 
 def http_refusal(transport: Transport | None, config: ServerConfig) -> str:
@@ -377,6 +397,8 @@ def http_refusal(transport: Transport | None, config: ServerConfig) -> str:
 def describe_start_failure(error: BaseException, config: ServerConfig, transport: Transport | None = None) -> str:
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
+    if isinstance(error, NeedsLogin):
+        return login_words(error, config)
     refused = http_refusal(transport, config)
     if refused:
         return refused

@@ -17,6 +17,7 @@ import httpx2
 from mcp.client.streamable_http import streamable_http_client
 
 from golem_cli.tools.mcp.config import ServerConfig
+from golem_cli.tools.mcp.oauth import Login, provider
 from golem_cli.tools.mcp.transport import MAX_MESSAGE, STDERR_KEPT, Streams, size_text
 from golem_cli.tools.output import Collector
 
@@ -101,9 +102,10 @@ class _BoundedTransport(httpx2.AsyncBaseTransport):
 class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
     """A streamable HTTP server, for one connection."""
 
-    def __init__(self, config: ServerConfig, max_message: int = MAX_MESSAGE) -> None:
+    def __init__(self, config: ServerConfig, max_message: int = MAX_MESSAGE, login: Login | None = None) -> None:
         self.config = config
         self.max_message = max_message
+        self.login = login
         self.closed = asyncio.Event()  # never set: HTTP has no process to watch
         self.problem = ""
         self.stderr = Collector(STDERR_KEPT)
@@ -119,7 +121,13 @@ class HttpTransport(contextlib.AbstractAsyncContextManager[Streams]):
         assert self.config.table.url is not None
         stack = contextlib.AsyncExitStack()
         try:
+            auth = (
+                provider(self.config, self.config.tokens, self.login)
+                if self.config.tokens and self.config.oauth
+                else None
+            )
             client = httpx2.AsyncClient(
+                auth=auth,
                 headers=self.config.http_headers(),
                 timeout=httpx2.Timeout(30.0, read=max(300.0, self.config.table.tool_timeout_sec)),
                 transport=_BoundedTransport(self.max_message, self),

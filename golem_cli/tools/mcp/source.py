@@ -221,12 +221,14 @@ def server_sources(
     notify: Callable[[str], None] = lambda line: None,
     hooks: ServerHooks | None = None,
     root: Path | None = None,
+    tokens: Path | None = None,
 ) -> list[McpSource]:
     """A source for every enabled ``[mcp_servers.NAME]`` table (none started), sharing
-    ``hooks``; ``root`` is the root they are offered (the tool root)."""
+    ``hooks``; ``root`` is the root they are offered (the tool root), ``tokens`` where their
+    OAuth tokens are."""
     hooks = hooks or ServerHooks()
     return [
         McpSource(config, output_limit=output_limit, notify=notify, hooks=hooks, root=root)
-        for config in server_configs(tables).values()
+        for config in server_configs(tables, tokens).values()
         if config.table.enabled
     ]
