@@ -10,6 +10,7 @@ and on a busy machine the timing scenario, ``sse-retry``, then measures the mach
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -89,3 +90,19 @@ def test_the_conformance_suite_passes_but_for_the_baseline(suite: str, tmp_path:
     print(f"{suite}: {totals[0]} passed, {totals[1]} failed, {totals[2]} warnings")
     assert not unexpected, unexpected
     assert not stale, f"these pass now; take them out of baseline.yml: {stale}"
+
+
+@pytest.mark.parametrize("answer", ["callback", "paste"])
+def test_golem_mcp_login_signs_in_and_the_tokens_serve_the_next_command(answer: str, tmp_path: Path):
+    """The real ``golem mcp login`` against the suite's authorization server (``login.py``):
+    the answer comes back to the loopback callback, or is pasted; ``mcp list`` then reaches the
+    server with the stored tokens and ``mcp logout`` forgets them."""
+    node, entry = installed()
+    done = subprocess.run(
+        [str(node), str(entry), "client", "--command", f"{sys.executable} {HERE / 'login.py'}", "--scenario",
+         "auth/metadata-default", "--timeout", "180000", "-o", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, env={**os.environ, "LOGIN_BY": answer},
+    )  # fmt: skip
+    said = "\n".join(f.read_text() for f in tmp_path.rglob("stdout.txt"))
+    assert done.returncode == 0, done.stdout[-3000:] + said
+    assert "tokens 0o600" in said and "Signed out of remote" in said

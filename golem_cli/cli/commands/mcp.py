@@ -31,11 +31,11 @@ def list_servers(
 
     How golem reaches each, whether it starts and how many tools it offers."""
     from golem_cli.cli.render.console import out, print_json
-    from golem_cli.config.paths import config_file
+    from golem_cli.config.paths import config_file, state_dir
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.mcp.config import server_configs
 
-    configs = server_configs(load_settings().mcp_servers)
+    configs = server_configs(load_settings().mcp_servers, tokens=state_dir() / "mcp-auth")
     status = {} if no_start else _start_each(list(configs.values()))
     if as_json:
         print_json([
