@@ -325,7 +325,13 @@ class ChatSession:
             if self.context_tokens
             else message_window(self.max_messages, stride)
         )
-        layout = RequestLayout(system=self.system, tools=self.toolbox.tools() if self.toolbox is not None else ())
+        # The tool servers' instructions follow the chat's own; they are not stored with the
+        # history (what a server says is outside input, and may change).
+        layout = RequestLayout(
+            system=self.system,
+            servers=self.toolbox.server_instructions() if self.toolbox is not None else (),
+            tools=self.toolbox.tools() if self.toolbox is not None else (),
+        )
         return Agent(
             self.model,
             instructions=layout.instructions(),

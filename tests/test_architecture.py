@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "golem_cli"
 #: The MCP SDK and what only it uses: about a second to import, so only the two modules of the
 #: tools layer that run a tool server's connection may import them (test below).
 MCP_SDK = {"mcp", "mcp_types", "httpx2", "anyio", "pydantic"}  # pydantic: the models the SDK speaks in
-MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py", "tools/mcp/http.py"}
+MCP_SDK_MODULES = {"tools/mcp/connection.py", "tools/mcp/transport.py", "tools/mcp/http.py", "tools/mcp/oauth.py"}
 
 FORBIDDEN = {
     "core": {"cli", "session", "providers", "store", "config", "tools", "typer", "rich", "prompt_toolkit", "httpx",

@@ -54,8 +54,9 @@ def cache_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """What this machine's golem alone should know (not synced with the conversations): the
-    conversation it wrote last, which ``last`` names."""
+    """What this machine's golem alone should know, apart from the conversations users sync
+    between machines: the conversation it wrote last (which ``last`` names) and tool servers'
+    OAuth tokens."""
     home = golem_home()
     if home is not None:
         return home / "state"

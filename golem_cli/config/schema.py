@@ -110,7 +110,7 @@ RESERVED_SERVER_NAMES = frozenset({
     "run_command", "fetch_url",
 })  # fmt: skip
 _STDIO_KEYS = ("command", "args", "env", "env_vars", "cwd")
-_HTTP_KEYS = ("url", "headers", "bearer_token_env_var")
+_HTTP_KEYS = ("url", "headers", "bearer_token_env_var", "oauth_client_id", "oauth_client_secret_env", "oauth_scopes")
 
 Program = Annotated[str, Meta(pattern=r"\S", description='a program to run, like "npx"')]
 Arguments = Annotated[tuple[str, ...], Meta(description='a list of strings, like ["-y", "server"]')]
@@ -125,6 +125,8 @@ Headers = Annotated[dict[str, str], Meta(description='a table of strings, like {
 TokenVariable = Annotated[
     str, Meta(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\Z", description='the name of an environment variable, like "MCP_TOKEN"')
 ]
+ClientId = Annotated[str, Meta(pattern=r"\S", description="an OAuth client ID the server's authorization server gave")]
+Scopes = Annotated[tuple[str, ...], Meta(description='a list of OAuth scopes, like ["repo", "read:org"]')]
 Offered = Annotated[tuple[str, ...], Meta(description='a list of the server\'s tool names, like ["search"]')]
 Allowed = Annotated[tuple[str, ...], Meta(description='a list of tool names or patterns, like ["read_*"]')]
 
@@ -150,6 +152,10 @@ class McpServerTable(Table, frozen=True, kw_only=True):
     disabled_tools: Names = ()
     allow: Allowed = ()
     allow_read_only: Switch = False
+    instructions: Switch = True
+    oauth_client_id: ClientId | None = None
+    oauth_client_secret_env: TokenVariable | None = None
+    oauth_scopes: Scopes = ()
 
     @classmethod
     def problem(cls, table: dict[str, Any]) -> str:

@@ -11,6 +11,13 @@ connection, so a server starts only when a name selects its tools (``-T github``
 the toolbox until ``start`` (run by the chat once its event loop runs) starts the servers
 they name, all at once, each within its own timeout. A server that fails is one line in what
 ``start`` returns, and the chat goes on without it; ``close`` stops every server started.
+
+A server may change its tools while it runs (``notifications/tools/list_changed``): between
+turns, ``refresh_servers`` lists them again, and a tool it added is enabled when the names
+that enabled its server's tools (its group, a pattern) select it. The order stays the
+registry's, so a request's tools are the same bytes while nothing changed (the provider's
+prompt cache survives). What the servers say for the model (their ``instructions``) is
+``instructions()``; ``hooks`` is how they reach the user (``tools/mcp/hooks.py``).
 """
 
 from __future__ import annotations
@@ -22,10 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.config.schema import CommandEnvTable
+from golem_cli.core.layout import RequestLayout, ServerInstructions
 from golem_cli.core.tools import Tool
 from golem_cli.tools.approval import Approvals, Ask, no_such_tool
 from golem_cli.tools.builtin import BuiltinSource, ToolSettings
 from golem_cli.tools.command_env import CommandEnv, server_credentials
+from golem_cli.tools.mcp.hooks import ServerHooks
 from golem_cli.tools.registry import LazySource, Registry, ToolEntry, ToolSelectionError, ToolSource
 
 if TYPE_CHECKING:
@@ -33,9 +42,20 @@ if TYPE_CHECKING:
 
 
 class Toolbox:
-    def __init__(self, registry: Registry, enabled: Iterable[str] = (), approvals: Approvals | None = None) -> None:
+    def __init__(
+        self,
+        registry: Registry,
+        enabled: Iterable[str] = (),
+        approvals: Approvals | None = None,
+        hooks: ServerHooks | None = None,
+    ) -> None:
         self.registry = registry
         self._enabled: set[str] = set()
+        #: The names that enabled tools (a tool a server adds later is enabled when they select it).
+        self._chosen: list[str] = []
+        #: Tools disabled by the person: a name above no longer enables them.
+        self._refused: set[str] = set()
+        self.hooks = hooks or ServerHooks()
         #: Names of tools of servers that have not started yet (``start`` starts them).
         self.waiting: list[str] = []
         self.enable(enabled)
@@ -54,11 +74,14 @@ class Toolbox:
     def enable(self, names: Iterable[str]) -> list[ToolEntry]:
         """Enable what ``names`` select; returns the entries that were not enabled yet. Names
         of a tool server not started yet wait for ``start``."""
+        names = list(names)
         now, waiting = self.registry.split_waiting(names)
         self.waiting.extend(waiting)
         chosen = self.registry.select(now)
         new = [e for e in chosen if e.name not in self._enabled]
         self._enabled.update(e.name for e in chosen)
+        self._refused.difference_update(e.name for e in chosen)
+        self._chosen.extend(n.strip() for n in names if n.strip())
         return new
 
     def disable(self, names: Iterable[str]) -> list[ToolEntry]:
@@ -66,6 +89,7 @@ class Toolbox:
         chosen = self.registry.select(names)
         gone = [e for e in chosen if e.name in self._enabled]
         self._enabled.difference_update(e.name for e in chosen)
+        self._refused.update(e.name for e in chosen)
         return gone
 
     def is_enabled(self, name: str) -> bool:
@@ -132,9 +156,63 @@ class Toolbox:
     def servers(self) -> list[LazySource]:
         return self.registry.lazy_sources()
 
+    async def refresh_servers(self) -> list[str]:
+        """List again the tools of the servers that said they changed (between turns), and
+        enable the new ones the chat's names select. Returns a line per server whose tools
+        changed, for the chat to show."""
+        lines: list[str] = []
+        for source in self.servers():
+            relist = getattr(source, "relist", None)
+            if not source.started or relist is None or "tools" not in source.changed():  # type: ignore[attr-defined]
+                continue
+            before = {e.name for e in self.registry.entries() if e.group == source.group}
+            if not await relist():
+                continue
+            self.registry.refresh()
+            after = [e for e in self.registry.entries() if e.group == source.group]
+            self._enable_new(after, before)
+            added = [e.name for e in after if e.name not in before]
+            removed = sorted(before - {e.name for e in after})
+            lines.append(_change_line(source.group, added, removed))
+        return lines
+
+    def _enable_new(self, entries: list[ToolEntry], before: set[str]) -> None:
+        for entry in entries:
+            if entry.name in before or entry.name in self._refused:
+                continue
+            for name in self._chosen:
+                try:
+                    if entry in self.registry.select([name]):
+                        self._enabled.add(entry.name)
+                        break
+                except ToolSelectionError:
+                    continue
+
+    def server_instructions(self) -> tuple[ServerInstructions, ...]:
+        """What the started servers say for the model, each under its name (the request's
+        layout puts them in name order)."""
+        said = []
+        for source in self.servers():
+            text = getattr(source, "instructions", "")
+            if source.started and isinstance(text, str) and text:
+                said.append(ServerInstructions(
+                    server=source.group, text=f"Instructions from the tool server {source.group!r}:\n{text}"
+                ))  # fmt: skip
+        return tuple(said)
+
+    def instructions(self) -> str:
+        """The servers' instructions as the request carries them ("" when none says anything)."""
+        return RequestLayout(servers=self.server_instructions()).instructions()
+
     async def close(self) -> None:
         """Stop every tool server started, and anything a built-in tool left running."""
         await asyncio.gather(*(s.close() for s in self.registry.sources), return_exceptions=True)
+
+
+def _change_line(group: str, added: list[str], removed: list[str]) -> str:
+    said = [f"added {', '.join(added)}"] if added else []
+    said += [f"removed {', '.join(removed)}"] if removed else []
+    return f"tool server {group!r} changed its tools: {'; '.join(said) or 'their descriptions changed'}"
 
 
 def builtin_registry(settings: ToolSettings | None = None, extra: Iterable[ToolSource] = ()) -> Registry:
@@ -154,6 +232,7 @@ def toolbox(
     servers: Mapping[str, McpServerTable] | None = None,
     command_env: CommandEnvTable | None = None,
     key_variables: Iterable[str] = (),
+    tokens: Path | None = None,
 ) -> Toolbox:
     """A chat's toolbox over the built-ins and the configured tool servers (``servers``: the
     ``[mcp_servers.NAME]`` tables; none is started here); ``ToolSelectionError`` for an
@@ -171,11 +250,13 @@ def toolbox(
         settings = replace(settings, command_timeout=command_timeout)
     notices: list[str] = []
     extra: list[ToolSource] = []
+    hooks = ServerHooks()
     if servers:
         from golem_cli.tools.mcp.source import server_sources
 
-        extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append))
+        extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
+                                    root=settings.root, tokens=tokens))  # fmt: skip
     registry = builtin_registry(settings, extra)
-    box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask))
+    box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask), hooks)
     box.notices = notices
     return box

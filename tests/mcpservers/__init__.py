@@ -10,7 +10,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from golem_cli.config.schema import ConfigFile, McpServerTable
 from golem_cli.config.tables import convert
 
 DEMO = Path(__file__).with_name("demo.py")
+REFUSING = Path(__file__).with_name("refusing.py")
 
 
 def published(program: str) -> str:
@@ -28,16 +29,31 @@ def published(program: str) -> str:
 
 
 @contextlib.contextmanager
-def http_demo(name: str = "web-demo") -> Iterator[str]:
-    """The demo server over streamable HTTP on a loopback port; yields its URL. The port is bound
-    and listening here, then handed to the server: no other process can take it meanwhile, and
-    a request made before the server is up waits in the queue instead of being refused."""
+def http_demo(name: str = "web-demo", *args: str) -> Iterator[str]:
+    """The demo server over streamable HTTP on a loopback port; yields its URL."""
+    with served(lambda fd: [str(DEMO), "--http-fd", fd, "--name", name, *args]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def refusing(status: int, body: str = "", challenge: str = "") -> Iterator[str]:
+    """An endpoint that answers every request with ``status`` (``refusing.py``); yields its URL."""
+    with served(lambda fd: [str(REFUSING), fd, str(status), body, challenge]) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def served(argv: Callable[[str], list[str]]) -> Iterator[str]:
+    """A Python server on a loopback port, ``argv(FD)`` its arguments; yields its ``/mcp`` URL.
+    The port is bound and listening here, then handed to the server: no other process can
+    take it meanwhile, and a request made before the server is up waits in the queue instead
+    of being refused."""
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         port = listener.getsockname()[1]
-        process = subprocess.Popen([sys.executable, str(DEMO), "--http-fd", str(listener.fileno()), "--name", name],
-                                   pass_fds=[listener.fileno()], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        process = subprocess.Popen([sys.executable, *argv(str(listener.fileno()))], pass_fds=[listener.fileno()],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -6,7 +6,10 @@ cancelled, its pid).
 Tools: echo (read-only), shout (destructive), slow, fail (isError), crash (the process exits
 mid-call), picture (an image), structured (structured content only), flood (much text),
 pid, spawn_child (a process in the server's group), authorization (the request's header, over
-HTTP) and hostile (text with terminal escapes). ``--start-gate FILE`` makes it slow to start:
+HTTP), hostile (text with terminal escapes), grow (adds a tool, ``grown``, and says the list
+changed), ask_user (a form for the user: elicitation), visit (a URL-mode elicitation), roots
+(the client's roots), steps (progress, then waits for a gate file) and warn (log lines).
+``--instructions TEXT`` gives the server instructions for the model. ``--start-gate FILE`` makes it slow to start:
 it leaves its pid in ``starting`` and answers nothing until FILE exists (the test opens the
 gate when it wants the server ready); ``--exit-at-start STATUS`` makes it exit instead."""
 
@@ -19,11 +22,15 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
 from mcp.server.mcpserver.utilities.types import Image
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import CallToolResult, ListRootsResult, ToolAnnotations
+from pydantic import BaseModel, Field
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
@@ -35,6 +42,7 @@ parser.add_argument("--http-fd", type=int, default=None)
 parser.add_argument("--marks", default="")
 parser.add_argument("--exit-at-start", type=int, default=None)
 parser.add_argument("--start-gate", default="")
+parser.add_argument("--instructions", default=None)
 options = parser.parse_args()
 if options.exit_at_start is not None:
     sys.stderr.write("demo: refusing to start (told to)\n")
@@ -45,7 +53,7 @@ if options.start_gate:  # a server slow to start: it answers nothing until the g
         (marks / "starting").write_text(str(os.getpid()))
     while not os.path.exists(options.start_gate):
         time.sleep(0.02)
-app = MCPServer(options.name)
+app = MCPServer(options.name, instructions=options.instructions)
 
 
 def mark(name: str, text: str) -> None:
@@ -135,6 +143,75 @@ def authorization(ctx: Context) -> str:
 def hostile() -> str:
     """Text that would move the cursor and retitle the terminal if printed as it is."""
     return "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m and plain"
+
+
+@app.tool()
+async def grow(ctx: Context) -> str:
+    """Add a tool, grown, and tell the client the list changed."""
+
+    def grown(text: str) -> str:
+        """A tool added while the server ran."""
+        return f"grown: {text}"
+
+    app.add_tool(grown)
+    if ctx.protocol_version == "2026-07-28":
+        await ctx.notify_tools_changed()  # to the client's subscriptions/listen stream
+    else:
+        await ctx.session.send_tool_list_changed()
+    return "added grown"
+
+
+class Person(BaseModel):
+    name: str = Field(description="Your name")
+    age: int = Field(default=30, description="Your age in years")
+    subscribe: bool = Field(default=False)
+
+
+def ask_person() -> Elicit[Person]:
+    return Elicit("Who are you?", Person)
+
+
+@app.tool()
+async def ask_user(answer: Annotated[ElicitationResult[Person], Resolve(ask_person)]) -> str:
+    """Ask the user for their name, age and whether to subscribe (in either protocol era)."""
+    if isinstance(answer, AcceptedElicitation):
+        return f"accepted: {answer.data.model_dump_json()}"
+    return answer.action
+
+
+@app.tool()
+async def visit(ctx: Context) -> str:
+    """Ask the user to open a URL (2025-11-25: a request mid-call)."""
+    result = await ctx.elicit_url("Please sign in", "https://example.com/sign-in?x=1", "e-1")
+    return result.action
+
+
+def the_roots() -> ListRoots:
+    return ListRoots()
+
+
+@app.tool()
+async def roots(found: Annotated[ListRootsResult, Resolve(the_roots)]) -> str:
+    """The client's roots."""
+    return " ".join(str(r.uri) for r in found.roots) or "(no roots)"
+
+
+@app.tool()
+async def steps(gate: str, ctx: Context) -> str:
+    """Report progress, wait for the gate file, report again."""
+    await ctx.report_progress(1, 2, "half way")
+    while not os.path.exists(gate):
+        await asyncio.sleep(0.02)
+    await ctx.report_progress(2, 2, "done")
+    return "stepped"
+
+
+@app.tool()
+async def warn(ctx: Context) -> str:
+    """Log a warning and an info line."""
+    await ctx.warning("disk \x1b[31malmost\x1b[0m full")
+    await ctx.info("all is well")
+    return "logged"
 
 
 if __name__ == "__main__":

@@ -269,7 +269,7 @@ def test_allow_patterns_hints_and_unknown_names():
             await box.close()
 
     problems = asyncio.run(go())
-    assert problems[0].startswith("-T demo.nope: tool server 'demo' has no tool 'demo.nope' (it offers authorization, ")
+    assert problems[0].startswith("-T demo.nope: tool server 'demo' has no tool 'demo.nope' (it offers ask_user, authorization, ")
     assert problems[1].startswith("--allow demo.nothing: tool server 'demo' has no tool")
     need = {e.own_name: e.needs_approval for e in box.enabled}
     assert need["echo"] is False  # named in allow

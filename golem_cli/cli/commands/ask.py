@@ -269,6 +269,7 @@ def _turn(
         box = session.toolbox
         try:
             if box is not None:
+                servers.hear(box, say)
                 await servers.start(box, say, quiet=True)
             on_delta = reply.on_delta if reply is not None else None
             return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)

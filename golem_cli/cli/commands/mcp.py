@@ -1,5 +1,6 @@
 """``golem mcp list`` and ``golem mcp import FILE``: the configured tool servers, and servers
-brought over from Claude Desktop's or Cursor's JSON."""
+brought over from Claude Desktop's or Cursor's JSON; ``golem mcp login NAME`` and ``logout NAME``:
+OAuth for an HTTP server (tokens in golem's state directory)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from golem_cli.tools.mcp.config import ServerConfig
 
 app = typer.Typer(name="mcp", rich_help_panel="Chat",
-                  help="Tool servers (MCP): `golem mcp list`, `golem mcp import FILE`.")  # fmt: skip
+                  help="Tool servers (MCP): `golem mcp list`, `import FILE`, `login NAME`, `logout NAME`.")  # fmt: skip
 
 
 # --- list ----------------------------------------------------------------------------------
@@ -30,11 +31,11 @@ def list_servers(
 
     How golem reaches each, whether it starts and how many tools it offers."""
     from golem_cli.cli.render.console import out, print_json
-    from golem_cli.config.paths import config_file
+    from golem_cli.config.paths import config_file, state_dir
     from golem_cli.config.settings import load_settings
     from golem_cli.tools.mcp.config import server_configs
 
-    configs = server_configs(load_settings().mcp_servers)
+    configs = server_configs(load_settings().mcp_servers, tokens=state_dir() / "mcp-auth")
     status = {} if no_start else _start_each(list(configs.values()))
     if as_json:
         print_json([
@@ -189,3 +190,120 @@ def _write(result: Plan) -> None:
         mode = PRIVATE_FILE
         ensure_private_dir(target.parent)
     write_atomic(target, result.text.encode("utf-8"), mode=mode)
+
+
+# --- login, logout -------------------------------------------------------------------------
+
+#: How long ``login`` waits for the person to sign in.
+LOGIN_TIMEOUT = 600.0
+
+
+def _server(name: str) -> ServerConfig:
+    """The configured HTTP server ``name``, with its tokens' place; an ``InputError`` otherwise."""
+    from golem_cli.config.paths import state_dir
+    from golem_cli.config.settings import load_settings
+    from golem_cli.core.errors import InputError
+    from golem_cli.tools.mcp.config import server_configs
+
+    configs = server_configs(load_settings().mcp_servers, tokens=state_dir() / "mcp-auth")
+    config = configs.get(name)
+    if config is None:
+        known = ", ".join(sorted(configs)) or "none"
+        raise InputError(f"no tool server named {name!r}", hint=f"configured: {known} (golem mcp list)")
+    if config.table.url is None:
+        raise InputError(f"tool server {name!r} is a command, not an HTTP server: it needs no login")
+    if not config.oauth:
+        raise InputError(f"tool server {name!r} has its credentials in config.toml (bearer_token_env_var or headers)")
+    return config
+
+
+@app.command("login", cls=GolemCommand)
+def login(name: Annotated[str, typer.Argument(metavar="NAME", help="The HTTP tool server to sign in to.")]) -> int:
+    """Sign in to an HTTP tool server with OAuth.
+
+    golem shows the address to open in a browser (it opens nothing itself) and waits for the
+    browser to come back to 127.0.0.1; on a machine without one, paste the address the
+    browser ended at, or the code."""
+    import asyncio
+
+    from golem_cli.cli.render.console import out
+
+    config = _server(name)
+    tools = asyncio.run(_login(config))
+    assert config.tokens is not None
+    out(f"Signed in to {name}: {tools} tool{'s' if tools != 1 else ''}. Tokens are kept in {config.tokens}.")
+    return 0
+
+
+async def _login(config: ServerConfig) -> int:
+    import asyncio
+    import dataclasses
+    import sys
+
+    import msgspec
+
+    from golem_cli.cli.render.console import out
+    from golem_cli.cli.render.terminal_text import visible
+    from golem_cli.core.errors import GolemError
+    from golem_cli.tools.mcp.connection import Connection, ServerFailed
+    from golem_cli.tools.mcp.oauth import Login, callback_server
+
+    answers: asyncio.Queue[str] = asyncio.Queue()
+
+    async def show(url: str) -> None:
+        out(f"Open this address in a browser to let golem use {config.name}:")
+        out("  " + visible(url))
+        out("Waiting for the browser to come back; or paste here the address it ended at (or the code).")
+
+    table = msgspec.structs.replace(config.table, startup_timeout_sec=LOGIN_TIMEOUT)
+    config = dataclasses.replace(config, table=table)
+    async with callback_server(answers) as redirect:
+        paste = _pasted if sys.stdin is not None and not sys.stdin.closed else None
+        connection = Connection(config, login=Login(show=show, paste=paste, redirect_uri=redirect, answers=answers))
+        try:
+            tools = await connection.start()
+        except ServerFailed as e:
+            raise GolemError(f"tool server {config.name!r}: {e}") from None
+        finally:
+            await connection.close()
+    return len(tools)
+
+
+async def _pasted() -> str:
+    """A line typed or piped on stdin, read without a thread (nothing is left blocked at exit)."""
+    import asyncio
+    import sys
+
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+    fd = sys.stdin.fileno()
+    buffer = bytearray()
+
+    def readable() -> None:
+        import os
+
+        chunk = os.read(fd, 4096)
+        buffer.extend(chunk)
+        if (b"\n" in buffer or not chunk) and not line.done():
+            line.set_result(buffer.decode("utf-8", "replace").split("\n")[0])
+
+    loop.add_reader(fd, readable)
+    try:
+        return await line
+    finally:
+        loop.remove_reader(fd)
+
+
+@app.command("logout", cls=GolemCommand)
+def logout(name: Annotated[str, typer.Argument(metavar="NAME", help="The HTTP tool server to sign out of.")]) -> int:
+    """Forget the OAuth tokens golem keeps for a tool server."""
+    from golem_cli.cli.render.console import out
+    from golem_cli.tools.mcp.tokens import TokenFile
+
+    config = _server(name)
+    assert config.tokens is not None
+    if TokenFile(config.tokens, name).delete():
+        out(f"Signed out of {name}: golem forgot its tokens.")
+    else:
+        out(f"golem kept no tokens for {name}.")
+    return 0

@@ -247,6 +247,7 @@ class Repl:
             parts, files = split(pending)
             text = with_files(text, files)  # text files travel in the prompt, with their names
         self._repair_before_the_turn()
+        await self.refresh_tool_servers()
         self.tool_notices()
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
         view = self._tool_view(renderer)
@@ -277,6 +278,8 @@ class Repl:
         self._after_answer = self._after_answer or KeysAfterAnswer()
         view = ToolView(self.console, renderer, after_answer=self._after_answer)
         box.approvals.ask = None if self.plain_input else view.ask
+        box.hooks.elicit = None if self.plain_input else view.elicit
+        box.hooks.progress = view.progress
         return view
 
     async def _turn(
@@ -319,6 +322,7 @@ class Repl:
         box = self.toolbox
         if box is None or not box.to_start():
             return
+        tool_servers.hear(box, self._line_above_prompt)
         self._servers = asyncio.ensure_future(tool_servers.start(box, self._line_above_prompt))
 
     def _line_above_prompt(self, text: str, problem: bool) -> None:
@@ -385,12 +389,20 @@ class Repl:
         if box is None or not (box.to_start() or box.waiting or box.approvals.waiting):
             return
         names = ", ".join(s.group for s in box.to_start())
+        tool_servers.hear(box, self._line_above_prompt)
         status = self.console.status(f"Starting tool servers: {names}", spinner="dots") if names else None
         with status if status is not None and self.console.is_terminal else contextlib.nullcontext():
             await tool_servers.start(box, self.tool_line)
 
     def tool_notices(self) -> None:
         tool_servers.show_notices(self.session.toolbox, self.tool_line)
+
+    async def refresh_tool_servers(self) -> None:
+        """Between turns: the tools of servers that said they changed, listed again."""
+        box = self.session.toolbox
+        if box is not None:
+            for line in await box.refresh_servers():
+                self.tool_line(line, False)
 
     # --- a save refused ----------------------------------------------------------------------
 

@@ -49,6 +49,7 @@ class ToolChoice:
         saying where it was written (the config file, ``-T``, ``--allow``); a ``tool_root``
         that is not a directory is a ``ConfigError`` naming the file."""
         if self._box is None:
+            from golem_cli.config.paths import state_dir
             from golem_cli.providers.resolve import key_variables
             from golem_cli.tools.registry import ToolSelectionError
             from golem_cli.tools.toolbox import toolbox
@@ -60,6 +61,7 @@ class ToolChoice:
                     enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
                     command_env=s.command_env, key_variables=key_variables(s.providers),
+                    tokens=state_dir() / "mcp-auth" if s.mcp_servers else None,
                 )  # fmt: skip
             except ToolSelectionError as e:
                 raise self._located(e) from None
@@ -118,8 +120,11 @@ class ToolChoice:
         # No prompt follows in ``ask``: keys typed after a one-key answer stay in the terminal
         # (for a next question, or the shell), not read and dropped after the answer.
         view = ToolView(rich_console(stderr=True), after_answer=KeysAfterAnswer(reads=False))
-        if self._box is not None and can_ask():
-            self._box.approvals.ask = view.ask
+        if self._box is not None:
+            self._box.hooks.progress = view.progress
+            if can_ask():
+                self._box.approvals.ask = view.ask
+                self._box.hooks.elicit = view.elicit
         return view
 
 

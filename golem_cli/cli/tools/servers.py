@@ -48,6 +48,19 @@ def _tools(box: Toolbox, group: str) -> str:
     return f"{n} tool{'s' if n != 1 else ''}"
 
 
+def hear(box: Toolbox, say: Callable[[str, bool], None]) -> None:
+    """What the servers log (warning and above; everything with ``--debug``) said through ``say``."""
+    import sys
+
+    from golem_cli.cli.errors import debug_requested
+
+    def log(server: str, level: str, text: str) -> None:
+        say(f"tool server {server!r} ({level}): {text}", level not in ("debug", "info", "notice"))
+
+    box.hooks.log = log
+    box.hooks.debug = debug_requested(sys.argv[1:])
+
+
 def show_notices(box: Toolbox | None, say: Callable[[str, bool], None]) -> None:
     """Lines the tool servers left since the last time (a server stopped), then forget them."""
     if box is None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from golem_cli.cli.tools.typeahead import KeysAfterAnswer
     from golem_cli.core.messages import Message, ToolCall
     from golem_cli.tools.approval import Answer, Question
+    from golem_cli.tools.mcp.hooks import Elicitation, Reply
 
 RESULT_LINES = 4  # lines of a result shown under it
 SUMMARY_WIDTH = 90
@@ -98,13 +99,26 @@ class _Running:
 
         self.clock = clock
         self.calls: dict[str, tuple[str, float]] = {}  # call ID -> (name, when it started)
+        self.progress: dict[str, str] = {}  # call ID -> what its tool server last said of it
         self.spinner = Spinner("dots", style="dim")
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         since = min((started for _, started in self.calls.values()), default=self.clock())
-        names = ", ".join(name for name, _ in self.calls.values())
+        names = ", ".join(f"{name} ({self.progress[cid]})" if cid in self.progress else name
+                          for cid, (name, _) in self.calls.items())  # fmt: skip
         self.spinner.update(text=f" running {names} · {self.clock() - since:.1f}s")
         yield self.spinner
+
+
+def progress_text(done: float, total: float | None, message: str | None) -> str:
+    """A tool server's progress report in a few words: ``2/5 copying``, ``40%``, ``3``."""
+    if total:
+        amount = f"{done:g}/{total:g}" if float(done).is_integer() and float(total).is_integer() else \
+            f"{100 * done / total:.0f}%"  # fmt: skip
+    else:
+        amount = f"{done:g}"
+    text = f"{amount} {message}" if message else amount
+    return _clip(" ".join(text.split()), 60)
 
 
 class ToolView:
@@ -158,10 +172,28 @@ class ToolView:
         self._running.calls[call.id] = (visible(call.name), self.clock())
         self._start_live()
 
+    def progress(self, call_id: str, done: float, total: float | None, message: str | None) -> None:
+        """A tool server's progress on a running call: shown on the running line."""
+        if call_id in self._running.calls:
+            self._running.progress[call_id] = progress_text(done, total, message)
+
+    async def elicit(self, request: Elicitation) -> Reply:
+        """A tool server's question for the person, asked with the running line paused."""
+        from golem_cli.cli.tools.elicit import ask_form
+
+        self._pause_reply()
+        self._stop_live()
+        try:
+            return await ask_form(self.console, request)
+        finally:
+            if self._running.calls:
+                self._start_live()
+
     def _finished(self, call: ToolCall, result: Message) -> None:
         self._pause_reply()
         self._stop_live()
         self._running.calls.pop(call.id, None)
+        self._running.progress.pop(call.id, None)
         if call.id not in self._shown_calls:  # never ran: denied, bad arguments, not enabled
             self.print_call(call)
         self.print_result(call, result)

@@ -9,6 +9,7 @@ import fnmatch
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from golem_cli.config.schema import McpServerTable
 
@@ -20,6 +21,16 @@ class ServerConfig:
 
     name: str
     table: McpServerTable
+    #: Where its OAuth tokens are kept (golem's state directory), None for no OAuth.
+    tokens: Path | None = None
+
+    @property
+    def oauth(self) -> bool:
+        """Whether golem speaks OAuth to it: an HTTP server, with nowhere else its credentials
+        come from (``bearer_token_env_var``, an ``Authorization`` header)."""
+        table = self.table
+        static = table.bearer_token_env_var or any(k.lower() == "authorization" for k in table.headers)
+        return table.url is not None and self.tokens is not None and not static
 
     @property
     def transport(self) -> str:
@@ -68,9 +79,9 @@ class ServerConfig:
         return headers
 
 
-def server_configs(tables: Mapping[str, McpServerTable]) -> dict[str, ServerConfig]:
+def server_configs(tables: Mapping[str, McpServerTable], tokens: Path | None = None) -> dict[str, ServerConfig]:
     """Every configured server by name, disabled ones included (``table.enabled`` says which)."""
-    return {name: ServerConfig(name=name, table=table) for name, table in tables.items()}
+    return {name: ServerConfig(name=name, table=table, tokens=tokens) for name, table in tables.items()}
 
 
 def _without_credentials(url: str) -> str:

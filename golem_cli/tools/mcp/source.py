@@ -27,12 +27,14 @@ import contextlib
 import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from golem_cli.config.schema import McpServerTable
 from golem_cli.core.tools import SchemaTool, ToolContext, ToolFailed, ToolResult
 from golem_cli.tools.mcp.arguments import schema_problem
 from golem_cli.tools.mcp.config import ServerConfig, server_configs
+from golem_cli.tools.mcp.hooks import ServerHooks
 from golem_cli.tools.mcp.naming import model_name
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
 from golem_cli.tools.registry import ToolEntry
@@ -43,6 +45,9 @@ if TYPE_CHECKING:
 MAX_DESCRIPTION = 4000
 MAX_SCHEMA = 64 * 1024
 MAX_OWN_NAME = 256
+#: The most of a server's instructions the model is given.
+MAX_INSTRUCTIONS = 2048
+CUT_MARK = "[golem: the server's instructions were cut here at 2 KB]"
 
 
 class McpSource:
@@ -54,12 +59,16 @@ class McpSource:
         *,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
         notify: Callable[[str], None] = lambda line: None,
+        hooks: ServerHooks | None = None,
+        root: Path | None = None,
     ) -> None:
         self.config = config
         self.name = f"mcp:{config.name}"
         self.group = config.name
         self.output_limit = output_limit
         self.notify = notify
+        self.hooks = hooks or ServerHooks()
+        self.root = root
         self.started = False
         self.problem = ""
         self._entries: list[ToolEntry] = []
@@ -91,7 +100,9 @@ class McpSource:
             if transport is not None:
                 await transport.abandon()
             raise
-        connection: Connection = module.Connection(self.config, self.notify, transport=transport)
+        connection: Connection = module.Connection(
+            self.config, self.notify, transport=transport, hooks=self.hooks, root=self.root
+        )
         try:
             listing = await connection.start()
         except Exception as e:
@@ -104,6 +115,39 @@ class McpSource:
     async def close(self) -> None:
         if self._connection is not None:
             await self._connection.close()
+
+    @property
+    def instructions(self) -> str:
+        """The server's instructions for the model, at most ``MAX_INSTRUCTIONS`` bytes (cut with
+        a mark); "" when it gave none or its table says ``instructions = false``."""
+        if self._connection is None or not self.config.table.instructions:
+            return ""
+        text = self._connection.instructions.strip()
+        raw = text.encode("utf-8")
+        if len(raw) <= MAX_INSTRUCTIONS:
+            return text
+        return raw[:MAX_INSTRUCTIONS].decode("utf-8", "ignore").rstrip() + "\n" + CUT_MARK
+
+    def changed(self) -> set[str]:
+        """The lists the server said have changed since they were read (``tools``...)."""
+        return set(self._connection.changed) if self._connection is not None else set()
+
+    async def relist(self) -> bool:
+        """Read the server's tools again when it said they changed; whether they did."""
+        connection = self._connection
+        if connection is None or "tools" not in connection.changed:
+            return False
+        connection.changed.discard("tools")
+        before = [(e.name, e.tool.description, e.tool.parameters) for e in self._entries]
+        try:
+            listing = await connection.list_tools()
+        except Exception as e:  # the server's fault: keep what it offered before, and say so
+            from golem_cli.tools.mcp.connection import describe_error
+
+            self.notify(f"tool server {self.group!r} changed its tools but could not list them: {describe_error(e)}")
+            return False
+        self._entries = list(self._build(listing))
+        return before != [(e.name, e.tool.description, e.tool.parameters) for e in self._entries]
 
     # --- the entries -------------------------------------------------------------------------
 
@@ -148,7 +192,7 @@ class McpSource:
         claim = "read-only" if read_only else "destructive" if destructive else ""
 
         async def call(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-            return await self._call(own, arguments)
+            return await self._call(own, arguments, context.call_id)
 
         def preview(arguments: dict[str, Any]) -> str:
             from golem_cli.tools.approval import format_arguments
@@ -162,12 +206,12 @@ class McpSource:
             preview=preview, own_name=own, destructive=destructive,
         )  # fmt: skip
 
-    async def _call(self, own: str, arguments: dict[str, Any]) -> ToolResult:
+    async def _call(self, own: str, arguments: dict[str, Any], call_id: str = "") -> ToolResult:
         if self._connection is None:
             raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
         from golem_cli.tools.mcp.results import tool_result
 
-        return tool_result(await self._connection.call(own, arguments), limit=self.output_limit)
+        return tool_result(await self._connection.call(own, arguments, call_id), limit=self.output_limit)
 
 
 def server_sources(
@@ -175,10 +219,16 @@ def server_sources(
     *,
     output_limit: int = DEFAULT_OUTPUT_LIMIT,
     notify: Callable[[str], None] = lambda line: None,
+    hooks: ServerHooks | None = None,
+    root: Path | None = None,
+    tokens: Path | None = None,
 ) -> list[McpSource]:
-    """A source for every enabled ``[mcp_servers.NAME]`` table (none started)."""
+    """A source for every enabled ``[mcp_servers.NAME]`` table (none started), sharing
+    ``hooks``; ``root`` is the root they are offered (the tool root), ``tokens`` where their
+    OAuth tokens are."""
+    hooks = hooks or ServerHooks()
     return [
-        McpSource(config, output_limit=output_limit, notify=notify)
-        for config in server_configs(tables).values()
+        McpSource(config, output_limit=output_limit, notify=notify, hooks=hooks, root=root)
+        for config in server_configs(tables, tokens).values()
         if config.table.enabled
     ]

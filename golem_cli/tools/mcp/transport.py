@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
+import re
 import signal
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -181,19 +183,64 @@ def size_text(n: int) -> str:
 
 
 def _parse(line: bytes) -> SessionMessage | Exception:
+    """The message on ``line``. One the SDK cannot read that answers a request (a lone
+    surrogate escape, nesting too deep) becomes an error answer to that request saying what
+    was wrong, so the call fails at once instead of waiting out its timeout."""
     import mcp_types  # the SDK is loaded by the time a server speaks
     from mcp.shared.message import SessionMessage
 
     try:
         return SessionMessage(mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError as e:  # a line that is not JSON-RPC: the dispatcher drops it
-        return e
+    except ValueError as e:
+        answered = _answered_id(line)
+        if answered is None:
+            return e  # not an answer golem waits for: the dispatcher drops it
+        why = f"the server sent an answer golem cannot read ({_unreadable(e)})"
+        error = mcp_types.ErrorData(code=mcp_types.PARSE_ERROR, message=why)
+        return SessionMessage(mcp_types.JSONRPCError(jsonrpc="2.0", id=answered, error=error))
+
+
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+def _answered_id(line: bytes) -> int | str | None:
+    """The ID of the request a line that cannot be read answers, when it looks like an answer
+    (it has ``result`` or ``error`` and no ``method``) and its ``id`` can be found."""
+    if b'"method"' in line or not (b'"result"' in line or b'"error"' in line):
+        return None
+    found = _ID.search(line)
+    if found is None:
+        return None
+    raw = found.group(1)
+    if raw.startswith(b'"'):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return None
+        return value if isinstance(value, str) else None
+    return int(raw)
+
+
+def _unreadable(error: ValueError) -> str:
+    """What was wrong with a message, in words (pydantic's first error, without the input)."""
+    found = re.search(r"Invalid JSON: (.+?) at line \d+ column (\d+)", str(error))
+    if found is None:
+        return "it is not a JSON-RPC message"
+    what, column = found.group(1), found.group(2)
+    if "hex escape" in what or "surrogate" in what:
+        return f"a lone surrogate escape such as \\ud800 in a string, at byte {column}"
+    if "recursion" in what:
+        return f"JSON nested too deeply, at byte {column}"
+    return f"invalid JSON: {what}, at byte {column}"
 
 
 async def stop_process(process: anyio.abc.Process) -> None:
     """Close its input, give it ``GRACE`` seconds, then SIGTERM and SIGKILL its process
     group; return once it has exited (and was reaped). Members of its group outlive a leader
-    that exits on its own only until the SIGTERM."""
+    that exits on its own only until the SIGTERM. Its descendants that left the group (a
+    child started with ``setsid``) are found before it is asked to stop, while they are still
+    its children, and stopped after it."""
+    strays = descendants(process.pid)
     if process.stdin is not None:
         with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
             await process.stdin.aclose()
@@ -206,6 +253,7 @@ async def stop_process(process: anyio.abc.Process) -> None:
         if await _group_gone(process.pid, GRACE):
             break
     await _exited(process, GRACE)
+    await _stop_strays(strays)
     for stream in (process.stdout, process.stderr):
         if stream is not None:
             with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -241,3 +289,54 @@ async def _group_gone(pgid: int, seconds: float) -> bool:
         if anyio.current_time() >= deadline:
             return False
         await anyio.sleep(0.01)
+
+
+def _proc_stat(pid: str) -> tuple[int, str] | None:
+    """A process's parent and start time (``/proc/PID/stat``), None when it is gone (or a
+    zombie: it has exited)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return None if fields[0] == "Z" else (int(fields[1]), fields[19])
+
+
+def descendants(pid: int) -> list[tuple[int, str]]:
+    """Every process below ``pid`` with its start time (Linux's ``/proc``; none elsewhere)."""
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    children: dict[int, list[tuple[int, str]]] = {}
+    for entry in entries:
+        stat = _proc_stat(entry)
+        if stat is not None:
+            children.setdefault(stat[0], []).append((int(entry), stat[1]))
+    found: list[tuple[int, str]] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+async def _stop_strays(strays: list[tuple[int, str]]) -> None:
+    """SIGTERM, then SIGKILL, the processes of ``strays`` that are still the same processes."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        alive = [pid for pid, started in strays if _same(pid, started)]
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        if not alive:
+            return
+        deadline = anyio.current_time() + GRACE
+        while anyio.current_time() < deadline and any(_same(pid, started) for pid, started in strays):
+            await anyio.sleep(0.01)
+
+
+def _same(pid: int, started: str) -> bool:
+    stat = _proc_stat(str(pid))
+    return stat is not None and stat[1] == started

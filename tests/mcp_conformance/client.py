@@ -1,0 +1,89 @@
+"""The client the MCP conformance suite drives (``@modelcontextprotocol/conformance``, client
+mode): ``python tests/mcp_conformance/client.py SERVER_URL``, the scenario named in
+``MCP_CONFORMANCE_SCENARIO``. It goes through golem's own MCP layer, the ``Connection`` a
+chat's tool server is (``golem_cli/tools/mcp/connection.py``): start, list the tools, call
+each with arguments made from its schema, stop. A server's question (elicitation) is answered
+as a person pressing Enter at every field would: each field's default. Signing in (the auth
+scenarios) is ``golem mcp login``'s flow with a browser that follows the authorization URL and
+comes back to golem's loopback callback; a pre-registered client's ID and secret come from
+``MCP_CONFORMANCE_CONTEXT`` as they would from config.toml."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from golem_cli.config.schema import McpServerTable
+from golem_cli.tools.mcp.config import ServerConfig
+from golem_cli.tools.mcp.connection import Connection
+from golem_cli.tools.mcp.hooks import Elicitation, Reply, ServerHooks
+from golem_cli.tools.mcp.oauth import Login, callback_server
+
+SAMPLES: dict[str, Any] = {"string": "hello", "number": 1, "integer": 1, "boolean": True, "array": [], "object": {}}
+
+
+async def accept_defaults(request: Elicitation) -> Reply:
+    """Enter at every field: the defaults, nothing else."""
+    if request.url:
+        return Reply(action="decline")
+    return Reply(action="accept", content={f.key: f.default for f in request.fields if f.default is not None})
+
+
+def arguments(schema: dict[str, Any]) -> dict[str, Any]:
+    """A value for each property of a tool's input schema (its default, else a sample of its type)."""
+    properties = schema.get("properties") or {}
+    return {name: spec.get("default", SAMPLES.get(str(spec.get("type")), "x"))
+            for name, spec in properties.items() if isinstance(spec, dict)}  # fmt: skip
+
+
+async def browse(url: str) -> None:
+    """A browser whose person agrees at once: the authorization server's redirect is followed
+    to golem's callback."""
+    import httpx2
+
+    async with httpx2.AsyncClient(follow_redirects=False, timeout=20) as client:
+        answer = await client.get(url)
+        location = answer.headers.get("location")
+        if location:
+            await client.get(location)
+
+
+def table_for(url: str) -> McpServerTable:
+    """The server's table, with the client registered beforehand when the scenario gives one."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    keys: dict[str, Any] = {}
+    if context.get("client_id"):
+        keys["oauth_client_id"] = context["client_id"]
+        if context.get("client_secret"):
+            os.environ["CONFORMANCE_CLIENT_SECRET"] = context["client_secret"]
+            keys["oauth_client_secret_env"] = "CONFORMANCE_CLIENT_SECRET"
+    return McpServerTable(url=url, startup_timeout_sec=30, tool_timeout_sec=20, **keys)
+
+
+async def run(url: str) -> int:
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    hooks = ServerHooks(elicit=accept_defaults, log=lambda server, level, text: print(f"log {level}: {text}"))
+    print(f"scenario {scenario!r}: connecting to {url}")
+    answers: asyncio.Queue[str] = asyncio.Queue()
+    with tempfile.TemporaryDirectory() as tokens:
+        async with callback_server(answers) as redirect:
+            config = ServerConfig(name="conformance", table=table_for(url), tokens=Path(tokens))
+            login = Login(show=browse, redirect_uri=redirect, answers=answers)
+            connection = Connection(config, notify=print, hooks=hooks, login=login)
+            tools = await connection.start()
+            try:
+                for tool in tools:
+                    result = await connection.call(tool["name"], arguments(tool.get("inputSchema") or {}))
+                    print(f"{tool['name']}: {str(result)[:200]}")
+            finally:
+                await connection.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(run(sys.argv[-1])))

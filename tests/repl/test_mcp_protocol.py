@@ -1,0 +1,164 @@
+"""MCP beyond tool calls, as a person meets it in the real ``golem``: a server that changes its
+tools, gives instructions, asks the user (elicitation), asks for roots, reports progress and
+logs, and an HTTP server that refuses (401 before login, 500). The servers are the SDK-built
+demo (tests/mcpservers/demo.py) and a refusing endpoint (tests/mcpservers/refusing.py); the
+provider is the loopback one, whose reply after tool results is ``tool results: <id> ...``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.mcpservers import demo_toml, refusing
+from tests.providerserver import ProviderServer, Scenario
+from tests.repl import test_tools
+from tests.repl.conftest import PATIENCE
+from tests.repl.test_tools import ask, calls
+
+pytestmark = pytest.mark.slow
+READY = r"Tool server ready in [^\n]*"
+FOOTER = r"\d+ stored, \d+ sent[^\n]*"
+project = test_tools.project  # the tool root, as a fixture
+
+
+def configure(home: Path, text: str) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text() + text)
+
+
+def tool_names(request: object) -> list[str]:
+    return [t["function"]["name"] for t in request.json.get("tools", [])]  # type: ignore[attr-defined]
+
+
+def system_text(request: object) -> str:
+    return "\n".join(m["content"] for m in request.json["messages"] if m["role"] == "system")  # type: ignore[attr-defined]
+
+
+def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("c1", "demo__grow", {})), Scenario(), Scenario(), calls(("c2", "demo__grown", {"text": "hi"})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    first = chat.say("grow")
+    assert "tool results: c1 added grown" in first
+    assert "demo__grown" not in tool_names(server.requests[0])
+    out = chat.say("again")
+    assert "tool server 'demo' changed its tools: added demo__grown" in out
+    names = tool_names(server.requests[-1])
+    assert "demo__grown" in names and names[: names.index("demo__grown")] == tool_names(server.requests[0])
+    out = chat.say("use it")
+    assert "tool results: c2 grown: hi" in out
+    chat.leave()
+
+
+def test_a_servers_instructions_reach_the_model_after_the_chats_own(server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo", "--instructions", "Always greet the user in French."))
+    done = ask(home, "-T", "demo", "--yes", "-s", "Be brief.", "hello")
+    assert done.returncode == 0, done.stderr
+    said = system_text(server.requests[-1])
+    assert said == "Be brief.\n\nInstructions from the tool server 'demo':\nAlways greet the user in French."
+    configure(home, demo_toml("quiet", "--instructions", "Say nothing.", extra="instructions = false\n"))
+    done = ask(home, "-T", "quiet", "--yes", "hello")
+    assert done.returncode == 0, done.stderr
+    assert "Say nothing." not in system_text(server.requests[-1])
+
+
+def test_an_http_server_asking_for_authorisation_says_to_log_in(spawn, home: Path):
+    challenge = 'Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"'
+    with refusing(401, '{"error": "invalid_token"}', challenge) as url:
+        configure(home, f'\n[mcp_servers.remote]\nurl = "{url}"\n')
+        chat = spawn("chat", "-T", "remote")
+        chat.prompt()
+        line = chat.expect(r"did not start[^\n]*")
+        chat.leave()
+    assert "tool server 'remote' did not start: needs authorisation: run `golem mcp login remote`" in line
+
+
+def test_an_http_servers_other_refusal_is_its_status_and_its_words(spawn, home: Path):
+    with refusing(503, "overloaded \x1b[31mtry\x1b[0m later") as url:
+        configure(home, f'\n[mcp_servers.remote]\nurl = "{url}"\n')
+        chat = spawn("chat", "-T", "remote")
+        chat.prompt()
+        line = chat.expect(r"did not start[^\n]*")
+        chat.leave()
+    assert "did not start: the server answered HTTP 503: overloaded ^[[31mtry^[[0m later" in line
+
+
+def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("c1", "demo__ask_user", {})), Scenario(), calls(("c2", "demo__ask_user", {})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("ask me")
+    asked = chat.expect(r"\[c\]ancel ›")
+    assert "? tool server 'demo' asks:" in asked and "Who are you?" in asked
+    assert "name (string, required): Your name" in asked
+    assert "age (integer, default 30): Your age in years" in asked and "subscribe (boolean, default false)" in asked
+    chat.child.sendline("a")
+    chat.expect(r"name\* ›")
+    chat.child.sendline("Ada")
+    chat.expect(r"age › 30")
+    chat.child.sendline("")
+    chat.expect(r"subscribe › false")
+    chat.child.sendline("\b\b\b\b\byes")
+    out = chat.turn() + chat.prompt()
+    assert 'tool results: c1 accepted: {"name":"Ada","age":30,"subscribe":true}' in out
+    chat.child.sendline("again")
+    chat.expect(r"\[c\]ancel ›")
+    chat.child.sendline("d")
+    assert "tool results: c2 decline" in chat.turn()
+    chat.prompt()
+    chat.leave()
+
+
+def test_without_a_terminal_a_servers_question_is_declined_at_once(server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("c1", "demo__ask_user", {})))
+    done = ask(home, "-T", "demo", "--yes", "ask me")
+    assert done.returncode == 0, done.stderr
+    assert "tool results: c1 decline" in done.stdout
+    assert "tool server 'demo' asked for input; nobody can be asked here (no terminal), so golem declined it" in (
+        done.stderr
+    )
+
+
+def test_the_tool_root_is_the_one_root(server: ProviderServer, home: Path, project: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("c1", "demo__roots", {})))
+    done = ask(home, "-T", "demo", "--yes", "roots?")
+    assert done.returncode == 0, done.stderr
+    assert f"tool results: c1 {project.resolve().as_uri()}" in done.stdout
+
+
+def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, server: ProviderServer, home: Path,
+                                                                     tmp_path: Path):  # fmt: skip
+    configure(home, demo_toml("demo"))
+    gate = tmp_path / "gate"
+    server.enqueue(calls(("c1", "demo__steps", {"gate": str(gate)})), Scenario(), calls(("c2", "demo__warn", {})))
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("step")
+    chat.expect(r"running demo__steps \(1/2 half way\)", timeout=PATIENCE)
+    gate.touch()
+    chat.turn()
+    chat.prompt()
+    out = chat.say("warn")
+    chat.leave()
+    assert "tool server 'demo' (warning): disk ^[[31malmost^[[0m full" in out
+    assert "all is well" not in out
+
+
+def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, home: Path):
+    """The request golem sends carries the tools in the registry's order, unchanged between turns."""
+    configure(home, demo_toml("demo"))
+    server.enqueue(Scenario(), Scenario())
+    first = ask(home, "-T", "demo", "one")
+    second = ask(home, "-T", "demo", "two")
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    a, b = server.requests[-2].json["tools"], server.requests[-1].json["tools"]
+    assert json.dumps(a) == json.dumps(b)
