@@ -19,6 +19,7 @@ from golem_cli.tools.confine import Root
 from golem_cli.tools.files import FileTools
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
 from golem_cli.tools.registry import BUILTIN, ToolEntry
+from golem_cli.tools.rules import COMMAND, PATH, URL
 from golem_cli.tools.search import DEFAULT_DEADLINE
 from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
 from golem_cli.tools.threads import off_thread
@@ -105,7 +106,7 @@ def _reading_tools(files: FileTools, where: str) -> list[ToolEntry]:
         return await files.search_files(pattern, path, literal, ignore_case)
 
     return [
-        ToolEntry(tool=Tool(tool), source=BUILTIN, group=FS, needs_approval=False)
+        ToolEntry(tool=Tool(tool), source=BUILTIN, group=FS, needs_approval=False, matched_on=(PATH, "path"))
         for tool in (read_file, list_files, search_files)
     ]
 
@@ -137,10 +138,20 @@ def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
 
     return [
         ToolEntry(
-            tool=Tool(write_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=write_preview
+            tool=Tool(write_file, sequential=True),
+            source=BUILTIN,
+            group=FS,
+            needs_approval=True,
+            preview=write_preview,
+            matched_on=(PATH, "path"),
         ),
         ToolEntry(
-            tool=Tool(edit_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=edit_preview
+            tool=Tool(edit_file, sequential=True),
+            source=BUILTIN,
+            group=FS,
+            needs_approval=True,
+            preview=edit_preview,
+            matched_on=(PATH, "path"),
         ),
     ]
 
@@ -171,6 +182,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
         group=SHELL,
         needs_approval=True,
         preview=command_preview,
+        matched_on=(COMMAND, "command"),
     )
 
 
@@ -184,4 +196,7 @@ def _fetch_tool(web: Web) -> ToolEntry:
     def url_preview(args: dict[str, Any]) -> str:
         return f"GET {args.get('url', '')}"
 
-    return ToolEntry(tool=Tool(fetch_url), source=BUILTIN, group=WEB, needs_approval=True, preview=url_preview)
+    return ToolEntry(
+        tool=Tool(fetch_url), source=BUILTIN, group=WEB, needs_approval=True, preview=url_preview,
+        matched_on=(URL, "url"),
+    )  # fmt: skip

@@ -144,6 +144,7 @@ def toolbox(
     *,
     enabled: Iterable[str] = (),
     allow: Iterable[str] = (),
+    deny: Iterable[str] = (),
     yes: bool = False,
     ask: Ask | None = None,
     root: str | Path | None = None,
@@ -168,6 +169,7 @@ def toolbox(
 
         extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append))
     registry = builtin_registry(settings, extra)
-    box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask))
+    approvals = Approvals(registry, yes=yes, allow=allow, deny=deny, ask=ask, root=str(settings.root.resolve()))
+    box = Toolbox(registry, enabled, approvals)
     box.notices = notices
     return box

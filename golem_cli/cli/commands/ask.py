@@ -12,7 +12,7 @@ import typer
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, Yes
+from golem_cli.cli.options import Allow, ContextTokens, Deny, MaxMessages, Model, ModelOptions, Tools, Yes
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
@@ -60,6 +60,7 @@ def ask(
     context_tokens: ContextTokens = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
@@ -76,7 +77,7 @@ def ask(
     store = open_store()
     existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
     settings = run_options(options, choice.model)
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
     set_window(session, choice, context_tokens, settings)

@@ -19,6 +19,7 @@ from golem_cli.cli.options import (
     Allow,
     ContextTokens,
     ConversationId,
+    Deny,
     MaxMessages,
     Model,
     ModelOptions,
@@ -76,6 +77,7 @@ def chat(
     context_tokens: ContextTokens = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
 ) -> int:
     """Start a new conversation."""
@@ -90,7 +92,7 @@ def chat(
     # new conversation's ID) and what the tools need; the model is checked and the
     # conversation created once the prompt is drawn (``PendingSession``), before any line is acted on.
     planned = plan_model(model, load_settings())
-    tools = choose_tools(planned.settings, tool, allow, yes)
+    tools = choose_tools(planned.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     cid = new_id()
 
@@ -173,6 +175,7 @@ def resume(
     context_tokens: ContextTokens = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
@@ -188,7 +191,7 @@ def resume(
         return 0
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
@@ -281,6 +284,7 @@ def fork(
     context_tokens: ContextTokens = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
 ) -> int:
     """Continue in a copy of a conversation (lineage recorded)."""
@@ -303,7 +307,7 @@ def fork(
         return 0
     choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
     cid = new_id()  # the fork's, shown by the banner before the fork is made
