@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from golem_cli.core.tools import Tool
+from golem_cli.core.tools import Tool, ToolContext
 from golem_cli.tools.confine import Root
 from golem_cli.tools.files import FileTools
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
@@ -161,6 +161,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
     limit = f"{shell.timeout:g}"
 
     async def run_command(
+        context: ToolContext,
         command: Annotated[str, f"a shell command (/bin/sh), run in {place}"],
         timeout: Annotated[float, f"seconds before it is killed; at most {limit} (0: {limit})"] = 0,
     ) -> str:
@@ -171,7 +172,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
         server or other long-running program with its output redirected
         (`cmd > log 2>&1 &`), or it is killed at the timeout.
         """
-        return await shell.run_command(command, timeout or None)
+        return await shell.run_command(command, timeout or None, context.output)
 
     def command_preview(args: dict[str, Any]) -> str:
         return f"$ {args.get('command', '')}\n(in {shell.root.path})"

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import codecs
 import contextlib
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from golem_cli.core.tools import ToolFailed
@@ -63,7 +65,11 @@ class Shell:
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     timeout: float = DEFAULT_TIMEOUT
 
-    async def run_command(self, command: str, timeout: float | None = None) -> str:
+    async def run_command(
+        self, command: str, timeout: float | None = None, on_output: Callable[[str], None] | None = None
+    ) -> str:
+        """Run ``command``; ``on_output`` hears its output as it comes (decoded, whole
+        characters only)."""
         if not command.strip():
             raise ToolFailed("the command is empty")
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
@@ -73,7 +79,7 @@ class Shell:
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         collected = Collector(self.output_limit)
-        finished = await _run(proc, watchdog_pipe, collected, limit)
+        finished = await _run(proc, watchdog_pipe, collected, limit, on_output)
         output = collected.text().rstrip("\n")
         if not finished:
             raise ToolFailed(
@@ -82,16 +88,26 @@ class Shell:
         return _outcome(proc.returncode, output, time.monotonic() - started)
 
 
-async def _run(proc: asyncio.subprocess.Process, watchdog_pipe: int | None, collected: Collector, limit: float) -> bool:
-    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
-    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
-    ``watchdog_pipe`` (golem's end of the pipe the group's watchdog waits on) is closed."""
+async def _run(
+    proc: asyncio.subprocess.Process,
+    watchdog_pipe: int | None,
+    collected: Collector,
+    limit: float,
+    on_output: Callable[[str], None] | None = None,
+) -> bool:
+    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False),
+    telling ``on_output`` as it comes; whatever ends the wait (done, timeout, Ctrl-C), nothing
+    of its group lives on, and ``watchdog_pipe`` (golem's end of the pipe the group's watchdog
+    waits on) is closed."""
     live_groups.add(proc.pid)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     try:
         async with asyncio.timeout(limit):
             assert proc.stdout is not None
             while chunk := await proc.stdout.read(READ_CHUNK):
                 collected.add(chunk)
+                if on_output is not None and (text := decoder.decode(chunk)):
+                    on_output(text)
             await proc.wait()
         return True
     except TimeoutError:

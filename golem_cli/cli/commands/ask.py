@@ -85,7 +85,7 @@ def ask(
         note(choice.note)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
+    outcome, ended_by = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
     if as_json:
         _print_json(outcome, session, repaired)
     else:
@@ -93,6 +93,10 @@ def ask(
     end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
+    if ended_by is not None:  # SIGTERM or SIGHUP: what arrived is saved; golem ends by the signal
+        from golem_cli.cli.signals import die_by
+
+        die_by(ended_by)
     return end.exit_code
 
 
@@ -225,13 +229,17 @@ def _turn(
     view: ToolView | None,
     *,
     stream: bool,
-) -> TurnOutcome:
+) -> tuple[TurnOutcome, int | None]:
     """Run the one turn: the session's tool servers started first (quietly) and everything
-    closed after, the session too, whatever ended the turn."""
+    closed after, the session too, whatever ended the turn. SIGTERM and SIGHUP stop the turn
+    as Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
     from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.signals import Termination, die_by, ending_like_ctrl_c
     from golem_cli.cli.tools import servers
+
+    termination = Termination()
 
     def say(line: str, problem: bool) -> None:
         note(f"golem: {line}" if problem else line)
@@ -243,12 +251,16 @@ def _turn(
             view.on_event(event)
 
     async def run() -> TurnOutcome:
+        nonlocal termination
         box = session.toolbox
+        task = asyncio.current_task()
+        assert task is not None
         try:
-            if box is not None:
-                await servers.start(box, say, quiet=True)
-            on_delta = reply.on_delta if reply is not None else None
-            return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
+            with ending_like_ctrl_c(task.cancel) as termination:
+                if box is not None:
+                    await servers.start(box, say, quiet=True)
+                on_delta = reply.on_delta if reply is not None else None
+                return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
         finally:
             if view is not None:
                 view.close()
@@ -258,7 +270,13 @@ def _turn(
             await close_model(session.model)
 
     try:
-        return asyncio.run(run())
+        return asyncio.run(run()), termination.signum
+    except asyncio.CancelledError:
+        if termination.signum is None:
+            raise
+        session.close()
+        die_by(termination.signum)  # before the turn began: nothing was asked, nothing to keep
+        raise
     finally:
         session.close()
 

@@ -56,13 +56,16 @@ def _clip(text: str, width: int = SUMMARY_WIDTH) -> str:
 
 
 _EXIT = re.compile(r"(?:exit status (\d+)|killed by signal (\d+)) \(\d+(?:\.\d+)?s\)(?:\n|$)")
-STYLES = {"ok": "green", "failed": "red", "denied": "yellow", "rejected": "yellow", "no result": "yellow"}
+STYLES = {"ok": "green", "failed": "red", "denied": "yellow", "rejected": "yellow", "no result": "yellow",
+          "stopped": "yellow"}  # fmt: skip
+STOPPED = "The call was stopped by "
 
 
 def result_status(message: Message) -> str:
-    """One word for how a call went: ``ok``, ``failed``, ``denied`` (by the person),
-    ``rejected`` (bad arguments, sent back to the model), ``no result``, or for a command
-    that ran but did not succeed ``exit N`` / ``signal N``."""
+    """One word for how a call went: ``ok``, ``failed``, ``denied`` (by the person or a rule),
+    ``rejected`` (bad arguments, sent back to the model), ``stopped`` (it ran and was stopped
+    before it finished), ``no result``, or for a command that ran but did not succeed
+    ``exit N`` / ``signal N``."""
     from golem_cli.core.messages import INTERRUPTED
 
     content = message.content
@@ -72,6 +75,8 @@ def result_status(message: Message) -> str:
         return "denied"
     if content.startswith("Your tool call was rejected"):
         return "rejected"
+    if message.failed and content.startswith(STOPPED):
+        return "stopped"
     if message.failed:
         return "failed"
     if message.tool_name == "run_command" and (exit := _EXIT.match(content)):
@@ -89,22 +94,45 @@ def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int
     return shown, max(0, len(all_lines) - lines)
 
 
+#: Lines of a running call's latest output shown under the live line, and the characters of
+#: it kept for them.
+LIVE_LINES = 6
+LIVE_KEEP = 4_000
+
+
 class _Running:
     """The live line under the output while tools run: the names of those still running and
-    the time since the first of them started. One spinner for the whole line, so it spins."""
+    the time since the first of them started, and under it the last lines the running calls
+    printed (``LIVE_LINES``, each cut to the width, shown as ``visible`` text). One spinner
+    for the whole line, so it spins."""
 
     def __init__(self, clock: Callable[[], float]) -> None:
         from rich.spinner import Spinner
 
         self.clock = clock
         self.calls: dict[str, tuple[str, float]] = {}  # call ID -> (name, when it started)
+        self.output: dict[str, str] = {}  # call ID -> the end of what it printed
         self.spinner = Spinner("dots", style="dim")
 
+    def add_output(self, call_id: str, text: str) -> None:
+        if call_id in self.calls:
+            self.output[call_id] = (self.output.get(call_id, "") + text)[-LIVE_KEEP:]
+
+    def forget(self, call_id: str) -> None:
+        self.calls.pop(call_id, None)
+        self.output.pop(call_id, None)
+
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.text import Text
+
         since = min((started for _, started in self.calls.values()), default=self.clock())
         names = ", ".join(name for name, _ in self.calls.values())
         self.spinner.update(text=f" running {names} · {self.clock() - since:.1f}s")
         yield self.spinner
+        width = max(options.max_width - 4, 10)
+        for text in self.output.values():
+            for line in visible(text.replace("\r", "\n")).splitlines()[-LIVE_LINES:]:
+                yield Text("  │ " + (line if len(line) <= width else line[: width - 1] + "…"), style="dim")
 
 
 class ToolView:
@@ -139,10 +167,14 @@ class ToolView:
     # --- events --------------------------------------------------------------------------
 
     def on_event(self, event: object) -> None:
-        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+        from golem_cli.core.events import ToolCallFinished, ToolCallOutput, ToolCallStarted
 
         if isinstance(event, ToolCallStarted):
             self._started(event.call)
+        elif isinstance(event, ToolCallOutput):
+            self._running.add_output(event.call.id, event.text)
+            if self._live is not None:
+                self._live.refresh()
         elif isinstance(event, ToolCallFinished):
             self._finished(event.call, event.result)
 
@@ -161,7 +193,7 @@ class ToolView:
     def _finished(self, call: ToolCall, result: Message) -> None:
         self._pause_reply()
         self._stop_live()
-        self._running.calls.pop(call.id, None)
+        self._running.forget(call.id)
         if call.id not in self._shown_calls:  # never ran: denied, bad arguments, not enabled
             self.print_call(call)
         self.print_result(call, result)
@@ -187,15 +219,16 @@ class ToolView:
         now = self.clock()
         self.stopped = [(name, now - started) for name, started in self._running.calls.values()]
         self._running.calls.clear()
+        self._running.output.clear()
 
     def stopped_line(self) -> str:
         """What Ctrl-C stopped, when it stopped running tools ("" when none ran): they are
-        named with their time, and their calls stay for the next turn to close."""
+        named with their time; the model reads that they were stopped and what they printed."""
         if not self.stopped:
             return ""
         names = ", ".join(f"{name} after {seconds:.1f}s" for name, seconds in self.stopped)
         one = len(self.stopped) == 1
-        return f"Stopped {names}; {'its call is' if one else 'their calls are'} kept and closed at the next turn."
+        return f"Stopped {names}; the model is told {'it was' if one else 'they were'} stopped and what it printed."
 
     # --- printing --------------------------------------------------------------------------
 
