@@ -306,13 +306,13 @@ class _Batch:
         """Ctrl-C or cancellation: the results that finished stay, a call still running gets
         its stopped result, the calls that never started wait for repair."""
         self._keep_feedback()
+        stopped = next((c.call for c in self.calls if c.result is None), self.calls[-1].call)
         now = time.monotonic()
         for c in self.calls:
             if c.started is not None and c.result is None:
                 text = stopped_text(stopped_by(stop), now - c.started, c.output.text())
                 c.result = self.state.stamp(_failed(c.call, text))
         self.state.messages.extend(self._results(self.calls))
-        stopped = next((c.call for c in self.calls if c.result is None), self.calls[-1].call)
         return self.state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True)
 
     def _canceled(self, stop: _Call) -> RunError:

@@ -23,7 +23,10 @@ from golem_cli.store import Store
 from tests.providerserver import ProviderServer, Reply, Scenario
 from tests.repl.conftest import GOLEM, PATIENCE, golem_env
 from tests.repl.test_chat import banner_cid
-from tests.repl.test_tools import calls, project, stored, wait_for  # noqa: F401 - project is a fixture
+from tests.repl import test_tools
+from tests.repl.test_tools import calls, stored, wait_for
+
+project = test_tools.project  # the tool tests' fixture: the directory the tools work in
 
 pytestmark = pytest.mark.slow
 
