@@ -21,9 +21,9 @@ from golem_cli.core.messages import INTERRUPTED_REPLY_MARK
 from golem_cli.store import Store
 
 from tests.providerserver import ProviderServer, Reply, Scenario
+from tests.repl import test_tools
 from tests.repl.conftest import GOLEM, PATIENCE, golem_env
 from tests.repl.test_chat import banner_cid
-from tests.repl import test_tools
 from tests.repl.test_tools import calls, stored, wait_for
 
 project = test_tools.project  # the tool tests' fixture: the directory the tools work in
