@@ -17,13 +17,14 @@ task's cancellation), which the core turns into a stop that closes the batch.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, ToolFailed
 from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError
-from golem_cli.tools.rules import PATH, Decision, Rule, RuleError, RuleSet, parse_rule
+from golem_cli.tools.rules import PATH, Decision, Rule, RuleError, RuleSet, parse_rule, suggestions
 
 Choice = Literal["yes", "always", "no"]
 
@@ -35,18 +36,22 @@ NO_TERMINAL = (
 
 @dataclass(frozen=True, kw_only=True)
 class Question:
-    """What the person is shown: the tool, where it comes from, and the call."""
+    """What the person is shown: the tool, where it comes from, and the call; ``offers``, what
+    an ``a`` answer may allow from now on (a label and its rules, narrowest first; the whole
+    tool last)."""
 
     tool: str
     source: str
     arguments: str  # the arguments as the model sent them, formatted
     preview: str  # the tool's own rendering (a diff, the command); "" when it has none
+    offers: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
 class Answer:
     choice: Choice
     reason: str = ""  # a denial's reason, read by the model
+    rules: tuple[str, ...] = ()  # with "always": what to allow from now on (the tool when empty)
 
 
 Ask = Callable[[Question], Awaitable[Answer]]
@@ -203,14 +208,14 @@ class Approvals:
         waived = self._waived(entry, decision)
         if waived:
             if self.shown is not None:
-                self.shown(question(entry, request), waived)
+                self.shown(question(entry, request, self.root), waived)
             return APPROVED
-        asked = question(entry, request)
+        asked = question(entry, request, self.root)
         if self.ask is None:
             return Approval(approved=False, reason=NO_TERMINAL.format(name=entry.name))
         answer = await self.ask(asked)
         if answer.choice == "always":
-            self.allowed.add(entry.name)
+            self.allow(answer.rules or [entry.name])
         if answer.choice in ("yes", "always"):
             return APPROVED
         return Approval(approved=False, reason=answer.reason.strip())
@@ -226,7 +231,7 @@ class Approvals:
         return ""
 
 
-def question(entry: ToolEntry, request: ApprovalRequest) -> Question:
+def question(entry: ToolEntry, request: ApprovalRequest, root: str = "/") -> Question:
     """What the person is asked; ``ToolFailed`` from the preview (the call will fail) passes."""
     preview = ""
     if entry.preview is not None:
@@ -236,19 +241,40 @@ def question(entry: ToolEntry, request: ApprovalRequest) -> Question:
             raise
         except Exception as e:  # a broken preview must not decide the call
             preview = f"(no preview: {e})"
-    return Question(tool=entry.name, source=entry.source, arguments=format_arguments(request.args), preview=preview)
+    return Question(
+        tool=entry.name, source=entry.source, arguments=format_arguments(request.args), preview=preview,
+        offers=offers(entry, request.args, root),
+    )  # fmt: skip
+
+
+def offers(entry: ToolEntry, args: dict[str, object], root: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What ``a`` may allow for this call: its rules (``rules.suggestions``), then the tool."""
+    found: list[tuple[str, tuple[str, ...]]] = []
+    if entry.matched_on is not None:
+        kind, arg = entry.matched_on
+        value = args.get(arg, "." if kind == PATH else "")
+        if isinstance(value, str):
+            offered = suggestions(entry.name, kind, value, root)
+            found = [(label, tuple(r.text for r in rules)) for label, rules in offered]
+    return (*found, (f"every {entry.name} call", (entry.name,)))
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
 
 
 def format_arguments(args: dict[str, object]) -> str:
-    """``key: value`` lines, strings as they are (multi-line ones indented)."""
+    """``key: value`` lines, strings as they are (multi-line ones indented). A name that is not
+    a plain word is shown quoted and escaped (``"a\\nb"``), so it cannot draw lines that look
+    like other arguments."""
     lines: list[str] = []
     for key, value in args.items():
+        name = key if _PLAIN_NAME.fullmatch(key) else json.dumps(key)
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        if "\n" in text:
-            lines.append(f"{key}:")
+        if "\n" in text or "\r" in text:
+            lines.append(f"{name}:")
             lines.extend("  " + line for line in text.splitlines())
         else:
-            lines.append(f"{key}: {text}")
+            lines.append(f"{name}: {text}")
     return "\n".join(lines)
 
 

@@ -121,7 +121,12 @@ def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: Provi
     chat, _ = to_the_question(spawn, server, "fs", calls(("call_1", "write_file", {"path": "a.txt", "content": "a"})), Scenario(),
                               calls(("call_2", "write_file", {"path": "b.txt", "content": "b"})), prompt="first")  # fmt: skip
     chat.child.send("a")
-    assert "tool results: call_1 created a.txt" in chat.turn()
+    menu = chat.expect(r"Which\?")
+    assert "1  this file  write_file(a.txt)" in menu and "2  files under the tool root  write_file(**)" in menu
+    assert "3  every write_file call" in menu
+    chat.child.send("3")
+    out = chat.turn()
+    assert "Allowed for this chat: write_file" in out and "tool results: call_1 created a.txt" in out
     chat.prompt()
     out = chat.say("second")
     assert "wants to run" not in out and "tool results: call_2 created b.txt" in out
@@ -134,7 +139,7 @@ def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServe
     """Typed as a line (even all at once, as a paste), the answer ends at Enter: nothing of
     it reaches the next prompt or the model."""
     chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
-    chat.child.send(typed)
+    chat.child.send(typed)  # a command writing to a file: no rule can allow it, "always" is the tool
     assert "tool results: call_1 exit status 0" in chat.turn()
     nothing_of_the_answer_is_left(chat, project)
     assert (project / "ran.txt").read_text() == "ran\n"
@@ -157,7 +162,7 @@ def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: P
     chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
     chat.child.send(key)
     answered(chat, {"y": "yes", "a": "always"}[key])  # the pause made the key the answer
-    chat.child.send(rest)
+    chat.child.send(rest)  # a command writing to a file: no rule can allow it, "always" is the tool
     assert "tool results: call_1 exit status 0" in chat.turn()
     nothing_of_the_answer_is_left(chat, project)
     chat.leave()
@@ -222,6 +227,8 @@ def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: Provid
     chat.child.sendline("second")
     chat.expect(r"\[y\]es once")
     chat.child.send("a")
+    chat.expect(r"Which\?")
+    chat.child.send("1")
     chat.turn()
     chat.prompt()
     asked = [line for line in chat.screen() if line.startswith("Allow?")]
