@@ -45,6 +45,7 @@ class Question:
     arguments: str  # the arguments as the model sent them, formatted
     preview: str  # the tool's own rendering (a diff, the command); "" when it has none
     offers: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    call_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,22 @@ class Approvals:
                 raise refused
             patterned.append(rule)
         return plain, patterned
+
+    def forget(self, text: str) -> bool:
+        """Remove the rule written ``text`` (as ``rule_list`` shows it); False when none is."""
+        rule = parse_rule(text)
+        found = False
+        for rules in (self.rules.allow, self.rules.deny):
+            if rule in rules:
+                rules.remove(rule)
+                found = True
+        named = {name for name, by in self.denied.items() if by == rule}
+        for name in named:
+            del self.denied[name]
+        if rule.pattern is None and rule.tool in self.allowed:
+            self.allowed.discard(rule.tool)
+            found = True
+        return found or bool(named)
 
     def rule_list(self) -> list[tuple[str, str]]:
         """Every rule in force, as ("allow" | "deny", its text), deny first."""
@@ -243,7 +260,7 @@ def question(entry: ToolEntry, request: ApprovalRequest, root: str = "/") -> Que
             preview = f"(no preview: {e})"
     return Question(
         tool=entry.name, source=entry.source, arguments=format_arguments(request.args), preview=preview,
-        offers=offers(entry, request.args, root),
+        offers=offers(entry, request.args, root), call_id=request.call.id,
     )  # fmt: skip
 
 

@@ -113,6 +113,26 @@ def parse_rule(text: str) -> Rule:
     return Rule(tool=found.group("tool"), pattern=pattern.strip())
 
 
+def split_rules(line: str) -> list[str]:
+    """Rules written on one line, apart at spaces outside parentheses
+    (``fs run_command(git status*)`` is two)."""
+    found: list[str] = []
+    word = ""
+    depth = 0
+    for c in line:
+        if c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        if c.isspace() and depth == 0:
+            if word:
+                found.append(word)
+            word = ""
+        else:
+            word += c
+    return [*found, word] if word else found
+
+
 def parse_rules(texts: Iterable[str]) -> list[Rule]:
     return [parse_rule(text) for text in texts if text.strip()]
 
@@ -312,12 +332,17 @@ def suggestions(tool: str, kind: Kind, value: str, root: str | os.PathLike[str] 
 
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
+#: Programs whose second word is a subcommand (``git status``, ``cargo test``).
+_WITH_SUBCOMMANDS = frozenset(
+    "git gh npm pnpm yarn bun cargo go docker podman kubectl helm pip pip3 uv poetry pdm hatch tox nox "
+    "brew apt apt-get dnf systemctl journalctl dotnet mvn gradle bundle rails rake mix deno terraform".split()
+)
 
 
 def _prefix(command: str) -> str:
-    """The program, and its subcommand when the second word looks like one (``git status``)."""
+    """The program, and its subcommand for programs that have them (``git status``)."""
     words = command.split(" ")
-    if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
+    if len(words) > 1 and words[0] in _WITH_SUBCOMMANDS and _SUBCOMMAND.fullmatch(words[1]):
         return " ".join(words[:2])
     return words[0]
 

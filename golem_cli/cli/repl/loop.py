@@ -310,6 +310,7 @@ class Repl:
         self._after_answer = self._after_answer or KeysAfterAnswer()
         view = ToolView(self.console, renderer, after_answer=self._after_answer)
         box.approvals.ask = None if self.plain_input else view.ask
+        box.approvals.shown = view.waived
         return view
 
     async def _turn(

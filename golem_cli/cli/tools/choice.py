@@ -124,8 +124,10 @@ class ToolChoice:
         # No prompt follows in ``ask``: keys typed after a one-key answer stay in the terminal
         # (for a next question, or the shell), not read and dropped after the answer.
         view = ToolView(rich_console(stderr=True), after_answer=KeysAfterAnswer(reads=False))
-        if self._box is not None and can_ask():
-            self._box.approvals.ask = view.ask
+        if self._box is not None:
+            self._box.approvals.shown = view.waived
+            if can_ask():
+                self._box.approvals.ask = view.ask
         return view
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from golem_cli.tools.approval import Answer, Question
 
 RESULT_LINES = 4  # lines of a result shown under it
+WAIVED_LINES = 20  # lines of the diff of an edit that runs without a question
 SUMMARY_WIDTH = 90
 _KEYS = ("command", "pattern", "query", "path", "url", "file", "name")  # the most telling first
 
@@ -161,6 +162,8 @@ class ToolView:
         self._running = _Running(clock)
         self._live: Live | None = None
         self._shown_calls: set[str] = set()
+        #: Calls that run without a question, with why and what they do, shown under the call.
+        self._waived: dict[str, tuple[str, str]] = {}
         #: The calls that were still running when the view closed (Ctrl-C): name, seconds.
         self.stopped: list[tuple[str, float]] = []
 
@@ -186,6 +189,8 @@ class ToolView:
         self._pause_reply()
         self._stop_live()
         self.print_call(call)
+        if call.id in self._waived:
+            self._print_waived(*self._waived.pop(call.id))
         self._shown_calls.add(call.id)
         self._running.calls[call.id] = (visible(call.name), self.clock())
         self._start_live()
@@ -229,6 +234,22 @@ class ToolView:
         names = ", ".join(f"{name} after {seconds:.1f}s" for name, seconds in self.stopped)
         one = len(self.stopped) == 1
         return f"Stopped {names}; the model is told {'it was' if one else 'they were'} stopped and what it printed."
+
+    def waived(self, question: Question, why: str) -> None:
+        """``Approvals.shown``: a call runs without a question (``why``: the rule, ``--yes``);
+        what it does is shown under its call line when it starts."""
+        self._waived[question.call_id] = (why, question.preview)
+
+    def _print_waived(self, why: str, preview: str) -> None:
+        from rich.text import Text
+
+        self.console.print(Text(f"  ✓ runs without asking: {visible(why)}", style="dim"), soft_wrap=True)
+        if preview.startswith(("--- ", "(no change")):  # a diff: what the edit changes
+            shown, more = result_preview(preview, WAIVED_LINES)
+            for line in shown:
+                self.console.print(Text("    " + line, style="dim"), soft_wrap=True)
+            if more:
+                self.console.print(Text(f"    … {more} more line{'s' if more != 1 else ''} of the diff", style="dim"))
 
     # --- printing --------------------------------------------------------------------------
 
