@@ -277,6 +277,7 @@ class ChatSession:
         sent = 0
         try:
             agent = self.agent()
+            self.check_options()  # options the model refuses: refused here, so nothing counts as sent
             sent = self.request_size(agent)
             run = agent.run_stream_with_history if stream else agent.run_with_history
             result = await run(
@@ -339,6 +340,32 @@ class ChatSession:
             prompt=asked.content, reply="", run_id=asked.run_id, conversation_id=self.conversation_id,
             usage=Usage(), stored=len(self.history), sent=0, error=error,
         )  # fmt: skip
+
+    def check_options(self, model: Model | None = None) -> None:
+        """Raise the provider's ``ModelError`` when ``model`` (the chat's) refuses this chat's
+        options, before anything is sent."""
+        check = getattr(self.model if model is None else model, "check_settings", None)
+        if check is not None:
+            check(self.options)
+
+    def refused_options(self, model: Model) -> list[tuple[str, str]]:
+        """Each option of this chat ``model`` refuses on its own, with the provider's words."""
+        import dataclasses
+
+        from golem_cli.core.model import ModelSettings
+
+        refused = []
+        for item in dataclasses.fields(self.options):
+            value = getattr(self.options, item.name)
+            if value is None or value == ():
+                continue
+            try:
+                check = getattr(model, "check_settings", None)
+                if check is not None:
+                    check(dataclasses.replace(ModelSettings(), **{item.name: value}))
+            except GolemError as e:
+                refused.append((item.name, str(e)))
+        return refused
 
     def request_size(self, agent: Agent) -> int:
         """How many messages a turn's request carries, the one definition the footer shows as

@@ -24,6 +24,7 @@ class Repl(Protocol):
     session: ChatSession
     attachments: list[Attachment]
     tools: ToolChoice | None
+    plain_input: bool
 
     @property
     def console(self) -> Console: ...
@@ -103,10 +104,37 @@ async def _model(repl: Repl, arg: str) -> None:
     except GolemError as e:
         _error(repl, e)
         return
+    refused = repl.session.refused_options(choice.model)
     old = repl.session.model
     repl.session.set_model(choice.model)
     await close_model(old)
     repl.console.print(f"Model is now {choice.model.name}.", highlight=False, markup=False)
+    if refused:
+        await _refused_options(repl, choice.model.name, refused)
+
+
+async def _refused_options(repl: Repl, model: str, refused: list[tuple[str, str]]) -> None:
+    """Options of this chat the new model refuses: said, then dropped or kept as the person
+    answers (without a terminal to ask, dropped); kept, the next prompt is refused unsent."""
+    import dataclasses
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    names = ", ".join(name for name, _ in refused)
+    for name, why in refused:
+        repl.console.print(f"{model} refuses {name}: {visible(why)}", style="yellow", highlight=False, markup=False)
+    keep = False
+    if not repl.plain_input:
+        from prompt_toolkit import PromptSession
+
+        answer = await PromptSession[str]().prompt_async(f"Drop {names} for this chat? [Y/n] › ", handle_sigint=False)
+        keep = answer.strip().lower() in ("n", "no")
+    if keep:
+        repl.console.print(f"Kept {names}: the next prompt is refused until /option {refused[0][0]} unsets it.",
+                           highlight=False, markup=False)  # fmt: skip
+        return
+    repl.session.options = dataclasses.replace(repl.session.options, **{name: None for name, _ in refused})
+    repl.console.print(f"Dropped {names} (/option NAME VALUE sets one again).", highlight=False, markup=False)
 
 
 async def _system(repl: Repl, arg: str) -> None:
