@@ -40,6 +40,6 @@ def test_keeping_it_refuses_the_prompt_unsent_and_names_option(spawn, server: Pr
     before = len(server.requests)
     out = " ".join(chat.say("hello").split())  # the error's line wraps at the terminal's width
     assert len(server.requests) == before  # nothing was sent
-    assert "seed is not an option of Anthropic models" in out and "/option seed unsets it" in out
+    assert "seed is not an option of Anthropic models" in out and "/option seed to unset it" in out
     assert " 0 sent" in out
     chat.leave()
