@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
@@ -157,6 +158,9 @@ class ChatSession:
         #: Model options for every run (``-o``, ``/option``); the model's configured ones
         #: apply below them.
         self.options = ModelSettings()
+        #: Where the project instructions of every run are read (``config.project``), read
+        #: again for each run and never saved; None: none are sent.
+        self.project_root: Path | None = None
         self.last_run_id = ""
         self.created_here = False  # set by ``start``: an unused new conversation is not kept
         self.took_over = ""  # set by ``resume``: who held the lock and died
@@ -248,12 +252,19 @@ class ChatSession:
         return Agent(
             self.model,
             instructions=self.system,
+            instructions_func=self.project_instructions if self.project_root is not None else None,
             history_processor=window,
             settings=self.options,
             tools=self.toolbox.tools() if self.toolbox is not None else (),
             undeclared_tools="answer",
             tool_errors="answer",
         )
+
+    def project_instructions(self) -> str:
+        """The project instructions of one run (``config.project``), "" when there are none."""
+        from golem_cli.config.project import read_instructions
+
+        return read_instructions(self.project_root).text if self.project_root is not None else ""
 
     async def turn(
         self,

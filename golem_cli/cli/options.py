@@ -51,3 +51,8 @@ Deny = Annotated[
                       "'run_command(git push*)'; deny wins over --allow and --yes."),
 ]  # fmt: skip
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Approve every tool call without asking.")]
+NoProjectInstructions = Annotated[
+    bool,
+    typer.Option("--no-project-instructions",
+                 help="Leave out AGENTS.md (or CLAUDE.md) of the tool root and its parents up to the repository."),
+]  # fmt: skip

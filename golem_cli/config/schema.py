@@ -187,6 +187,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     tool_root: Directory | None = None
     tool_output_limit: Characters = 30_000
     command_timeout: Seconds = 120.0
+    project_instructions: Switch = True
     mcp_servers: Servers = field(default_factory=dict)
 
     @classmethod

@@ -12,7 +12,17 @@ import typer
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import Allow, ContextTokens, Deny, MaxMessages, Model, ModelOptions, Tools, Yes
+from golem_cli.cli.options import (
+    Allow,
+    ContextTokens,
+    Deny,
+    MaxMessages,
+    Model,
+    ModelOptions,
+    NoProjectInstructions,
+    Tools,
+    Yes,
+)
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
@@ -62,10 +72,11 @@ def ask(
     allow: Allow = None,
     deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.common import open_store, set_window
+    from golem_cli.cli.common import open_store, project_root, set_window
     from golem_cli.cli.model_choice import run_options
     from golem_cli.cli.render.turn import ask_lines, turn_end
     from golem_cli.cli.tools.choice import choose_tools
@@ -81,6 +92,7 @@ def ask(
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
     set_window(session, choice, context_tokens, settings)
+    session.project_root = project_root(choice.settings, no_project_instructions)
     if choice.note:
         note(choice.note)
     view = _tool_view(tools, session)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
-from golem_cli.cli.common import set_window
+from golem_cli.cli.common import instructions_lines, project_root, set_window
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
@@ -24,6 +24,7 @@ from golem_cli.cli.options import (
     Model,
     ModelOptions,
     NoMarkdown,
+    NoProjectInstructions,
     Tools,
     Yes,
 )
@@ -79,6 +80,7 @@ def chat(
     allow: Allow = None,
     deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Start a new conversation."""
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
@@ -95,6 +97,7 @@ def chat(
     tools = choose_tools(planned.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     cid = new_id()
+    project = project_root(planned.settings, no_project_instructions)
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -105,11 +108,14 @@ def chat(
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
         set_window(session, choice, context_tokens, settings)
+        session.project_root = project
         return session, []
 
     pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
                              toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=planned.note, tools=tools)
+    return run_repl(
+        pending, markdown=not no_markdown, note=planned.note, tools=tools, lines=instructions_lines(project)
+    )
 
 
 def _pick(store: Store) -> str | None:
@@ -177,6 +183,7 @@ def resume(
     allow: Allow = None,
     deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
     from golem_cli.cli.model_choice import choose_model, run_options
@@ -193,11 +200,13 @@ def resume(
     settings = run_options(options, choice.model)  # refused before the conversation is opened
     tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
+    project = project_root(choice.settings, no_project_instructions)
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
         _note("nothing resumed")
         return 1
     cid, lock, lines = held
+    lines = instructions_lines(project) + lines
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -206,6 +215,7 @@ def resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
         set_window(session, choice, context_tokens, settings)
+        session.project_root = project
         return session, _resumed(before, session, repair)
 
     try:
@@ -286,6 +296,7 @@ def fork(
     allow: Allow = None,
     deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
@@ -309,6 +320,7 @@ def fork(
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
     tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
+    project = project_root(choice.settings, no_project_instructions)
     short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
     cid = new_id()  # the fork's, shown by the banner before the fork is made
 
@@ -320,15 +332,17 @@ def fork(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
         set_window(session, choice, context_tokens, settings)
+        session.project_root = project
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
         session, report = open_session()
-        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=report, tools=tools)
+        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=instructions_lines(project) + report,
+                        tools=tools)  # fmt: skip
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
     pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=_unique_prefix(cid),
                              open=open_session, toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
+    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools, lines=instructions_lines(project))
 
 
 def _fork_only(store: Store, parent: str, at: int | None) -> str:
