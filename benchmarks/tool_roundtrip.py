@@ -1,151 +1,181 @@
-"""What golem adds to one tool round trip: the model's call decoded, approved, run, recorded
-(saved to the conversation file) and its result sent back with the next request.
+"""What golem adds to one tool round trip, end to end: the model's call arrives over HTTP from
+the loopback provider server (tests/providerserver, OpenAI chat completions, streamed), is
+decoded, checked against the rules, approved, run, recorded (the conversation saved before
+and after each tool round) and its result sent back with the next request.
 
-    python benchmarks/tool_roundtrip.py [--rounds 200] [--history 40]
+    python benchmarks/tool_roundtrip.py [--rounds 30] [--repeats 3]
+    GOLEM_TREE=/path/to/other/checkout python benchmarks/tool_roundtrip.py   # "before"
 
-A scripted in-process model answers every request with one tool call until ``--rounds``
-calls were made, so the clock measures golem only (no network, no provider). Four ways, run
-alternately so machine noise hits all alike, each the median time per round trip:
+(``GOLEM_TREE`` measures another checkout's golem_cli with this script and the tests' server
+from it; a tree without rules runs the ways that need none.)
 
-- yardstick: the bare core loop with a no-op tool (no approval hook, nothing saved);
-- golem, no-op: the same no-op tool through the chat session: the tool registry, the
-  approval hook, and a save of the conversation before and after each tool round;
-- golem, read_file: the built-in read_file on a small file, through the session;
-- golem, run_command: ``true`` in its own process group, through the session (approved by
-  --yes), for scale: most of it is the fork and exec of /bin/sh.
+The yardstick is a bare Python client doing the same HTTP round trips against the same
+server in the same run: it posts the very request bodies golem sent (encoding each from its
+decoded form, as a client builds its request) and reads each streamed answer to its end,
+decoding every event. So "golem minus yardstick" is golem's own work per round trip: the
+adapter, the run loop, the rules, the tool, the saves. Each way runs at a short history (20
+messages) and at an 8,000-message one (the request carries the chat's window of 20 either way;
+the saves and the session hold all of it). Ways, run alternately so machine noise hits all
+alike, each the median per round trip:
 
-Golem's overhead is "golem, no-op" minus the yardstick; the issue's target is under 5 ms.
-Also printed: ``orjson.dumps`` of the same conversation, the cost of serializing it once.
+- yardstick: bare httpx client, the same bodies and answers;
+- run_command true, --yes: approved without rules;
+- run_command true, by a rule: ``run_command(true)`` among 20 rules (the rules' cost);
+- read_file: a small file (no approval; the deny rules are still checked).
+
+Also printed: the rules' decision for one call in-process (20 rules), against a dictionary
+lookup as its yardstick. File checkpoints for ``/undo`` are not built yet, so their cost is not
+measured here.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
+import os
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, os.environ.get("GOLEM_TREE") or str(Path(__file__).resolve().parents[1]))
 
+from golem_cli.config.schema import ProviderTable
 from golem_cli.core.agent import Agent
-from golem_cli.core.messages import Message, ToolCall
-from golem_cli.core.model import ModelRequest
-from golem_cli.core.tools import Tool
+from golem_cli.core.messages import Message
+from golem_cli.providers.resolve import resolve
 from golem_cli.session import ChatSession
 from golem_cli.store import Store
-from golem_cli.tools.registry import BUILTIN, Registry, ToolEntry
 from golem_cli.tools.toolbox import Toolbox, toolbox
-from tests.scripted import ScriptedModel, Step
+from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
+
+RULES = [f"run_command(tool{i} *)" for i in range(18)] + ["run_command(true)", "write_file(src/**)"]
+DENY = ["run_command(rm *)", "read_file(.env)"]
 
 
-def history(turns: int) -> list[Message]:
+def history(messages: int) -> list[Message]:
     out = []
-    for i in range(turns):
+    for i in range(messages // 2):
         out.append(Message(role="user", content=f"Question {i}: what is {i} squared? Explain briefly."))
         out.append(Message(role="assistant", content=f"{i} squared is {i * i}, because {i} times {i} is {i * i}."))
     return out
 
 
-def model(name: str, args: dict[str, object], rounds: int) -> ScriptedModel:
-    def step(request: ModelRequest) -> Step:
-        done = sum(1 for m in request.messages if m.role == "tool" and m.tool_call_id.startswith("bench"))
-        if done >= rounds:
-            return Step(text="done")
-        return Step(tool_calls=[ToolCall(id=f"bench{done}", name=name, args=json.dumps(args))])
-
-    return ScriptedModel([step] * (rounds + 1))
+def scenarios(name: str, args: dict[str, object], rounds: int) -> list[Scenario]:
+    calls = [
+        Scenario(reply=Reply(tool_calls=[ToolCallSpec(f"bench{i}", name, json.dumps(args))])) for i in range(rounds)
+    ]
+    return [*calls, Scenario(reply=Reply(text="done"))]
 
 
-def noop() -> str:
-    """Does nothing."""
-    return ""
-
-
-async def bare(rounds: int, past: list[Message]) -> float:
-    agent = Agent(model("noop", {}, rounds), tools=[Tool(noop)], max_turns=rounds + 2)
-    start = time.perf_counter()
-    await agent.run_stream_with_history(past, "go")
-    return (time.perf_counter() - start) / rounds
-
-
-async def through_session(store: Store, box: Toolbox, name: str, args: dict[str, object], rounds: int,
-                          past: list[Message]) -> float:  # fmt: skip
-    session = ChatSession.start(store, model(name, args, rounds), max_messages=10_000, tools=box)
+async def golem(server: ProviderServer, store: Store, box: Toolbox, call: tuple[str, dict[str, object]], rounds: int,
+                past: list[Message]) -> tuple[float, list[bytes]]:  # fmt: skip
+    """Seconds per round trip through a chat session, and the bodies it posted."""
+    table = ProviderTable(base_url=server.openai_base_url, api_key="sk-test")
+    model = resolve("local:bench", providers={"local": table})
+    session = ChatSession.start(store, model, max_messages=20, tools=box)
     session.history = session.history + past
+    session.save()
     original = session.agent
-
-    def agent() -> Agent:
-        from dataclasses import replace
-
-        return Agent.from_config(replace(original().config, max_turns=rounds + 2))
-
-    session.agent = agent  # type: ignore[method-assign]
+    session.agent = lambda: Agent.from_config(replace(original().config, max_turns=rounds + 2))  # type: ignore[method-assign]
+    server.requests.clear()
+    server.enqueue(*scenarios(*call, rounds))
     start = time.perf_counter()
     outcome = await session.turn("go")
-    elapsed = (time.perf_counter() - start) / rounds
+    elapsed = time.perf_counter() - start
     assert outcome.error is None and outcome.reply == "done", outcome
+    await model.aclose()  # type: ignore[attr-defined]
     session.close()
-    return elapsed
+    return elapsed / rounds, [r.body for r in server.requests]
+
+
+async def bare(server: ProviderServer, bodies: list[bytes], call: tuple[str, dict[str, object]], rounds: int) -> float:
+    """Seconds per round trip of a bare client posting ``bodies`` and reading the answers."""
+    import httpx
+
+    decoded = [json.loads(body) for body in bodies]
+    server.enqueue(*scenarios(*call, rounds))
+    url = server.openai_base_url.rstrip("/") + "/chat/completions"
+    async with httpx.AsyncClient(timeout=60) as client:
+        start = time.perf_counter()
+        for request in decoded:
+            content = json.dumps(request).encode()
+            headers = {"authorization": "Bearer sk-test", "content-type": "application/json"}
+            async with client.stream("POST", url, content=content, headers=headers) as answer:
+                async for line in answer.aiter_lines():
+                    if line.startswith("data: ") and line != "data: [DONE]":
+                        json.loads(line[6:])
+        return (time.perf_counter() - start) / rounds
+
+
+def rule_cost(box: Toolbox, root: Path, n: int = 20_000) -> tuple[float, float]:
+    """Microseconds of one rule decision (``run_command true`` against the rules) and of a
+    dictionary lookup, the yardstick."""
+    entry = box.registry.entry("run_command")
+    assert entry is not None
+    args = {"command": "true"}
+    start = time.perf_counter()
+    for _ in range(n):
+        box.approvals.decide(entry, args)
+    decide = (time.perf_counter() - start) / n * 1e6
+    table = {"run_command": entry}
+    start = time.perf_counter()
+    for _ in range(n):
+        table.get("run_command")
+    return decide, (time.perf_counter() - start) / n * 1e6
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=200)
-    parser.add_argument("--history", type=int, default=40, help="earlier turns in the conversation")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    past = history(args.history)
+    server = ProviderServer().start_in_thread()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "project"
         root.mkdir()
         (root / "small.txt").write_text("a small file\n" * 20)
         store = Store(Path(tmp) / "data")
-        box = toolbox(enabled=["all"], yes=True, root=root)
-        noop_registry = Registry([_NoopSource()])
-        noop_box = Toolbox(noop_registry, ["noop"])
+        by_yes = toolbox(enabled=["all"], yes=True, root=root)
+        command = ("run_command", {"command": "true"})
         ways = {
-            "yardstick: core loop, no-op tool": lambda: bare(args.rounds, past),
-            "golem, no-op tool": lambda: through_session(store, noop_box, "noop", {}, args.rounds, past),
-            "golem, read_file": lambda: through_session(store, box, "read_file", {"path": "small.txt"}, args.rounds, past),
-            "golem, run_command true": lambda: through_session(store, box, "run_command", {"command": "true"}, max(20, args.rounds // 10), past),
-        }  # fmt: skip
-        times: dict[str, list[float]] = {k: [] for k in ways}
-        for _ in range(args.repeats):
-            for name, way in ways.items():
-                times[name].append(asyncio.run(way()))
-    print(f"per tool round trip, median of {args.repeats} runs of {args.rounds} rounds, history {args.history} turns")
+            "run_command true, --yes": (by_yes, command),
+            "read_file": (by_yes, ("read_file", {"path": "small.txt"})),
+        }
+        rules = "deny" in inspect.signature(toolbox).parameters  # a tree from before the rules has none
+        by_rule = toolbox(enabled=["all"], allow=RULES, deny=DENY, root=root) if rules else by_yes
+        if rules:
+            ways["run_command true, by a rule"] = (by_rule, command)
+            ways["read_file"] = (by_rule, ("read_file", {"path": "small.txt"}))
+        asyncio.run(golem(server, store, by_yes, command, 2, []))  # warm: imports, the adapter's first client
+        for size in (20, 8_000):
+            past = history(size)
+            times: dict[str, list[float]] = {k: [] for k in ["yardstick: bare client", *ways]}
+            for _ in range(args.repeats):
+                for name, (box, call) in ways.items():
+                    seconds, bodies = asyncio.run(golem(server, store, box, call, args.rounds, past))
+                    times[name].append(seconds)
+                    if name == "run_command true, --yes":
+                        times["yardstick: bare client"].append(asyncio.run(bare(server, bodies, call, args.rounds)))
+            _report(size, times, args)
+        if rules:
+            decide, lookup = rule_cost(by_rule, root)
+            print(f"one rule decision (20 allow rules, 2 deny): {decide:.1f} µs; yardstick dict lookup {lookup:.2f} µs")
+    server.stop()
+
+
+def _report(size: int, times: dict[str, list[float]], args: argparse.Namespace) -> None:
+    load = os.getloadavg()[0]
+    print(f"history {size:,} messages: per round trip, median of {args.repeats} x {args.rounds} (load {load:.1f})")
     medians = {k: statistics.median(v) * 1000 for k, v in times.items()}
+    yard = medians["yardstick: bare client"]
     for name, ms in medians.items():
-        print(f"  {name:<34} {ms:8.3f} ms")
-    overhead = medians["golem, no-op tool"] - medians["yardstick: core loop, no-op tool"]
-    print(f"  golem's overhead per round trip     {overhead:8.3f} ms   (target < 5 ms)")
-    try:
-        import orjson
-
-        data = [{"role": m.role, "content": m.content} for m in past]
-        start = time.perf_counter()
-        for _ in range(1000):
-            orjson.dumps(data)
-        print(f"  yardstick: orjson.dumps of the history  {(time.perf_counter() - start):8.3f} ms (per call)")
-    except ImportError:
-        print("  (pip install orjson for the serialization yardstick)")
-
-
-class _NoopSource:
-    name = BUILTIN
-
-    def entries(self) -> list[ToolEntry]:
-        return [ToolEntry(tool=Tool(noop), source=BUILTIN, group="bench", needs_approval=True)]
-
-    async def start(self) -> None:
-        pass
-
-    async def close(self) -> None:
-        pass
+        extra = "" if name.startswith("yardstick") else f"   golem's own: {ms - yard:7.2f} ms"
+        print(f"  {name:<30} {ms:8.2f} ms{extra}")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
-from golem_cli.core.layout import RequestLayout
+from golem_cli.core.layout import ProjectInstructions, RequestLayout
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
@@ -174,6 +175,9 @@ class ChatSession:
         #: Model options for every run (``-o``, ``/option``); the model's configured ones
         #: apply below them.
         self.options = ModelSettings()
+        #: Where the project instructions of every run are read (``config.project``), read
+        #: again for each run and never saved; None: none are sent.
+        self.project_root: Path | None = None
         self.last_run_id = ""
         self.created_here = False  # set by ``start``: an unused new conversation is not kept
         self.took_over = ""  # set by ``resume``: who held the lock and died
@@ -327,8 +331,10 @@ class ChatSession:
         )
         # The tool servers' instructions follow the chat's own; they are not stored with the
         # history (what a server says is outside input, and may change).
+        project = self.project_instructions()
         layout = RequestLayout(
             system=self.system,
+            project=(ProjectInstructions(path=str(self.project_root), text=project),) if project else (),
             servers=self.toolbox.server_instructions() if self.toolbox is not None else (),
             tools=self.toolbox.tools() if self.toolbox is not None else (),
         )
@@ -342,6 +348,12 @@ class ChatSession:
             tool_errors="answer",
             cache_key=root_conversation(self.history, self.conversation_id),
         )
+
+    def project_instructions(self) -> str:
+        """The project instructions of one run (``config.project``), "" when there are none."""
+        from golem_cli.config.project import read_instructions
+
+        return read_instructions(self.project_root).text if self.project_root is not None else ""
 
     async def turn(
         self,
@@ -365,6 +377,7 @@ class ChatSession:
         sent = 0
         try:
             agent = self.agent()
+            self.check_options()  # options the model refuses: refused here, so nothing counts as sent
             sent = self.request_size(agent)
             run = agent.run_stream_with_history if stream else agent.run_with_history
             result = await run(
@@ -427,6 +440,32 @@ class ChatSession:
             prompt=asked.content, reply="", run_id=asked.run_id, conversation_id=self.conversation_id,
             usage=Usage(), stored=self.stored, sent=0, error=error,
         )  # fmt: skip
+
+    def check_options(self, model: Model | None = None) -> None:
+        """Raise the provider's ``ModelError`` when ``model`` (the chat's) refuses this chat's
+        options, before anything is sent."""
+        check = getattr(self.model if model is None else model, "check_settings", None)
+        if check is not None:
+            check(self.options)
+
+    def refused_options(self, model: Model) -> list[tuple[str, str]]:
+        """Each option of this chat ``model`` refuses on its own, with the provider's words."""
+        import dataclasses
+
+        from golem_cli.core.model import ModelSettings
+
+        refused = []
+        for item in dataclasses.fields(self.options):
+            value = getattr(self.options, item.name)
+            if value is None or value == ():
+                continue
+            try:
+                check = getattr(model, "check_settings", None)
+                if check is not None:
+                    check(dataclasses.replace(ModelSettings(), **{item.name: value}))
+            except GolemError as e:
+                refused.append((item.name, str(e)))
+        return refused
 
     def request_size(self, agent: Agent) -> int:
         """How many messages a turn's request carries, the one definition the footer shows as

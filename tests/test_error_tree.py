@@ -40,6 +40,7 @@ NOT_IN_THE_TREE = {
     "Problems",  # config.tables: a table that does not fit its declaration, turned into ConfigError or a refusal
     "NotRegular",  # tools.regular (an OSError): a FIFO or device a file tool refuses, a failed result
     "ServerFailed",  # tools.mcp.connection: a tool server did not start, turned into a line by Toolbox.start
+    "Unclassifiable",  # tools.rules: a command line the splitter cannot take apart, asked about
 }  # fmt: skip
 
 

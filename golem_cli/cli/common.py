@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from golem_cli.cli.model_choice import Choice
+    from golem_cli.config.settings import Settings
     from golem_cli.core.messages import Message
     from golem_cli.core.model import ModelSettings
     from golem_cli.session import ChatSession
@@ -63,6 +64,26 @@ def set_window(
         )
     if options is not None:
         session.options = options
+
+
+def project_root(settings: Settings, off: bool) -> Path | None:
+    """Where a chat's project instructions are read: the tool root (``tool_root``, else the
+    working directory); None when ``--no-project-instructions`` or the config turns them off."""
+    if off or not settings.project_instructions:
+        return None
+    return Path(settings.tool_root).expanduser() if settings.tool_root else Path.cwd()
+
+
+def instructions_lines(root: Path | None) -> list[str]:
+    """The banner's line naming the project instructions a run would send now, and a line for
+    each that cannot be read."""
+    if root is None:
+        return []
+    from golem_cli.config.project import read_instructions
+
+    found = read_instructions(root)
+    lines = [f"instructions: {found.summary(root)}" + (" (cut at 32 KB)" if found.cut else "")] if found.files else []
+    return lines + [f"golem: project instructions left out: {problem}" for problem in found.problems]
 
 
 STDIO = "-"  # as a FILE argument: standard input; as ``-o``: standard output

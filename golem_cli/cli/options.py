@@ -46,7 +46,19 @@ Tools = Annotated[
 ]  # fmt: skip
 Allow = Annotated[
     list[str] | None,
-    typer.Option("--allow", metavar="NAME", autocompletion=tool_names,
-                 help="Run this tool (or group) without asking (repeatable); it must be enabled (-T)."),
+    typer.Option("--allow", metavar="RULE", autocompletion=tool_names,
+                 help="Run this tool (or group) without asking, or the calls TOOL(PATTERN) matches, such as "
+                      "'run_command(git status*)' (repeatable); it must be enabled (-T)."),
+]  # fmt: skip
+Deny = Annotated[
+    list[str] | None,
+    typer.Option("--deny", metavar="RULE", autocompletion=tool_names,
+                 help="Never run what this rule names (repeatable): a tool, or TOOL(PATTERN) such as "
+                      "'run_command(git push*)'; deny wins over --allow and --yes."),
 ]  # fmt: skip
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Approve every tool call without asking.")]
+NoProjectInstructions = Annotated[
+    bool,
+    typer.Option("--no-project-instructions",
+                 help="Leave out AGENTS.md (or CLAUDE.md) of the tool root and its parents up to the repository."),
+]  # fmt: skip

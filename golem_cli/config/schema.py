@@ -192,7 +192,10 @@ Models = Annotated[
     dict[str, ModelTable], Meta(description='a table of [models."provider:model"] tables of model options')
 ]
 Tools = Annotated[tuple[str, ...], Meta(description='a list of tool or group names like ["fs", "web"]')]
-Allow = Annotated[tuple[str, ...], Meta(description='a list of tool or group names like ["read_file"]')]
+Allow = Annotated[
+    tuple[str, ...], Meta(description='a list of tools, groups or rules like ["read_file", "run_command(git status*)"]')
+]
+Deny = Annotated[tuple[str, ...], Meta(description='a list of tools or rules like ["run_command(git push*)"]')]
 Characters = Annotated[int, Meta(ge=1000, description="a whole number of characters, at least 1000")]
 Servers = Annotated[dict[ServerName, McpServerTable], Meta(description="a table of [mcp_servers.NAME] tables")]
 
@@ -211,10 +214,12 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     models: Models = field(default_factory=dict)
     tools: Tools = ()
     allow: Allow = ()
+    deny: Deny = ()
     tool_root: Directory | None = None
     tool_output_limit: Characters = 30_000
     command_timeout: Seconds = 120.0
     command_env: CommandEnvTable = field(default_factory=CommandEnvTable)
+    project_instructions: Switch = True
     mcp_servers: Servers = field(default_factory=dict)
 
     @classmethod

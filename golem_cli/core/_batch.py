@@ -32,22 +32,26 @@ hook, or Ctrl-C / cancellation while it waits for an answer, stops the run like 
 
 Ctrl-C or cancellation while calls run is not a deliberate stop: the run fails at the
 ``tool`` stage, interrupted. The results of the calls that finished are kept (they ran: what
-they changed is real, and the model must not be told otherwise); the calls still running,
-and those that never started, stay without a result, for the next run's repair (spec §2).
-Go keeps no result of a failed batch; golem diverges here as it does for every interruption
-(the partial evidence is always kept, ``_state.RunState.fail``).
+they changed is real, and the model must not be told otherwise); a call still running gets a
+``failed`` result saying it was stopped, by whom (``stopped_by``: the user, or the signal the
+caller names in the cancellation), after how long, and the output it had reported so far
+(bounded), because it started and may have done part of its work; the calls that never
+started stay without a result, for the next run's repair (spec §2), whose text says they
+never ran. Go keeps no result of a failed batch; golem diverges here as it does for every
+interruption (the partial evidence is always kept, ``_state.RunState.fail``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from golem_cli.core._state import RunState
 from golem_cli.core.errors import RunCanceledError, RunError, ToolCallError
-from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+from golem_cli.core.events import ToolCallFinished, ToolCallOutput, ToolCallStarted
 from golem_cli.core.history.validate import part_error
 from golem_cli.core.messages import INTERRUPTED, TOOL, Message, ToolCall
 from golem_cli.core.runconfig import RunConfig, RunHooks
@@ -61,9 +65,39 @@ from golem_cli.core.tools import (
     ToolFailed,
     ToolResult,
     denial_text,
+    stopped_by,
+    stopped_text,
 )
 
 Outcome = ToolResult | BaseException | None  # None: the call never started (or is running)
+
+
+#: Characters of a stopped call's output its result keeps: the first and the last.
+OUTPUT_HEAD, OUTPUT_TAIL = 2_000, 6_000
+
+
+class _Output:
+    """What a running call reported (``ToolContext.output``), bounded: its beginning and its
+    latest end, and how much was left out between them."""
+
+    def __init__(self) -> None:
+        self.head = ""
+        self.tail = ""
+        self.dropped = 0
+
+    def add(self, text: str) -> None:
+        if len(self.head) < OUTPUT_HEAD:
+            room = OUTPUT_HEAD - len(self.head)
+            self.head += text[:room]
+            text = text[room:]
+        self.tail += text
+        if len(self.tail) > OUTPUT_TAIL:
+            self.dropped += len(self.tail) - OUTPUT_TAIL
+            self.tail = self.tail[-OUTPUT_TAIL:]
+
+    def text(self) -> str:
+        cut = f"\n[... {self.dropped:,} characters left out ...]\n" if self.dropped else ""
+        return self.head + cut + self.tail
 
 
 class _Failure(NamedTuple):
@@ -83,6 +117,8 @@ class _Call:
     outcome: Outcome = None
     result: Message | None = None  # the stamped result message, once known
     failure: _Failure | None = None
+    started: float | None = None  # when it began to run (monotonic)
+    output: _Output = field(default_factory=_Output)
 
     def stops_run(self) -> bool:
         return isinstance(self.outcome, ToolCanceled) or self.failure is not None
@@ -115,7 +151,7 @@ class _Batch:
         try:
             stop = await self._groups()
         except (asyncio.CancelledError, KeyboardInterrupt) as exc:
-            raise self._interrupted() from exc
+            raise self._interrupted(exc) from exc
         self._keep_feedback()
         if stop is None:
             self.state.messages.extend(self._results(self.calls))
@@ -190,12 +226,19 @@ class _Batch:
     async def _execute(self, c: _Call) -> None:
         assert c.tool is not None
         self.state.tool_calls += 1
+        c.started = time.monotonic()
+
+        def output(text: str) -> None:
+            c.output.add(text)
+            self.hooks.event_now(ToolCallOutput(call=c.call, text=text))
+
         context = ToolContext(
             call_id=c.call.id,
             tool_name=c.call.name,
             args=c.call.args,
             run_id=self.state.run_id,
             conversation_id=self.state.conversation_id,
+            output=output,
         )
         try:
             c.outcome = await c.tool.call(c.args, context)
@@ -259,11 +302,17 @@ class _Batch:
 
     # --- the end of a batch that did not finish -------------------------------------------------
 
-    def _interrupted(self) -> RunError:
-        """Ctrl-C or cancellation: the results that finished stay, the rest wait for repair."""
+    def _interrupted(self, stop: BaseException) -> RunError:
+        """Ctrl-C or cancellation: the results that finished stay, a call still running gets
+        its stopped result, the calls that never started wait for repair."""
         self._keep_feedback()
-        self.state.messages.extend(self._results(self.calls))
         stopped = next((c.call for c in self.calls if c.result is None), self.calls[-1].call)
+        now = time.monotonic()
+        for c in self.calls:
+            if c.started is not None and c.result is None:
+                text = stopped_text(stopped_by(stop), now - c.started, c.output.text())
+                c.result = self.state.stamp(_failed(c.call, text))
+        self.state.messages.extend(self._results(self.calls))
         return self.state.fail("tool", ToolCallError(stopped.name, stopped.id, "interrupted"), interrupted=True)
 
     def _canceled(self, stop: _Call) -> RunError:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from golem_cli.core.messages import Message, ToolCall
 
-__all__ = ["ToolCallFinished", "ToolCallStarted"]
+__all__ = ["ToolCallFinished", "ToolCallOutput", "ToolCallStarted"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,3 +28,12 @@ class ToolCallFinished:
 
     call: ToolCall
     result: Message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolCallOutput:
+    """Given to ``on_event`` while a call runs, each time its tool reports output
+    (``ToolContext.output``): the new text, in the order it came."""
+
+    call: ToolCall
+    text: str

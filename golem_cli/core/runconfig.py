@@ -13,6 +13,7 @@ what happens (text deltas, stream and tool events) while the run is going.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -136,6 +137,14 @@ class RunHooks:
 
     async def event(self, event: object) -> None:
         await _call(self.on_event, event)
+
+    def event_now(self, event: object) -> None:
+        """``on_event`` from code that cannot wait (a tool reporting output): an async hook's
+        answer is left to run on the loop."""
+        if self.on_event is not None:
+            answer = self.on_event(event)
+            if inspect.isawaitable(answer):
+                asyncio.ensure_future(answer)
 
     async def approval(self, request: ApprovalRequest) -> Approval:
         if self.approve is None:

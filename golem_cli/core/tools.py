@@ -106,13 +106,17 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
-    """Given to a tool that declares a parameter of this type: which call it is answering."""
+    """Given to a tool that declares a parameter of this type: which call it is answering,
+    and ``output``, where it reports what it has produced so far (a command's output as it
+    comes): the caller shows it while the call runs, and a call stopped before it finished
+    keeps it in its result."""
 
     call_id: str
     tool_name: str
     args: str
     run_id: str = ""
     conversation_id: str = ""
+    output: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,6 +139,29 @@ class ApprovalRequest:
     call: ToolCall
     tool: Tool
     args: dict[str, Any]
+
+
+#: Who stops a run when the cancellation does not say (Ctrl-C). A caller that stops it for
+#: another reason cancels with a message starting ``STOP_PREFIX`` (``"golem: SIGTERM"``).
+STOPPED_BY_USER = "the user (Ctrl-C)"
+STOP_PREFIX = "golem: "
+
+
+def stopped_by(stop: BaseException) -> str:
+    """Who or what stopped a run, from its ``CancelledError`` (or ``KeyboardInterrupt``)."""
+    said = stop.args[0] if stop.args and isinstance(stop.args[0], str) else ""
+    return said[len(STOP_PREFIX) :] if said.startswith(STOP_PREFIX) else STOPPED_BY_USER
+
+
+def stopped_text(by: str, seconds: float, output: str) -> str:
+    """The result of a call that started and was stopped before it finished: it ran, so the
+    model must not be told it never did (and call it again blindly)."""
+    head = (
+        f"The call was stopped by {by} after {seconds:.1f}s, while it was running: it had started and may have "
+        "done part of its work, so check what it did before calling it again."
+    )
+    output = output.rstrip("\n")
+    return f"{head}\nIts output so far:\n{output}" if output else f"{head}\nIt had produced no output."
 
 
 def denial_text(reason: str) -> str:

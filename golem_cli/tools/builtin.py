@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-from golem_cli.core.tools import Tool
+from golem_cli.core.tools import Tool, ToolContext
 from golem_cli.tools.command_env import CommandEnv
 from golem_cli.tools.confine import Root
 from golem_cli.tools.files import FileTools
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT
 from golem_cli.tools.registry import BUILTIN, ToolEntry
+from golem_cli.tools.rules import COMMAND, PATH, URL
 from golem_cli.tools.search import DEFAULT_DEADLINE
 from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
 from golem_cli.tools.threads import off_thread
@@ -108,7 +109,7 @@ def _reading_tools(files: FileTools, where: str) -> list[ToolEntry]:
         return await files.search_files(pattern, path, literal, ignore_case)
 
     return [
-        ToolEntry(tool=Tool(tool), source=BUILTIN, group=FS, needs_approval=False)
+        ToolEntry(tool=Tool(tool), source=BUILTIN, group=FS, needs_approval=False, matched_on=(PATH, "path"))
         for tool in (read_file, list_files, search_files)
     ]
 
@@ -140,10 +141,20 @@ def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
 
     return [
         ToolEntry(
-            tool=Tool(write_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=write_preview
+            tool=Tool(write_file, sequential=True),
+            source=BUILTIN,
+            group=FS,
+            needs_approval=True,
+            preview=write_preview,
+            matched_on=(PATH, "path"),
         ),
         ToolEntry(
-            tool=Tool(edit_file, sequential=True), source=BUILTIN, group=FS, needs_approval=True, preview=edit_preview
+            tool=Tool(edit_file, sequential=True),
+            source=BUILTIN,
+            group=FS,
+            needs_approval=True,
+            preview=edit_preview,
+            matched_on=(PATH, "path"),
         ),
     ]
 
@@ -153,6 +164,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
     limit = f"{shell.timeout:g}"
 
     async def run_command(
+        context: ToolContext,
         command: Annotated[str, f"a shell command (/bin/sh), run in {place}"],
         timeout: Annotated[float, f"seconds before it is killed; at most {limit} (0: {limit})"] = 0,
     ) -> str:
@@ -163,7 +175,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
         server or other long-running program with its output redirected
         (`cmd > log 2>&1 &`), or it is killed at the timeout.
         """
-        return await shell.run_command(command, timeout or None)
+        return await shell.run_command(command, timeout or None, context.output)
 
     def command_preview(args: dict[str, Any]) -> str:
         return f"$ {args.get('command', '')}\n(in {shell.root.path})"
@@ -174,6 +186,7 @@ def _command_tool(shell: Shell, place: str) -> ToolEntry:
         group=SHELL,
         needs_approval=True,
         preview=command_preview,
+        matched_on=(COMMAND, "command"),
     )
 
 
@@ -187,4 +200,7 @@ def _fetch_tool(web: Web) -> ToolEntry:
     def url_preview(args: dict[str, Any]) -> str:
         return f"GET {args.get('url', '')}"
 
-    return ToolEntry(tool=Tool(fetch_url), source=BUILTIN, group=WEB, needs_approval=True, preview=url_preview)
+    return ToolEntry(
+        tool=Tool(fetch_url), source=BUILTIN, group=WEB, needs_approval=True, preview=url_preview,
+        matched_on=(URL, "url"),
+    )  # fmt: skip

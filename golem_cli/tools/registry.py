@@ -31,6 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from golem_cli.core.errors import InputError
 from golem_cli.core.tools import Tool
+from golem_cli.tools.rules import Kind
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 BUILTIN = "builtin"
@@ -64,7 +65,9 @@ class ToolEntry:
     is the tool's default: the user's ``--allow``, ``--yes`` and the config may waive it.
     ``preview`` renders a call for the approval question. ``destructive``: the source says a
     call may destroy something (a tool server's ``destructiveHint``); a group or a pattern
-    given to ``--allow`` does not waive its approval, only its own name does.
+    given to ``--allow`` does not waive its approval, only its own name does. ``matched_on``:
+    what rules with a pattern match a call on (``rules.py``), and the argument holding it
+    (``("command", "command")`` for ``run_command``); None when the tool takes no pattern.
     """
 
     tool: Tool
@@ -74,6 +77,7 @@ class ToolEntry:
     preview: Preview | None = None
     own_name: str = ""
     destructive: bool = False
+    matched_on: tuple[Kind, str] | None = None
 
     @property
     def name(self) -> str:

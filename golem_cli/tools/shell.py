@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import codecs
 import contextlib
 import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from golem_cli.core.tools import ToolFailed
@@ -66,7 +68,11 @@ class Shell:
     timeout: float = DEFAULT_TIMEOUT
     environment: CommandEnv = field(default_factory=CommandEnv)
 
-    async def run_command(self, command: str, timeout: float | None = None) -> str:
+    async def run_command(
+        self, command: str, timeout: float | None = None, on_output: Callable[[str], None] | None = None
+    ) -> str:
+        """Run ``command``; ``on_output`` hears its output as it comes (decoded, whole
+        characters only)."""
         if not command.strip():
             raise ToolFailed("the command is empty")
         limit = self.timeout if timeout is None or timeout <= 0 else min(float(timeout), self.timeout)
@@ -76,7 +82,7 @@ class Shell:
         except OSError as e:
             raise ToolFailed(f"the command could not start in {self.root.path}: {e.strerror or e}") from None
         collected = Collector(self.output_limit)
-        finished = await _run(running, collected, limit)
+        finished = await _run(running, collected, limit, on_output)
         output = collected.text().rstrip("\n")
         if not finished:
             raise ToolFailed(
@@ -108,16 +114,22 @@ class _Running:
             os.close(self.watchdog_pipe)
 
 
-async def _run(running: _Running, collected: Collector, limit: float) -> bool:
-    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False);
-    whatever ends the wait (done, timeout, Ctrl-C), nothing of its group lives on, and
-    golem's ends of its pipes (the output, the one the group's watchdog waits on) are closed."""
+async def _run(
+    running: _Running, collected: Collector, limit: float, on_output: Callable[[str], None] | None = None
+) -> bool:
+    """Collect the command's output until it ends (True) or ``limit`` seconds pass (False),
+    telling ``on_output`` as it comes; whatever ends the wait (done, timeout, Ctrl-C), nothing
+    of its group lives on, and golem's ends of its pipes (the output, the one the group's
+    watchdog waits on) are closed."""
     proc = running.proc
     live_groups.add(proc.pid)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     try:
         async with asyncio.timeout(limit):
             while chunk := await running.output.read(READ_CHUNK):
                 collected.add(chunk)
+                if on_output is not None and (text := decoder.decode(chunk)):
+                    on_output(text)
             await proc.wait()
         return True
     except TimeoutError:

@@ -224,6 +224,7 @@ def toolbox(
     *,
     enabled: Iterable[str] = (),
     allow: Iterable[str] = (),
+    deny: Iterable[str] = (),
     yes: bool = False,
     ask: Ask | None = None,
     root: str | Path | None = None,
@@ -257,6 +258,7 @@ def toolbox(
         extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
                                     root=settings.root, tokens=tokens))  # fmt: skip
     registry = builtin_registry(settings, extra)
-    box = Toolbox(registry, enabled, Approvals(registry, yes=yes, allow=allow, ask=ask), hooks)
+    approvals = Approvals(registry, yes=yes, allow=allow, deny=deny, ask=ask, root=str(settings.root.resolve()))
+    box = Toolbox(registry, enabled, approvals, hooks)
     box.notices = notices
     return box

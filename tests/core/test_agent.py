@@ -389,7 +389,45 @@ def test_tool_context_carries_the_call_and_run_identity():
         return "me"
 
     run(Agent(ScriptedModel([call("who", id="c9"), reply("ok")]), tools=[who]).run_with_history([], "go", run_id="R", conversation_id="C"))
-    assert seen == [ToolContext(call_id="c9", tool_name="who", args="{}", run_id="R", conversation_id="C")]
+    [ctx] = seen
+    assert (ctx.call_id, ctx.tool_name, ctx.args, ctx.run_id, ctx.conversation_id) == ("c9", "who", "{}", "R", "C")
+    assert callable(ctx.output)
+
+
+def test_a_call_stopped_while_it_runs_gets_its_stopped_result_with_its_output():
+    """Issue 24 bug 1, in the core: a call that started is never closed as one that never ran."""
+    from golem_cli.core.events import ToolCallOutput
+
+    heard: list[str] = []
+
+    @tool
+    async def slow(ctx: ToolContext) -> str:
+        assert ctx.output is not None
+        ctx.output("started\n")
+        await asyncio.sleep(60)
+        return "never"
+
+    async def main() -> RunError:
+        agent = Agent(ScriptedModel([call("slow", id="s1"), reply("ok")]), tools=[slow])
+
+        def on_event(event: object) -> None:
+            if isinstance(event, ToolCallOutput):
+                heard.append(event.text)
+                task.cancel("golem: a signal (SIGTERM)")
+
+        task = asyncio.ensure_future(agent.run_stream_with_history([], "go", hooks=RunHooks(on_event=on_event)))
+        try:
+            await task
+        except RunError as e:
+            return e
+        raise AssertionError("the run was not stopped")
+
+    error = asyncio.run(main())
+    assert heard == ["started\n"] and error.interrupted and error.partial is not None
+    [result] = [m for m in error.partial.new_messages if m.role == "tool"]
+    assert result.failed and result.tool_call_id == "s1"
+    assert result.content.startswith("The call was stopped by a signal (SIGTERM) after ")
+    assert result.content.endswith("Its output so far:\nstarted")
 
 
 def test_tool_parts_are_kept_on_the_result_message():

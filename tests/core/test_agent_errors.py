@@ -403,13 +403,14 @@ def test_ctrl_c_inside_a_tool_fails_at_the_tool_stage():
     assert err.stage == "tool" and err.interrupted
     assert str(err) == 'golem: tool stage: runner: tool "interrupted_tool" (call "c2"): interrupted'
     # c1 finished before the stop: it ran, so its result is evidence and stays (stamped);
-    # c2 stays without a result, for the next run's repair
-    assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool"]
-    kept = err.partial.messages[-1]
+    # c2 had started: its result says it was stopped (never that it did not run)
+    assert [m.role for m in err.partial.messages] == ["user", "assistant", "tool", "tool"]
+    kept, stopped = err.partial.messages[-2:]
     assert kept.tool_call_id == "c1" and kept.content != INTERRUPTED and kept.run_id == err.run_id
+    assert stopped.tool_call_id == "c2" and stopped.failed and stopped.content.startswith("The call was stopped by ")
     resumed = resume_ok(err.partial, tools=[echo])
     closings = [m for m in resumed.requests[0].messages if m.role == "tool"]
-    assert [(m.tool_call_id, m.content == INTERRUPTED) for m in closings] == [("c2", True), ("c1", False)]
+    assert [(m.tool_call_id, m.content == INTERRUPTED) for m in closings] == [("c1", False), ("c2", False)]
 
 
 def test_task_cancellation_during_a_tool_batch():

@@ -208,7 +208,7 @@ def test_record_hook_sees_the_calling_turn_before_any_tool_runs():
     assert len(result.new_messages) == 4
 
 
-def test_interrupting_a_running_tool_keeps_the_call_for_repair():
+def test_interrupting_a_running_tool_saves_its_stopped_result():
     started = asyncio.Event()
 
     @tool
@@ -229,9 +229,10 @@ def test_interrupting_a_running_tool_keeps_the_call_for_repair():
 
     err = run(main())
     assert err.stage == "tool" and err.interrupted
-    assert err.partial.messages[-1].tool_calls[0].id == "h1"  # the call stays, without a result
+    stopped = err.partial.messages[-1]  # it ran: its result says it was stopped, no repair needed
+    assert stopped.tool_call_id == "h1" and stopped.failed and "stopped by the user (Ctrl-C)" in stopped.content
     _, report = normalize_history(err.partial.messages)
-    assert report.synthesized == ["h1"]
+    assert not report.changed
 
 
 def test_schema_tools_take_the_argument_object_and_send_their_schema():

@@ -12,7 +12,18 @@ import typer
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, TrimStride, Yes
+from golem_cli.cli.options import (
+    Allow,
+    ContextTokens,
+    Deny,
+    MaxMessages,
+    Model,
+    ModelOptions,
+    NoProjectInstructions,
+    Tools,
+    TrimStride,
+    Yes,
+)
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
@@ -61,12 +72,14 @@ def ask(
     trim_stride: TrimStride = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli import model_choice
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.common import open_store, set_window
+    from golem_cli.cli.common import open_store, project_root, set_window
     from golem_cli.cli.model_choice import run_options
     from golem_cli.cli.render.terminal_text import visible
     from golem_cli.cli.render.turn import ask_lines, turn_end
@@ -79,7 +92,7 @@ def ask(
     store = open_store()
     existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
     settings = run_options(options, choice.model)
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     # Only the file's end is read when a message window is all a run sends; a trim stride counts
     # its steps from the file's first message, which a window read from the end cannot place.
@@ -88,11 +101,12 @@ def ask(
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages,
                                  windowed=windowed)  # fmt: skip
     set_window(session, choice, context_tokens, settings, trim_stride)
+    session.project_root = project_root(choice.settings, no_project_instructions)
     if choice.note:
         note(choice.note)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
+    outcome, ended_by = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
     if as_json:
         _print_json(outcome, session, repaired)
     else:
@@ -102,6 +116,10 @@ def ask(
     end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
+    if ended_by is not None:  # SIGTERM or SIGHUP: what arrived is saved; golem ends by the signal
+        from golem_cli.cli.signals import die_by
+
+        die_by(ended_by)
     return end.exit_code
 
 
@@ -248,13 +266,17 @@ def _turn(
     view: ToolView | None,
     *,
     stream: bool,
-) -> TurnOutcome:
+) -> tuple[TurnOutcome, int | None]:
     """Run the one turn: the session's tool servers started first (quietly) and everything
-    closed after, the session too, whatever ended the turn."""
+    closed after, the session too, whatever ended the turn. SIGTERM and SIGHUP stop the turn
+    as Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
     from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.signals import Termination, die_by, ending_like_ctrl_c
     from golem_cli.cli.tools import servers
+
+    termination = Termination()
 
     def say(line: str, problem: bool) -> None:
         note(f"golem: {line}" if problem else line)
@@ -266,13 +288,17 @@ def _turn(
             view.on_event(event)
 
     async def run() -> TurnOutcome:
+        nonlocal termination
         box = session.toolbox
+        task = asyncio.current_task()
+        assert task is not None
         try:
-            if box is not None:
-                servers.hear(box, say)
-                await servers.start(box, say, quiet=True)
-            on_delta = reply.on_delta if reply is not None else None
-            return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
+            with ending_like_ctrl_c(task.cancel) as termination:
+                if box is not None:
+                    servers.hear(box, say)
+                    await servers.start(box, say, quiet=True)
+                on_delta = reply.on_delta if reply is not None else None
+                return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
         finally:
             if view is not None:
                 view.close()
@@ -282,7 +308,13 @@ def _turn(
             await close_model(session.model)
 
     try:
-        return asyncio.run(run())
+        return asyncio.run(run()), termination.signum
+    except asyncio.CancelledError:
+        if termination.signum is None:
+            raise
+        session.close()
+        die_by(termination.signum)  # before the turn began: nothing was asked, nothing to keep
+        raise
     finally:
         session.close()
 

@@ -13,16 +13,18 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
-from golem_cli.cli.common import set_window
+from golem_cli.cli.common import instructions_lines, project_root, set_window
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
     ContextTokens,
     ConversationId,
+    Deny,
     MaxMessages,
     Model,
     ModelOptions,
     NoMarkdown,
+    NoProjectInstructions,
     Tools,
     TrimStride,
     Yes,
@@ -78,7 +80,9 @@ def chat(
     trim_stride: TrimStride = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Start a new conversation."""
     from golem_cli.cli.model_choice import Choice, plan_model, resolve_planned, run_options
@@ -92,9 +96,10 @@ def chat(
     # new conversation's ID) and what the tools need; the model is checked and the
     # conversation created once the prompt is drawn (``PendingSession``), before any line is acted on.
     planned = plan_model(model, load_settings())
-    tools = choose_tools(planned.settings, tool, allow, yes)
+    tools = choose_tools(planned.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     cid = new_id()
+    project = project_root(planned.settings, no_project_instructions)
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -105,11 +110,14 @@ def chat(
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
         set_window(session, choice, context_tokens, settings, trim_stride)
+        session.project_root = project
         return session, []
 
     pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
                              toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=planned.note, tools=tools)
+    return run_repl(
+        pending, markdown=not no_markdown, note=planned.note, tools=tools, lines=instructions_lines(project)
+    )
 
 
 def _pick(store: Store) -> str | None:
@@ -176,7 +184,9 @@ def resume(
     trim_stride: TrimStride = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
     from golem_cli.cli.model_choice import choose_model, run_options
@@ -191,13 +201,15 @@ def resume(
         return 0
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
     settings = run_options(options, choice.model)  # refused before the conversation is opened
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
+    project = project_root(choice.settings, no_project_instructions)
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
         _note("nothing resumed")
         return 1
     cid, lock, lines = held
+    lines = instructions_lines(project) + lines
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
@@ -206,6 +218,7 @@ def resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
         set_window(session, choice, context_tokens, settings, trim_stride)
+        session.project_root = project
         return session, _resumed(before, session, repair)
 
     try:
@@ -285,7 +298,9 @@ def fork(
     trim_stride: TrimStride = None,
     tool: Tools = None,
     allow: Allow = None,
+    deny: Deny = None,
     yes: Yes = False,
+    no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
@@ -307,8 +322,9 @@ def fork(
         return 0
     choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
     settings = run_options(options, choice.model)  # a refused option leaves no fork behind
-    tools = choose_tools(choice.settings, tool, allow, yes)
+    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
+    project = project_root(choice.settings, no_project_instructions)
     short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
     cid = new_id()  # the fork's, shown by the banner before the fork is made
 
@@ -320,15 +336,17 @@ def fork(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
         set_window(session, choice, context_tokens, settings, trim_stride)
+        session.project_root = project
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
         session, report = open_session()
-        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=report, tools=tools)
+        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=instructions_lines(project) + report,
+                        tools=tools)  # fmt: skip
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
     pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=_unique_prefix(cid),
                              open=open_session, toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
+    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools, lines=instructions_lines(project))
 
 
 def _fork_only(store: Store, parent: str, at: int | None) -> str:

@@ -19,6 +19,8 @@ app = typer.Typer()
 
 
 def _approval(entry: ToolEntry, box: Toolbox | None = None) -> str:
+    if box is not None and entry.name in box.approvals.denied:
+        return "denied"
     if box is not None and not box.approvals.needs_question(entry):
         return "runs" if not entry.needs_approval else "allowed"
     return "asks" if entry.needs_approval else "runs"
@@ -63,8 +65,12 @@ def fit(row: str, width: int) -> str:
 
 
 @app.command("tools", cls=GolemCommand, rich_help_panel="Chat")
-def list_tools(as_json: Annotated[bool, typer.Option("--json", help="Print the tools as JSON.")] = False) -> int:
-    """List the tools a chat can use (-T NAME enables them)."""
+def list_tools(
+    what: Annotated[str | None, typer.Argument(metavar="[rules]", help="rules: list the allow and deny rules.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the tools as JSON.")] = False,
+) -> int:
+    """List the tools a chat can use (-T NAME enables them), or with `rules` the rules for
+    what runs without asking."""
     import asyncio
     import shutil
     import sys
@@ -74,6 +80,8 @@ def list_tools(as_json: Annotated[bool, typer.Option("--json", help="Print the t
     from golem_cli.cli.tools.servers import start
     from golem_cli.config.settings import load_settings
 
+    if what is not None:
+        return _rules(what, as_json)
     box = ToolChoice(load_settings()).ensure()  # what every chat starts with, checked the same way
     problems: list[str] = []
 
@@ -111,4 +119,28 @@ def list_tools(as_json: Annotated[bool, typer.Option("--json", help="Print the t
 
     for line in problems if as_json else ():  # the table has a row for each server that failed
         note(f"golem: {line}")
+    return 0
+
+
+def _rules(what: str, as_json: bool) -> int:
+    """``golem tools rules``: the rules config.toml holds, deny first, and where to change them."""
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.render.console import out, print_json
+    from golem_cli.cli.tools.choice import ToolChoice
+    from golem_cli.config.settings import load_settings
+
+    if what != "rules":
+        raise InputError(f"golem tools takes no {what!r}; `golem tools rules` lists the rules")
+    settings = load_settings()
+    rules = ToolChoice(settings).ensure().approvals.rule_list()  # checked as a chat checks them
+    where = settings.source or "config.toml"
+    if as_json:
+        print_json([{"verdict": verdict, "rule": text, "from": where} for verdict, text in rules])
+        return 0
+    for verdict, text in rules:
+        out(f"{verdict:<5}  {text}")
+    if not rules:
+        out("No rules: every call that needs approval asks.")
+    out(f"From {where} (allow = [...], deny = [...]): edit it to add or remove one; in a chat, /tools rules")
+    out("lists this chat's, /tools allow RULE, /tools deny RULE and /tools forget RULE change them.")
     return 0

@@ -37,6 +37,7 @@ from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
 from golem_cli.cli.repl import slash
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
+from golem_cli.cli.signals import Termination, ending_like_ctrl_c
 from golem_cli.cli.tools import servers as tool_servers
 from golem_cli.cli.tools.typeahead import KeysAfterAnswer
 from golem_cli.cli.tools.view import ToolView
@@ -75,6 +76,9 @@ class Repl:
         self.tools = tools  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._after_answer: KeysAfterAnswer | None = None  # keys typed after a one-key answer to a tool question
+        self._turn_task: asyncio.Future[TurnOutcome] | None = None  # the turn running, if one is
+        #: The SIGTERM or SIGHUP that ended the chat (``signals.py``), once one did.
+        self.ended_by: int | None = None
 
     @property
     def session(self) -> ChatSession:
@@ -204,17 +208,44 @@ class Repl:
     # --- the loop --------------------------------------------------------------------------
 
     async def main(self) -> int:
-        """The chat, from its first prompt to the person leaving; the tool servers and the
-        model's connections close with it."""
+        """The chat, from its first prompt to the person leaving (or SIGTERM or SIGHUP ending
+        it: ``signals.py``); the tool servers and the model's connections close with it."""
+        main = asyncio.current_task()
+        assert main is not None
+
+        def stop(message: str) -> None:
+            running = self._turn_task
+            (running if running is not None and not running.done() else main).cancel(message)
+
         try:
-            self.begin_tool_servers()
-            return await self.run()
+            with ending_like_ctrl_c(stop) as termination:
+                self.begin_tool_servers()
+                try:
+                    return await self._until_ended(termination)
+                except asyncio.CancelledError:
+                    if termination.signum is None:
+                        raise
+                    while main.cancelling():  # the chat goes on to save what it kept
+                        main.uncancel()
+                    return self.end_by_signal(termination.signum)
         finally:
             await self.stop_tool_servers()
             if self.is_open:
                 await close_model(self.session.model)
 
-    async def run(self) -> int:
+    async def _until_ended(self, termination: Termination) -> int:
+        code = await self.run(termination)
+        return self.end_by_signal(termination.signum) if termination.signum is not None else code
+
+    def end_by_signal(self, signum: int) -> int:
+        """The chat ended by a signal: what the store refused is written elsewhere, as leaving
+        writes it; the caller then ends golem by the signal (``ended_by``)."""
+        self.ended_by = signum
+        if self.is_open and self.session.unsaved is not None:
+            self.keep_unsaved()
+        return 128 + signum
+
+    async def run(self, termination: Termination | None = None) -> int:
         prompt_session = None if self.plain_input else self._prompt_session()
         first: Callable[[], None] | None = None
         if self._opener is not None:
@@ -235,6 +266,8 @@ class Repl:
                     return self.goodbye()
                 continue
             await self.ask(text)
+            if termination is not None and termination.signum is not None:
+                return 128 + termination.signum
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None:
         """One turn with the reply streamed, Ctrl-C cancelling just this turn. Pending
@@ -280,6 +313,7 @@ class Repl:
         box.approvals.ask = None if self.plain_input else view.ask
         box.hooks.elicit = None if self.plain_input else view.elicit
         box.hooks.progress = view.progress
+        box.approvals.shown = view.waived
         return view
 
     async def _turn(
@@ -306,8 +340,12 @@ class Repl:
                 stopping = True
                 task.cancel()
 
-        with on_ctrl_c(stop):
-            return await task
+        self._turn_task = task
+        try:
+            with on_ctrl_c(stop):
+                return await task
+        finally:
+            self._turn_task = None
 
     # --- tool servers ----------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ class Repl(Protocol):
     session: ChatSession
     attachments: list[Attachment]
     tools: ToolChoice | None
+    plain_input: bool
 
     @property
     def console(self) -> Console: ...
@@ -103,10 +104,37 @@ async def _model(repl: Repl, arg: str) -> None:
     except GolemError as e:
         _error(repl, e)
         return
+    refused = repl.session.refused_options(choice.model)
     old = repl.session.model
     repl.session.set_model(choice.model)
     await close_model(old)
     repl.console.print(f"Model is now {choice.model.name}.", highlight=False, markup=False)
+    if refused:
+        await _refused_options(repl, choice.model.name, refused)
+
+
+async def _refused_options(repl: Repl, model: str, refused: list[tuple[str, str]]) -> None:
+    """Options of this chat the new model refuses: said, then dropped or kept as the person
+    answers (without a terminal to ask, dropped); kept, the next prompt is refused unsent."""
+    import dataclasses
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    names = ", ".join(name for name, _ in refused)
+    for name, why in refused:
+        repl.console.print(f"{model} refuses {name}: {visible(why)}", style="yellow", highlight=False, markup=False)
+    keep = False
+    if not repl.plain_input:
+        from prompt_toolkit import PromptSession
+
+        answer = await PromptSession[str]().prompt_async(f"Drop {names} for this chat? [Y/n] › ", handle_sigint=False)
+        keep = answer.strip().lower() in ("n", "no")
+    if keep:
+        repl.console.print(f"Kept {names}: the next prompt is refused until /option {refused[0][0]} unsets it.",
+                           highlight=False, markup=False)  # fmt: skip
+        return
+    repl.session.options = dataclasses.replace(repl.session.options, **{name: None for name, _ in refused})
+    repl.console.print(f"Dropped {names} (/option NAME VALUE sets one again).", highlight=False, markup=False)
 
 
 async def _system(repl: Repl, arg: str) -> None:
@@ -257,15 +285,19 @@ async def _title(repl: Repl, arg: str) -> None:
 
 async def _tools(repl: Repl, arg: str) -> None:
     from golem_cli.core.errors import GolemError
+    from golem_cli.tools.rules import split_rules
 
     action, _, rest = arg.partition(" ")
-    names = rest.split()
+    names = split_rules(rest)
     if not await repl.tool_servers_ready():
         return
     box = _toolbox(repl)
     if box is None:
         return
-    if action in ("enable", "disable", "allow") and names:
+    if action == "rules" and not names:
+        _print_rules(repl, box)
+        return
+    if action in _TOOL_ACTIONS and names:
         try:
             said = await _TOOL_ACTIONS[action](repl, box, names)
         except GolemError as e:
@@ -274,15 +306,16 @@ async def _tools(repl: Repl, arg: str) -> None:
             repl.console.print(said, highlight=False, markup=False)
         return
     if arg:
-        repl.console.print("Usage: /tools [enable|disable|allow NAME...]  (names, groups fs, shell, web, all, "
-                           "or a tool server's name)")  # fmt: skip
+        repl.console.print("Usage: /tools [enable|disable|allow|deny NAME...], /tools rules, /tools forget RULE  "
+                           "(names, groups fs, shell, web, all, a tool server's name, or TOOL(PATTERN))")  # fmt: skip
         return
     from golem_cli.cli.commands.tools import tool_rows
     from golem_cli.cli.render.terminal_text import visible
 
     for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
         repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
-    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
+    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow RULE, /tools deny RULE, /tools rules",
+                       highlight=False, markup=False)  # fmt: skip
 
 
 def _toolbox(repl: Repl) -> Toolbox | None:
@@ -327,10 +360,38 @@ async def _allow(repl: Repl, box: Toolbox, names: list[str]) -> str:
     return said + (f" (Waiting for their tool server: {waiting}.)" if waiting else "")
 
 
+async def _deny(repl: Repl, box: Toolbox, names: list[str]) -> str:
+    return f"Never run: {', '.join(box.approvals.deny(names)) or 'nothing'}."
+
+
+async def _forget(repl: Repl, box: Toolbox, names: list[str]) -> str:
+    gone = [name for name in names if box.approvals.forget(name)]
+    missing = [name for name in names if name not in gone]
+    said = f"Removed: {', '.join(gone)}." if gone else ""
+    return (said + (f" No such rule: {', '.join(missing)} (/tools rules lists them)." if missing else "")).strip()
+
+
+def _print_rules(repl: Repl, box: Toolbox) -> None:
+    """The rules in force in this chat, deny first; how to remove one."""
+    from golem_cli.cli.render.terminal_text import visible
+
+    rules = box.approvals.rule_list()
+    if not rules:
+        repl.console.print("No rules: every call that needs approval asks. /tools allow RULE adds one.")
+        return
+    for verdict, text in rules:
+        repl.console.print(f"  {verdict:<5}  {visible(text)}", highlight=False, markup=False, soft_wrap=True)
+    if box.approvals.yes:
+        repl.console.print("  --yes: every other call runs without asking", highlight=False, markup=False)
+    repl.console.print("/tools forget RULE removes one for this chat.", highlight=False, markup=False)
+
+
 _TOOL_ACTIONS: dict[str, Callable[[Repl, Toolbox, list[str]], Awaitable[str]]] = {
     "enable": _enable,
     "disable": _disable,
     "allow": _allow,
+    "deny": _deny,
+    "forget": _forget,
 }
 
 

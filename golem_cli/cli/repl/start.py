@@ -14,6 +14,7 @@ from golem_cli.cli.repl import banner
 from golem_cli.cli.repl.loop import Repl
 from golem_cli.cli.repl.opening import PendingSession
 from golem_cli.cli.repl.terminal import waiting_mode
+from golem_cli.cli.signals import die_by
 
 if TYPE_CHECKING:
     from golem_cli.cli.tools.choice import ToolChoice
@@ -41,12 +42,15 @@ def run_repl(
     with contextlib.nullcontext() if plain_input else waiting_mode():
         try:
             _banner(chat, note, lines)
-            return asyncio.run(repl.main())
+            code = asyncio.run(repl.main())
         except KeyboardInterrupt:
             repl.goodbye()
             return 130
         finally:
             repl.close()
+    if repl.ended_by is not None:  # SIGTERM or SIGHUP: kept what arrived; now ended by it
+        die_by(repl.ended_by)
+    return code
 
 
 def _open_now(pending: PendingSession, lines: list[str]) -> tuple[ChatSession, list[str]]:

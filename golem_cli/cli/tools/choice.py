@@ -15,12 +15,14 @@ if TYPE_CHECKING:
     from golem_cli.tools.toolbox import Toolbox
 
 
-def choose_tools(settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool) -> ToolChoice:
-    """A command's tools from ``-T``, ``--allow`` and ``--yes``, checked (``check``), its notes
-    said on stderr."""
+def choose_tools(
+    settings: Settings, tool: list[str] | None, allow: list[str] | None, yes: bool, *, deny: list[str] | None = None
+) -> ToolChoice:
+    """A command's tools from ``-T``, ``--allow``, ``--deny`` and ``--yes``, checked
+    (``check``), its notes said on stderr."""
     from golem_cli.cli.render.console import note
 
-    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes)
+    choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes, list(deny or ()))
     for line in choice.check():
         note(line)
     return choice
@@ -32,6 +34,7 @@ class ToolChoice:
     tool: list[str] = field(default_factory=list)
     allow: list[str] = field(default_factory=list)
     yes: bool = False
+    deny: list[str] = field(default_factory=list)
     _box: Toolbox | None = None
 
     @property
@@ -52,18 +55,20 @@ class ToolChoice:
             from golem_cli.config.paths import state_dir
             from golem_cli.providers.resolve import key_variables
             from golem_cli.tools.registry import ToolSelectionError
+            from golem_cli.tools.rules import RuleError
             from golem_cli.tools.toolbox import toolbox
 
             s = self.settings
             root = self._root()
             try:
                 self._box = toolbox(
-                    enabled=self.names, allow=[*s.allow, *self.allow], yes=self.yes, root=root,
+                    enabled=self.names, allow=[*s.allow, *self.allow], deny=[*s.deny, *self.deny], yes=self.yes,
+                    root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
                     command_env=s.command_env, key_variables=key_variables(s.providers),
                     tokens=state_dir() / "mcp-auth" if s.mcp_servers else None,
                 )  # fmt: skip
-            except ToolSelectionError as e:
+            except (ToolSelectionError, RuleError) as e:
                 raise self._located(e) from None
         return self._box
 
@@ -78,7 +83,7 @@ class ToolChoice:
         box = self.ensure()
         for name in self.allow:
             if box.registry.waiting_for(name) is None:  # a tool server's is checked once it has started
-                _refuse_unused_allow(box, name)
+                _refuse_unused_allow(box, name.split("(", 1)[0] if name.rstrip().endswith(")") else name)
         if self.yes and not self.names:
             return ["golem: --yes has no effect: no tool is enabled (add -T fs, shell, web or all)"]
         return []
@@ -98,15 +103,18 @@ class ToolChoice:
     def _located(self, error: Exception) -> Exception:
         """``error`` naming the config file when the name was written there."""
         from golem_cli.tools.registry import ToolSelectionError
+        from golem_cli.tools.rules import RuleError
 
         name = getattr(error, "name", "")
         s = self.settings
-        if not name or not isinstance(error, ToolSelectionError):
+        if not name or not isinstance(error, (ToolSelectionError, RuleError)):
             return error
-        if name in self.tool or name in self.allow or not (name in s.tools or name in s.allow):
+        typed = (*self.tool, *self.allow, *self.deny)
+        if name in typed or not (name in s.tools or name in s.allow or name in s.deny):
             return error  # typed on the command line: the name says it
-        where = f"{s.source or 'config.toml'}: {'tools' if name in s.tools else 'allow'}"
-        located = ToolSelectionError(f"{where}: {error}", hint=error.hint)
+        key = "tools" if name in s.tools else "allow" if name in s.allow else "deny"
+        where = f"{s.source or 'config.toml'}: {key}"
+        located = type(error)(f"{where}: {error}", hint=error.hint)
         located.name = name
         return located
 
@@ -122,6 +130,7 @@ class ToolChoice:
         view = ToolView(rich_console(stderr=True), after_answer=KeysAfterAnswer(reads=False))
         if self._box is not None:
             self._box.hooks.progress = view.progress
+            self._box.approvals.shown = view.waived
             if can_ask():
                 self._box.approvals.ask = view.ask
                 self._box.hooks.elicit = view.elicit

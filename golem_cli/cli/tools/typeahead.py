@@ -19,7 +19,6 @@ import time
 
 #: How long after the answer (or after the last key that continued its word) keys are read.
 WINDOW = 2.0
-_WORDS = {"y": "yes", "a": "always"}
 _ENTER = ("\r", "\n")
 
 
@@ -39,11 +38,14 @@ class KeysAfterAnswer:
         self.deadline = 0.0
 
     def start(self, key: str) -> None:
-        """Begin reading after ``key`` answered (``y`` or ``a``)."""
+        """Begin reading after ``key`` answered (``y``, ``a``, ``v``, or a choice's number)."""
+        from golem_cli.cli.tools.keys import ONE_KEY
+
         self.stop()
         if not self.reads:
             return
-        self._rest, self._typed, self._kept, self._pending = _WORDS[key.lower()][1:], "", "", ""
+        word = ONE_KEY.get(key.lower(), key)
+        self._rest, self._typed, self._kept, self._pending = word[len(key) :], "", "", ""
         loop = asyncio.get_running_loop()
         try:
             loop.add_reader(self.fd, self._ready)

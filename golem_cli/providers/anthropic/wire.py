@@ -86,7 +86,10 @@ _EFFORTS = ("low", "medium", "high", "xhigh", "max")
 def check_settings(settings: ModelSettings) -> None:
     """Refuse the options the Messages API has no place for, before anything is sent."""
     if settings.seed is not None:
-        raise ModelError("seed is not an option of Anthropic models", hint="leave -o seed out for this model")
+        raise ModelError(
+            "seed is not an option of Anthropic models",
+            hint="leave seed out for this model (-o seed, or /option seed to unset it in a chat)",
+        )
     if settings.temperature is not None and settings.temperature > 1:
         raise ModelError(
             f"temperature {settings.temperature:g} is above 1, the most Anthropic models take",
