@@ -16,21 +16,24 @@ of a tool that is not enabled now is answered with a failed result, never a fail
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
+from golem_cli.core.cost import Price, cost_of, usd
+from golem_cli.core.errors import BudgetError, GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
+from golem_cli.providers import catalog
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError
 
 if TYPE_CHECKING:
+    from golem_cli.config.schema import ModelTable
     from golem_cli.core.agent import Agent
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
@@ -55,6 +58,11 @@ class TurnOutcome:
     refusal: bool = False  # the model declined; ``reply`` holds what it said
     cut: bool = False  # part of the last reply arrived before the turn ended: saved, marked (ADR 0005)
     earlier_replies: bool = False  # replies of earlier tool rounds of this turn came (and are saved)
+    model: str = ""  # provider:model that answered
+    cost: float | None = None  # USD at the model's price; None when the price is unknown
+    over_budget: str = ""  # this turn passed the budget (--max-cost): what it spent, in words
+    total_cost: float = 0.0  # the conversation's cost so far, this turn included (known prices only)
+    price_hint: str = ""  # said once per session: the model's price is unknown, and how to set it
 
     @property
     def finished(self) -> bool:
@@ -165,6 +173,17 @@ class ChatSession:
         #: save writes the whole history again), rather than raising (``ask``).
         self.keep_unsaved = False
         self.unsaved: StoreError | OSError | None = None
+        #: The config's ``[models."provider:model"]`` tables: prices and context windows that
+        #: win over the built-in ones (``providers/catalog.py``).
+        self.model_tables: Mapping[str, ModelTable] = {}
+        #: What this process may spend in USD (``--max-cost``, ``max_cost``), None for no bound,
+        #: and what its turns spent so far.
+        self.max_cost: float | None = None
+        self.spent = 0.0
+        #: The conversation's cost before this session (the ledger's), and whether this session
+        #: said that its model's price is unknown.
+        self.earlier_cost = 0.0
+        self.price_unknown_said = False
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -267,6 +286,7 @@ class ChatSession:
         """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
         cancellation) and failures end in a saved file and an outcome, not an exception.
         ``stream=False`` asks the model for the whole reply at once (no deltas)."""
+        self.check_budget(prompt, parts)
         run_id = new_id()
         self.last_run_id = run_id
         asked = Message(
@@ -283,17 +303,17 @@ class ChatSession:
                 self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id, hooks=hooks
             )
         except RunError as e:
-            return self._failed_run(e, asked, sent)
+            return self._priced(self._failed_run(e, asked, sent))
         except GolemError as e:  # processor or validation errors: nothing was sent
-            return self._refused(e, asked)
+            return self._priced(self._refused(e, asked))
         self.history = self.history + result.new_messages
         self._save_turn()
         last = result.response
-        return TurnOutcome(
+        return self._priced(TurnOutcome(
             prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
             conversation_id=self.conversation_id, usage=result.usage, stored=len(self.history), sent=sent,
             finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
-        )  # fmt: skip
+        ))  # fmt: skip
 
     def _hooks(self, on_delta: Callable[[str], object] | None, on_event: Callable[[object], object] | None) -> RunHooks:
         """The run's hooks: deltas and events for the screen, approvals by the toolbox, and a
@@ -339,6 +359,68 @@ class ChatSession:
             prompt=asked.content, reply="", run_id=asked.run_id, conversation_id=self.conversation_id,
             usage=Usage(), stored=len(self.history), sent=0, error=error,
         )  # fmt: skip
+
+    # --- cost ------------------------------------------------------------------------------
+
+    @property
+    def price(self) -> Price | None:
+        """The price of the session's model now (it may change with ``/model``)."""
+        return catalog.known(self.model.name, self.model_tables).price
+
+    def _priced(self, outcome: TurnOutcome) -> TurnOutcome:
+        """``outcome`` with the model that answered and what its usage cost, added to what
+        this process spent."""
+        outcome.model = self.model.name
+        price = self.price
+        if price is not None:
+            outcome.cost = cost_of(outcome.usage, price)
+            self.spent += outcome.cost
+        elif not self.price_unknown_said and not outcome.usage.is_zero():
+            self.price_unknown_said = True
+            outcome.price_hint = f"The price of {self.model.name} is unknown: {catalog.price_hint(self.model.name)}."
+        outcome.total_cost = self.earlier_cost + self.spent
+        if self.max_cost is not None and self.spent > self.max_cost:
+            outcome.over_budget = f"{usd(self.spent)} spent, past the budget of {usd(self.max_cost)}"
+        return outcome
+
+    def estimate_tokens(self, prompt: str, parts: Sequence[Part] = ()) -> int:
+        """The offline estimate of the input of the next request with ``prompt``: the
+        instructions, the history the window sends, the prompt and the tool definitions."""
+        from golem_cli.core.tokens import EstimatingCounter, estimate_text
+
+        try:
+            window = self.agent().process_history(self.history)
+        except GolemError:
+            window = list(self.history)
+        sent = [m for m in repair_history(window) if m.role != SYSTEM]
+        asked = Message(role=USER, content=prompt, parts=list(parts))
+        instructions = [Message(role=SYSTEM, content=self.system)] if self.system else []
+        tools = self.toolbox.tools() if self.toolbox is not None else ()
+        schema = sum(estimate_text(f"{t.name} {t.description} {t.parameters}") for t in tools)
+        return EstimatingCounter().count([*instructions, *sent, asked]) + schema
+
+    def check_budget(self, prompt: str, parts: Sequence[Part] = ()) -> None:
+        """Refuse the turn before anything is sent (``BudgetError``) when a budget is set and
+        the model's price is unknown, the budget is spent, or the request's input alone, at
+        the input price, would pass what is left of it."""
+        if self.max_cost is None:
+            return
+        price = self.price
+        name = self.model.name
+        if price is None:
+            raise BudgetError(f"the price of {name} is unknown, so the budget of {usd(self.max_cost)} cannot be kept",
+                              hint=catalog.price_hint(name))  # fmt: skip
+        left = self.max_cost - self.spent
+        if left <= 0:
+            raise BudgetError(f"the budget of {usd(self.max_cost)} is spent ({usd(self.spent)} so far)",
+                              hint="raise --max-cost (max_cost in config.toml) to go on")  # fmt: skip
+        estimate = price.input_cost(self.estimate_tokens(prompt, parts))
+        if estimate > left:
+            raise BudgetError(
+                f"this turn's input alone would cost about {usd(estimate)}, more than the {usd(left)} left of the "
+                f"budget of {usd(self.max_cost)}",
+                hint="raise --max-cost, or send less (/trim, a shorter prompt)",
+            )
 
     def request_size(self, agent: Agent) -> int:
         """How many messages a turn's request carries, the one definition the footer shows as

@@ -43,13 +43,19 @@ def open_store() -> Store:
     return Store(data_dir(), max_history_bytes=history_limit(), progress=terminal_progress())
 
 
-def set_window(session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None) -> None:
-    """What each run of ``session`` sends: the token budget (flag, then config) and options."""
+def set_window(
+    session: ChatSession, choice: Choice, context_tokens: int | None, options: ModelSettings | None,
+    *, max_cost: float | None = None,
+) -> None:  # fmt: skip
+    """What each run of ``session`` sends: the token budget (flag, then config) and options;
+    what the session may spend (``--max-cost``, then ``max_cost``) and the prices it reads."""
     from golem_cli.cli import model_choice
 
     session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
     if options is not None:
         session.options = options
+    session.model_tables = choice.settings.models
+    session.max_cost = max_cost if max_cost is not None else choice.settings.max_cost
 
 
 STDIO = "-"  # as a FILE argument: standard input; as ``-o``: standard output

@@ -12,7 +12,7 @@ import typer
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import Allow, ContextTokens, MaxMessages, Model, ModelOptions, Tools, Yes
+from golem_cli.cli.options import Allow, ContextTokens, MaxCost, MaxMessages, Model, ModelOptions, Tools, Yes
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ def ask(
     attach: Attach = None,
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
@@ -79,7 +80,7 @@ def ask(
     tools = choose_tools(choice.settings, tool, allow, yes)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages)
-    set_window(session, choice, context_tokens, settings)
+    set_window(session, choice, context_tokens, settings, max_cost=max_cost)
     if choice.note:
         note(choice.note)
     view = _tool_view(tools, session)
@@ -92,6 +93,8 @@ def ask(
     end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
+    if outcome.over_budget:
+        note(f"golem: budget: {outcome.over_budget}")
     return end.exit_code
 
 
@@ -272,7 +275,9 @@ def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[
     print_json({
         "reply": unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply, "runId": outcome.run_id,
         "conversationId": outcome.conversation_id, "model": session.model.name,
-        "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
+        "usage": camel(outcome.usage.to_json()), "cacheShare": outcome.usage.cache_share,
+        "cost": outcome.cost, "spent": session.spent if outcome.cost is not None else None,
+        "interrupted": not outcome.finished,
         "error": None if outcome.error is None else describe(outcome.error),
         "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         "repaired": repaired, "tookOverLock": session.took_over or None,

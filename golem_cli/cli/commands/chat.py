@@ -19,6 +19,7 @@ from golem_cli.cli.options import (
     Allow,
     ContextTokens,
     ConversationId,
+    MaxCost,
     MaxMessages,
     Model,
     ModelOptions,
@@ -74,6 +75,7 @@ def chat(
     no_markdown: NoMarkdown = False,
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
@@ -102,7 +104,7 @@ def chat(
         settings = run_options(options, choice.model)
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
-        set_window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings, max_cost=max_cost)
         return session, []
 
     pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
@@ -171,6 +173,7 @@ def resume(
     no_markdown: NoMarkdown = False,
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
@@ -202,7 +205,7 @@ def resume(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
-        set_window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings, max_cost=max_cost)
         return session, _resumed(before, session, repair)
 
     try:
@@ -279,6 +282,7 @@ def fork(
     no_markdown: NoMarkdown = False,
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
@@ -315,7 +319,7 @@ def fork(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
-        set_window(session, choice, context_tokens, settings)
+        set_window(session, choice, context_tokens, settings, max_cost=max_cost)
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
