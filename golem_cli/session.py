@@ -59,6 +59,8 @@ class TurnOutcome:
     cut: bool = False  # part of the last reply arrived before the turn ended: saved, marked (ADR 0005)
     earlier_replies: bool = False  # replies of earlier tool rounds of this turn came (and are saved)
     model: str = ""  # provider:model that answered
+    requests: int = 0  # model calls the run made (failed and retried attempts included)
+    last_input_tokens: int = 0  # the provider's count of the input of the run's last request (0: unknown)
     cost: float | None = None  # USD at the model's price; None when the price is unknown
     over_budget: str = ""  # this turn passed the budget (--max-cost): what it spent, in words
     total_cost: float = 0.0  # the conversation's cost so far, this turn included (known prices only)
@@ -184,6 +186,8 @@ class ChatSession:
         #: said that its model's price is unknown.
         self.earlier_cost = 0.0
         self.price_unknown_said = False
+        #: The provider's count of the input of the last run's last request (0: unknown).
+        self.last_input_tokens = 0
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -313,6 +317,7 @@ class ChatSession:
             prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
             conversation_id=self.conversation_id, usage=result.usage, stored=len(self.history), sent=sent,
             finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
+            requests=result.requests, last_input_tokens=last.usage.input_tokens,
         ))  # fmt: skip
 
     def _hooks(self, on_delta: Callable[[str], object] | None, on_event: Callable[[object], object] | None) -> RunHooks:
@@ -346,6 +351,7 @@ class ChatSession:
             usage=partial.usage if partial else Usage(), stored=len(self.history), sent=sent,
             interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
             earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
+            requests=partial.requests if partial else 0,
         )  # fmt: skip
 
     def _refused(self, e: GolemError, asked: Message) -> TurnOutcome:
@@ -371,6 +377,8 @@ class ChatSession:
         """``outcome`` with the model that answered and what its usage cost, added to what
         this process spent."""
         outcome.model = self.model.name
+        if outcome.last_input_tokens:
+            self.last_input_tokens = outcome.last_input_tokens
         price = self.price
         if price is not None:
             outcome.cost = cost_of(outcome.usage, price)
@@ -398,6 +406,18 @@ class ChatSession:
         tools = self.toolbox.tools() if self.toolbox is not None else ()
         schema = sum(estimate_text(f"{t.name} {t.description} {t.parameters}") for t in tools)
         return EstimatingCounter().count([*instructions, *sent, asked]) + schema
+
+    def context_warning(self, prompt: str, parts: Sequence[Part] = ()) -> str:
+        """A sentence when the offline estimate says the next request will not fit the model's
+        context window, else ""."""
+        window = catalog.known(self.model.name, self.model_tables).context_window
+        if not window:
+            return ""
+        estimate = self.estimate_tokens(prompt, parts)
+        if estimate <= window:
+            return ""
+        return (f"this request is about {estimate:,} tokens, more than the {window:,} of {self.model.name}'s context "
+                "window; /trim N (--max-messages N) sends fewer messages, /context shows what it carries")  # fmt: skip
 
     def check_budget(self, prompt: str, parts: Sequence[Part] = ()) -> None:
         """Refuse the turn before anything is sent (``BudgetError``) when a budget is set and

@@ -83,9 +83,11 @@ def ask(
     set_window(session, choice, context_tokens, settings, max_cost=max_cost)
     if choice.note:
         note(choice.note)
+    text = with_files(text, files)
+    _before_sending(session, text, parts)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
+    outcome = _turn(session, text, parts, reply, view, stream=not no_stream)
     if as_json:
         _print_json(outcome, session, repaired)
     else:
@@ -96,6 +98,21 @@ def ask(
     if outcome.over_budget:
         note(f"golem: budget: {outcome.over_budget}")
     return end.exit_code
+
+
+def _before_sending(session: ChatSession, text: str, parts: list[Part]) -> None:
+    """The budget's refusal (the conversation released, a new one not kept), else a warning
+    when the request will not fit the model's context window."""
+    from golem_cli.core.errors import BudgetError
+
+    try:
+        session.check_budget(text, parts)
+    except BudgetError:
+        session.close()
+        raise
+    warning = session.context_warning(text, parts)
+    if warning:
+        note(f"golem: warning: {warning}")
 
 
 def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:

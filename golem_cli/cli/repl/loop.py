@@ -266,7 +266,8 @@ class Repl:
         return outcome
 
     def _within_budget(self, text: str, parts: Sequence[Part]) -> bool:
-        """Whether the turn may be sent under ``--max-cost``; if not, the one line why."""
+        """Whether the turn may be sent under ``--max-cost``; if not, the one line why. A
+        request the estimate says will not fit the context window is sent after a warning."""
         from rich.markup import escape
 
         from golem_cli.core.errors import BudgetError
@@ -276,6 +277,9 @@ class Repl:
         except BudgetError as e:
             self.console.print(f"[red]error:[/red] {escape(describe(e))}", soft_wrap=True)
             return False
+        warning = self.session.context_warning(text, parts)
+        if warning:
+            self.console.print(f"[yellow]Warning: {escape(warning)}.[/yellow]", soft_wrap=True)
         return True
 
     def _repair_before_the_turn(self) -> None:

@@ -82,6 +82,13 @@ async def _ids(repl: Repl, arg: str) -> None:
         repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
+async def _context(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.context import lines, request_context
+
+    for line in lines(request_context(repl.session)):
+        repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 async def _fork(repl: Repl, arg: str) -> None:
     if repl.session.is_empty:  # a copy of nothing would outlive the chat as an empty conversation
         repl.console.print("Nothing to fork yet: this conversation has no prompt.")
@@ -341,12 +348,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
+    "/context": ("/context", "what the next request carries, in tokens, against the context window"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
     "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
-    "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
+    "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
 NAMES = list(COMMANDS)
 
