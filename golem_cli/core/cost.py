@@ -51,5 +51,11 @@ def cost_of(usage: Usage, price: Price) -> float:
 
 
 def usd(amount: float) -> str:
-    """An amount in USD as people read one: cents from a dollar up, else four decimals."""
-    return f"${amount:.2f}" if amount >= 0.995 or amount == 0 else f"${amount:.4f}"
+    """An amount in USD as people read one: cents from a dollar up, else up to four decimals
+    ($0.0162, $0.01), and a figure too small for those as under a hundredth of a cent."""
+    if amount >= 0.995:
+        return f"${amount:.2f}"
+    if 0 < amount < 0.00005:
+        return "<$0.0001"
+    digits = f"{amount:.4f}".rstrip("0")
+    return f"${digits}{'0' * max(0, 4 - len(digits))}"
