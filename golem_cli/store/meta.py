@@ -1,9 +1,9 @@
 """What the store knows about a conversation beyond its messages.
 
-The metadata lives in a sidecar, ``<id>.meta.json``, beside the messages file and is written
-after it on every save. The messages file is the truth: the sidecar records the size of the
-messages file it describes, so a sidecar left stale by a crash between the two writes (or lost
-altogether) is detected and the metadata is derived again from the messages alone:
+The metadata lives in a sidecar, ``<id>.meta.json`` (the ``meta`` document of sidecars.py),
+beside the messages file and is written after it on every save. The messages file is the truth:
+the sidecar records the size of the messages file it describes, so a sidecar left stale by a
+crash between the two writes (or lost altogether) is detected and the metadata is derived again from the messages alone:
 
 - message count, and the summary (the first line of the first user message);
 - created: the time inside the UUIDv7 ID; updated: the file's modification time;
@@ -31,13 +31,18 @@ from golem_cli.core.history.numbering import numbered
 from golem_cli.core.ids import id_time_ms
 from golem_cli.core.messages import USER, Message
 from golem_cli.store.files import MAX_HISTORY_BYTES, MESSAGES_SUFFIX, META_SUFFIX, read_regular, read_with_stat
+from golem_cli.store.sidecars import VERSION
 
 SUMMARY_LENGTH = 80
 
 
 class ConversationMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The sidecar's content. Times are Unix seconds; ``fork_at`` is -1 when not a fork."""
+    """The sidecar's content. Times are Unix seconds; ``fork_at`` is -1 when not a fork.
+    ``v`` is the sidecar format (``sidecars.VERSION``; sidecars written before it was recorded
+    have none and are version 1); ``changed`` is when a chosen field (``CHOSEN``) last
+    changed, by which an outside change to the same field is decided (``merge_meta``)."""
 
+    v: int = VERSION
     id: str
     title: str = ""
     model: str = ""
@@ -48,6 +53,7 @@ class ConversationMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     messages: int = 0
     size: int = -1  # bytes of the messages file this metadata describes
     summary: str = ""
+    changed: float = 0.0
 
     @property
     def display_title(self) -> str:
@@ -60,15 +66,55 @@ _decoder = msgspec.json.Decoder(ConversationMeta)
 
 
 def encode_meta(meta: ConversationMeta) -> bytes:
-    return _encoder.encode(meta)
+    """The sidecar's bytes, always stamped with this golem's format version (which, being the
+    default, the encoder leaves out: it is put first by hand)."""
+    data = _encoder.encode(meta if meta.v == VERSION else msgspec.structs.replace(meta, v=VERSION))
+    return b'{"v":%d,' % VERSION + data[1:]
 
 
 def decode_meta(data: bytes) -> ConversationMeta | None:
-    """The sidecar's metadata, or None when it is not a readable sidecar."""
+    """The sidecar's metadata, or None when it is not a readable sidecar (or one of a newer
+    format than this golem reads: the metadata is then worked out from the messages)."""
     try:
-        return _decoder.decode(data)
+        meta = _decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
+    return meta if meta.v <= VERSION else None
+
+
+#: What a person chose (no message records it): kept from the sidecar when the rest is derived
+#: again, and merged field by field when another program changed the sidecar (``merge_meta``).
+#: A new chosen field (a chat setting) is added to the struct and named here.
+CHOSEN = ("title", "model", "parent", "fork_at")
+
+
+def chosen_changes(old: ConversationMeta, new: ConversationMeta) -> list[str]:
+    """The chosen fields that differ between two versions of one sidecar."""
+    return [name for name in CHOSEN if getattr(old, name) != getattr(new, name)]
+
+
+def merge_meta(
+    base: ConversationMeta, ours: ConversationMeta, theirs: ConversationMeta
+) -> tuple[ConversationMeta, list[str]]:
+    """The sidecar to write when ``theirs`` replaced ``base`` (the one this process read) while
+    this process made ``ours`` from it: derived fields are ours (they describe the history file
+    this process just wrote, or are recomputed); for each chosen field, one only they changed is
+    theirs, one both changed to different values is the newest by ``changed``. Also the chosen
+    fields where theirs was overruled or kept over ours (the caller says so)."""
+    ours_newer = ours.changed >= theirs.changed
+    merged = ours
+    decided: list[str] = []
+    mine = set(chosen_changes(base, ours))
+    for name in chosen_changes(base, theirs):
+        if getattr(ours, name) == getattr(theirs, name):
+            continue
+        if name in mine:
+            decided.append(name)
+            if ours_newer:
+                continue
+        merged = msgspec.structs.replace(merged, **{name: getattr(theirs, name)})
+    changed = max(ours.changed, theirs.changed)
+    return msgspec.structs.replace(merged, changed=changed), decided
 
 
 def summarize(messages: list[Message]) -> str:
@@ -225,7 +271,11 @@ def _worked_out(cid: str, decoded: Decoded, mtime: float, sidecar: ConversationM
     meta = derive_meta(cid, decoded.messages, size=len(decoded.data), mtime=mtime)
     if sidecar is not None:
         meta = msgspec.structs.replace(
-            meta, title=sidecar.title, model=sidecar.model, created=sidecar.created or meta.created
+            meta,
+            title=sidecar.title,
+            model=sidecar.model,
+            created=sidecar.created or meta.created,
+            changed=sidecar.changed,
         )
         if sidecar.parent:
             meta = msgspec.structs.replace(meta, parent=sidecar.parent, fork_at=sidecar.fork_at)

@@ -117,8 +117,12 @@ class Done(NamedTuple):
     text: tuple[str, Text] | None
 
 
-# One match per directory entry: a conversation's messages file or its sidecar.
-_NAME = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(\.meta)?\.json\Z"
+# One match per directory entry: a conversation's messages file (group 3), its metadata sidecar
+# (group 2) or another of its sidecars (sidecars.py: no group but the ID).
+_NAME = (
+    r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"(?:(\.meta\.json)|(\.json)|\.[a-z][a-z0-9-]*\.jsonl?)\Z"
+)
 
 
 def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
@@ -142,7 +146,7 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
                 (temps if is_temp_file(name) else foreign).append(name)
             elif m.lastindex == 2:
                 sidecars.add(name[:36])
-            else:
+            elif m.lastindex == 3:
                 try:
                     if item.is_file(follow_symlinks=False):
                         st = item.stat(follow_symlinks=False)

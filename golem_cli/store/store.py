@@ -30,7 +30,7 @@ from __future__ import annotations
 import builtins
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +64,7 @@ from golem_cli.store.refs import (
     unique_prefix_among,
 )
 from golem_cli.store.saving import LoadBackCheck
+from golem_cli.store.sidecars import encode_document, fork_log, move_all, names_of, remove_all
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -73,9 +74,11 @@ if TYPE_CHECKING:
     from golem_cli.store.refresh import Progress
     from golem_cli.store.saving import KnownMessages
     from golem_cli.store.search import Found
+    from golem_cli.store.sidecars import FileSig, Kind
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
+_SIDECAR_TRIES = 5  # writes of a sidecar another program keeps replacing, before giving up
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,9 @@ class Store:
         self._index: Index | None = None
         self._loads_back = LoadBackCheck()
         self._known_messages: KnownMessages | None = None
+        #: one line each for what the caller should say happened (a title both this process and
+        #: another program changed: which was kept); the caller prints and clears them
+        self.notices: builtins.list[str] = []
 
     @property
     def index(self) -> Index:
@@ -157,6 +163,10 @@ class Store:
 
     def meta_path(self, cid: str) -> Path:
         return self.conversations_dir / f"{_checked(cid)}{META_SUFFIX}"
+
+    def sidecar_path(self, cid: str, kind: Kind) -> Path:
+        """The ``kind`` sidecar of a conversation (sidecars.py): ``<id>.<kind>.json[l]``."""
+        return self.conversations_dir / kind.file_name(_checked(cid))
 
     def lock_path(self, cid: str) -> Path:
         return self.locks_dir / f"{_checked(cid)}.lock"
@@ -385,7 +395,7 @@ class Store:
             meta = ConversationMeta(
                 id=cid, title=title, model=model, created=time.time(), parent=parent, fork_at=fork_at
             )
-            self._write(cid, messages, meta)
+            self._write(cid, messages, meta, created=True)
         except BaseException:
             lock.release()
             raise
@@ -401,13 +411,21 @@ class Store:
         it. For saves within a turn (a tool round) that the turn's end saves again durably.
         """
         with self.lock(cid):
-            return self._write(cid, messages, self._sidecar(cid), durable=durable)
+            return self._write(cid, messages, None, durable=durable)
 
     def _write(
-        self, cid: str, messages: Sequence[Message], old: ConversationMeta | None, *, durable: bool = True
+        self,
+        cid: str,
+        messages: Sequence[Message],
+        fresh: ConversationMeta | None,
+        *,
+        durable: bool = True,
+        created: bool = False,
     ) -> ConversationMeta:
+        """Write the messages, then the metadata sidecar (``fresh`` for a new conversation, else
+        the one on disk refreshed)."""
         from golem_cli.core.errors import HistoryFormatError
-        from golem_cli.store.meta import encode_meta, refresh_meta
+        from golem_cli.store.meta import refresh_meta
 
         encoding = self._known.encode(messages)  # dump_history, encoding only what follows the known messages
         data, saved = encoding.data, encoding.messages
@@ -423,19 +441,47 @@ class Store:
         ensure_private_dir(self.conversations_dir)
         with self.index.changing(cid) as written:
             write_atomic(self.messages_path(cid), data, durable=durable)
-            meta = refresh_meta(old, cid, saved, size=len(data), now=time.time())
-            write_atomic(self.meta_path(cid), encode_meta(meta), durable=durable)
+            now = time.time()
+            meta = self._write_meta(
+                cid,
+                lambda old: refresh_meta(fresh if created or old is None else old, cid, saved, size=len(data), now=now),
+                durable=durable,
+            )
             written(saved, data, encoding.crc)
         return meta
 
-    def _sidecar(self, cid: str) -> ConversationMeta | None:
-        from golem_cli.store.meta import decode_meta
+    def _read_meta(self, cid: str) -> tuple[ConversationMeta | None, FileSig | None]:
+        """The metadata sidecar (None when missing or unreadable) and the file read."""
+        from golem_cli.store.meta import ConversationMeta
+        from golem_cli.store.sidecars import META, read_document
 
-        try:
-            meta = decode_meta(self.meta_path(cid).read_bytes())
-        except OSError:
-            return None
-        return meta if meta is not None and meta.id == cid else None
+        meta, sig = read_document(self.meta_path(cid), META, ConversationMeta)
+        return (meta if meta is not None and meta.id == cid else None), sig
+
+    def _write_meta(
+        self, cid: str, make: Callable[[ConversationMeta | None], ConversationMeta], *, durable: bool
+    ) -> ConversationMeta:
+        """Write the sidecar ``make`` makes from the one on disk, only over the very file it
+        was made from. When another program replaced it meanwhile (a sync tool), the two are
+        merged by ``meta.merge_meta`` and a chosen field both changed is said (``notices``)."""
+        from golem_cli.store.meta import encode_meta, merge_meta
+        from golem_cli.store.sidecars import SidecarChanged, write_document
+
+        base, sig = self._read_meta(cid)
+        ours = make(base)
+        for _ in range(_SIDECAR_TRIES):
+            try:
+                write_document(self.meta_path(cid), encode_meta(ours), expected=sig, durable=durable)
+                return ours
+            except SidecarChanged:
+                theirs, sig = self._read_meta(cid)
+                if theirs is None:
+                    continue  # removed or damaged meanwhile: ours replaces it
+                ours, decided = merge_meta(base or theirs, ours, theirs)
+                base = theirs
+                self.notices.extend(_meta_notice(cid, name, getattr(ours, name)) for name in decided)
+        self.notices.append(f"conversation {cid}: its metadata kept changing on disk; not updated this time")
+        return ours
 
     def update_meta(self, cid: str, *, title: str | None = None, model: str | None = None) -> ConversationMeta:
         """Set the title and/or the model (what the messages cannot tell)."""
@@ -446,12 +492,12 @@ class Store:
                 return meta  # nothing to write (resume sets the model it already has)
             import msgspec
 
-            from golem_cli.store.meta import encode_meta
+            def changed(old: ConversationMeta | None) -> ConversationMeta:
+                current = meta if old is None or old.size != meta.size else old
+                return msgspec.structs.replace(current, **changes, changed=time.time())
 
-            meta = msgspec.structs.replace(meta, **changes)
             with self.index.changing(cid):
-                write_atomic(self.meta_path(cid), encode_meta(meta))
-            return meta
+                return self._write_meta(cid, changed, durable=True)  # a choice: durable, unlike the cache
 
     def set_title(self, cid: str, title: str) -> ConversationMeta:
         return self.update_meta(cid, title=title)
@@ -475,7 +521,38 @@ class Store:
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]
-        return self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=hold)
+        new = self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=True)
+        try:
+            self._fork_sidecars(cid, new, copied)
+        finally:
+            if not hold:
+                self.release(new)
+        return new
+
+    def _fork_sidecars(self, cid: str, new: str, copied: Sequence[Message]) -> None:
+        """What a fork keeps of the other sidecars (the metadata is made by ``create``): the
+        ``runs`` records of the runs its messages carry, the summaries covering only them."""
+        from golem_cli.store.sidecars import (
+            RUNS,
+            SUMMARIES,
+            Summaries,
+            copy_lines,
+            fork_summaries,
+            read_document,
+            read_log,
+            write_document,
+        )
+
+        log = read_log(self.sidecar_path(cid, RUNS), RUNS)
+        if log.lines:
+            lines = fork_log(log, {m.run_id for m in copied if m.run_id})
+            if lines:
+                copy_lines(self.sidecar_path(new, RUNS), lines)
+        summaries, _ = read_document(self.sidecar_path(cid, SUMMARIES), SUMMARIES, Summaries)
+        kept = fork_summaries(summaries, len(copied)) if summaries is not None else None
+        if kept is not None:
+            path = self.sidecar_path(new, SUMMARIES)
+            write_document(path, encode_document(kept), expected=None, durable=False)
 
     def delete(self, cid: str) -> None:
         """Remove a conversation (refused while another process holds it)."""
@@ -486,10 +563,7 @@ class Store:
                 raise ConversationNotFound(f"no conversation {cid}") from None
             except (IsADirectoryError, PermissionError) as e:
                 raise StoreError(f"cannot delete {self.messages_path(cid)}: {e.strerror}; remove it by hand") from None
-            try:
-                self.meta_path(cid).unlink()
-            except FileNotFoundError:
-                pass
+            remove_all(self.conversations_dir, names_of(self.conversations_dir, cid))
             fsync_dir(self.conversations_dir)
 
     def discard(self, cid: str) -> None:
@@ -502,10 +576,7 @@ class Store:
                 os.replace(self.messages_path(cid), self.trash_dir / self.messages_path(cid).name)
             except FileNotFoundError:
                 raise ConversationNotFound(f"no conversation {cid}") from None
-            try:
-                os.replace(self.meta_path(cid), self.trash_dir / self.meta_path(cid).name)
-            except FileNotFoundError:
-                pass
+            move_all(names_of(self.conversations_dir, cid), self.conversations_dir, self.trash_dir)
             fsync_dir(self.conversations_dir)
             fsync_dir(self.trash_dir)
 
@@ -541,19 +612,13 @@ class Store:
             raise ConversationExists(f"conversation {cid} exists; it was restored already")
         with self.lock(cid), self.index.changing(cid):
             name = self.messages_path(cid).name
-            meta_name = self.meta_path(cid).name
             try:
                 refuse_special(self.trash_dir / name)
             except FileNotFoundError:
                 raise ConversationNotFound(f"no deleted conversation {cid}") from None
             except UnreadableFile as e:
                 raise CorruptConversation(cid, self.trash_dir / name, str(e), salvageable=False, deleted=True) from None
-            try:
-                refuse_special(self.trash_dir / meta_name, "a metadata file")
-            except (FileNotFoundError, UnreadableFile):
-                pass
-            else:
-                os.replace(self.trash_dir / meta_name, self.conversations_dir / meta_name)
+            move_all(names_of(self.trash_dir, cid), self.trash_dir, self.conversations_dir, _regular_sidecar)
             os.replace(self.trash_dir / name, self.conversations_dir / name)
             fsync_dir(self.conversations_dir)
         return cid
@@ -561,11 +626,7 @@ class Store:
     def _purge_trash(self, before: float) -> None:
         for cid, deleted in self.trashed():
             if deleted < before:
-                for path in (self.trash_dir / self.messages_path(cid).name, self.trash_dir / self.meta_path(cid).name):
-                    try:
-                        path.unlink()
-                    except FileNotFoundError:
-                        pass
+                remove_all(self.trash_dir, [self.messages_path(cid).name, *names_of(self.trash_dir, cid)])
 
     def backup(self, cid: str) -> Path:
         """Copy the current messages file to ``backups/`` and return the copy's path."""
@@ -575,6 +636,10 @@ class Store:
         path = self.backups_dir / f"{cid}.{stamp}.{os.urandom(2).hex()}.json"
         write_atomic(path, data)
         return path
+
+
+def _regular_sidecar(path: Path) -> None:
+    refuse_special(path, "a sidecar")
 
 
 def _checked(cid: str) -> str:
@@ -589,6 +654,10 @@ def _locked_message(cid: str, holder: LockHolder | None) -> str:
         f"conversation {cid} is open in another golem process ({who}); "
         f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
     )
+
+
+def _meta_notice(cid: str, name: str, value: object) -> str:
+    return f"conversation {cid}: its {name} was also changed elsewhere; kept the newest, {value!r}"
 
 
 def _over_limit(cid: str, size: int, limit: int) -> str:
