@@ -31,6 +31,8 @@ from golem_cli.core.usage import Usage
 from golem_cli.providers import catalog
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError
+from golem_cli.store.ledger import Ledger, Run, read_runs, totals
+from golem_cli.store.sidecars import RUNS
 
 if TYPE_CHECKING:
     from golem_cli.config.schema import ModelTable
@@ -182,15 +184,27 @@ class ChatSession:
         #: and what its turns spent so far.
         self.max_cost: float | None = None
         self.spent = 0.0
-        #: The conversation's cost before this session (the ledger's), and whether this session
-        #: said that its model's price is unknown.
-        self.earlier_cost = 0.0
+        #: Whether this session said that its model's price is unknown.
         self.price_unknown_said = False
-        #: The provider's count of the input of the last run's last request (0: unknown).
-        self.last_input_tokens = 0
+        self._retrying = False  # the next turn asks again a prompt ``rewind_for_retry`` set aside
+        self._open_ledger()
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
+
+    def _open_ledger(self) -> None:
+        """The conversation's run ledger (store/ledger.py): where this session's runs go, and
+        what its earlier runs cost and last counted."""
+        self.ledger = Ledger(self.store.sidecar_path(self.conversation_id, RUNS))
+        earlier = self.runs()
+        #: The conversation's cost so far (known prices only), each run counted once.
+        self.conversation_cost = totals(earlier.values()).cost
+        #: The provider's count of the input of the last run's last request (0: unknown).
+        self.last_input_tokens = next((r.last_input_tokens for r in reversed(earlier.values()) if r.ended), 0)
+
+    def runs(self) -> dict[str, Run]:
+        """The conversation's runs as its ledger tells them (none when it is missing or damaged)."""
+        return read_runs(self.ledger.path)
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -296,6 +310,8 @@ class ChatSession:
         asked = Message(
             role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
         )
+        kind, self._retrying = ("retry" if self._retrying else "turn"), False
+        self.ledger.started(run_id, kind=kind, model=self.model.name)  # before the save that follows it
         self._save_turn(self.history + [asked])  # the prompt is safe before the model is asked
         hooks = self._hooks(on_delta if stream else None, on_event if stream else None)
         sent = 0
@@ -375,7 +391,7 @@ class ChatSession:
 
     def _priced(self, outcome: TurnOutcome) -> TurnOutcome:
         """``outcome`` with the model that answered and what its usage cost, added to what
-        this process spent."""
+        this process spent, and the run's end in the ledger."""
         outcome.model = self.model.name
         if outcome.last_input_tokens:
             self.last_input_tokens = outcome.last_input_tokens
@@ -386,9 +402,20 @@ class ChatSession:
         elif not self.price_unknown_said and not outcome.usage.is_zero():
             self.price_unknown_said = True
             outcome.price_hint = f"The price of {self.model.name} is unknown: {catalog.price_hint(self.model.name)}."
-        outcome.total_cost = self.earlier_cost + self.spent
+        self.conversation_cost += outcome.cost or 0.0
+        outcome.total_cost = self.conversation_cost
         if self.max_cost is not None and self.spent > self.max_cost:
             outcome.over_budget = f"{usd(self.spent)} spent, past the budget of {usd(self.max_cost)}"
+        self.ledger.ended(
+            outcome.run_id,
+            usage=outcome.usage,
+            requests=outcome.requests,
+            finish_reason=outcome.finish_reason,
+            failed=outcome.error is not None,
+            stopped=outcome.interrupted,
+            cost=outcome.cost,
+            last_input_tokens=outcome.last_input_tokens,
+        )
         return outcome
 
     def estimate_tokens(self, prompt: str, parts: Sequence[Part] = ()) -> int:
@@ -498,6 +525,7 @@ class ChatSession:
         self.conversation_id = new_cid
         self.created_here = False
         self.history = self.store.load(new_cid)
+        self._open_ledger()  # the fork's: the runs of what it copied
         return new_cid
 
     def last_prompt_index(self) -> int | None:
@@ -520,6 +548,7 @@ class ChatSession:
         kept = self.store.fork(self.conversation_id) if index + 1 < len(self.history) else ""
         self.history = self.history[:index]
         self.save()
+        self._retrying = True
         return prompt, kept
 
 
