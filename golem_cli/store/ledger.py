@@ -23,11 +23,15 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from golem_cli.core.usage import Usage
 from golem_cli.store.sidecars import RUNS, VERSION, Appender, decode_records, encode_record, read_log
+
+if TYPE_CHECKING:
+    from golem_cli.store.store import Store
 
 __all__ = ["KINDS", "Ledger", "Run", "RunEnded", "RunStarted", "Totals", "fold", "read_runs", "totals"]
 
@@ -163,6 +167,11 @@ class Ledger:
             self._appender.append([encode_record(record)])
         except OSError as e:
             self.problem = f"{self.path}: {e.strerror or e}"
+
+
+def runs_of(store: Store, cid: str) -> dict[str, Run]:
+    """The runs of a stored conversation (none when its ledger is missing or damaged)."""
+    return read_runs(store.sidecar_path(cid, RUNS))
 
 
 def answered(runs: Mapping[str, Run]) -> dict[str, tuple[str, float | None]]:

@@ -202,7 +202,10 @@ async def _history(repl: Repl, arg: str) -> None:
     if not repl.session.history:
         repl.console.print("Nothing said yet.")
         return
-    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words)
+    from golem_cli.store.ledger import answered
+
+    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words,
+               answered=answered(repl.session.runs()))  # fmt: skip
 
 
 async def _normalize(repl: Repl, arg: str) -> None:
