@@ -56,7 +56,7 @@ def test_each_run_is_recorded_beside_the_history_and_each_reply_shown_under_its_
     shown = golem("show", cid, env={"TZ": "UTC"}).out
     assert "--- [2] assistant · openai:gpt-4o-mini · " in shown and "--- [4] assistant · anthropic:claude-haiku-4-5 · " in shown
     exported = golem("export", cid, "--format", "markdown").out
-    assert f"## 2. Assistant (openai:gpt-4o-mini · " in exported and f"run `{first['runId']}`" in exported
+    assert "## 2. Assistant (openai:gpt-4o-mini · " in exported and f"run `{first['runId']}`" in exported
     assert "## 4. Assistant (anthropic:claude-haiku-4-5 · " in exported
 
 

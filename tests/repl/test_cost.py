@@ -71,3 +71,21 @@ def test_a_budget_passed_while_running_finishes_the_turn_and_refuses_the_next(sp
     assert "error: the budget of $0.01 is spent ($0.0162 so far)" in refused
     assert len(server.requests) == 1
     chat.leave()
+
+
+def test_cost_in_the_chat_shows_this_conversation_by_model(spawn, server):
+    server.enqueue(Scenario(reply=Reply(text="a", input_tokens=1000, output_tokens=100, cache_read_tokens=200)),
+                   Scenario(reply=Reply(text="b", input_tokens=3000, output_tokens=300)))  # fmt: skip
+    chat = spawn("chat")
+    chat.prompt()
+    chat.say("one")
+    chat.command("/model claude:claude-x", r"claude:claude-x[^\n]*")
+    chat.say("two")
+    out = chat.command("/cost", r"This chat spent[^\n]*")
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("local:", "claude:", "total"))}
+    # local:echo: 800 at $2, 200 cached at $0.50, 100 out at $8 = $0.0025; claude:claude-x has no price
+    assert rows["local:echo"][1:] == ["1", "1", "1,000", "200", "100", "$0.0025"]
+    assert rows["claude:claude-x"][1:] == ["1", "1", "3,000", "0", "300", "$0.00*"]
+    assert rows["total"][1:] == ["2", "2", "4,000", "200", "400", "$0.0025*"]
+    assert "no known price are not in the cost" in out and "This chat spent $0.0025." in out
+    chat.leave()

@@ -1,13 +1,18 @@
-"""``golem context``: what a conversation's next request carries, in tokens."""
+"""``golem usage``: what the runs of every conversation used and cost, from the usage index;
+``golem context``: what a conversation's next request carries, in tokens."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.errors import InputError
 from golem_cli.cli.options import ContextTokens, ConversationId, MaxMessages, Model
+
+if TYPE_CHECKING:
+    from golem_cli.store.usage import UsageRow
 
 app = typer.Typer()
 PANEL = "Conversations"
@@ -51,3 +56,79 @@ def context(
     for line in lines(found):
         sys.stdout.write(line + "\n")
     return 0
+
+
+By = Annotated[
+    str,
+    typer.Option("--by", metavar="model|day|conversation", help="Group by model, day (UTC) or conversation."),
+]
+Since = Annotated[
+    str | None, typer.Option("--since", metavar="DATE", help="Only runs started on or after DATE (YYYY-MM-DD, UTC).")
+]
+
+
+@app.command("usage", cls=GolemCommand, rich_help_panel=PANEL)
+def usage(by: By = "model", since: Since = None, as_json: Json = False) -> int:
+    """Tokens and cost of every conversation's runs, each run counted once (forks share theirs)."""
+    import sys
+
+    from golem_cli.cli.common import open_store
+    from golem_cli.cli.render.console import print_json
+    from golem_cli.store.usage import BY, NAME, UsageIndex
+
+    if by not in BY:
+        raise InputError(f"--by takes model, day or conversation, not {by!r}")
+    store = open_store()
+    rows = UsageIndex(store.root / NAME, store.conversations_dir).totals(by=by, since=_since(since))
+    if as_json:
+        print_json([_row_json(by, r) for r in rows])
+        return 0
+    for line in usage_lines(by, rows, since):
+        sys.stdout.write(line + "\n")
+    return 0
+
+
+def _since(text: str | None) -> float:
+    """``--since DATE`` as a POSIX time (midnight UTC of that day)."""
+    if text is None:
+        return 0.0
+    import datetime
+
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        raise InputError(f"--since takes a date like 2026-11-30, not {text!r}") from None
+    return datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()
+
+
+def _row_json(by: str, r: UsageRow) -> dict[str, object]:
+    return {
+        by: r.group, "runs": r.runs, "requests": r.requests, "conversations": r.conversations,
+        "usage": {"inputTokens": r.input_tokens, "cacheReadTokens": r.cache_read_tokens,
+                  "cacheWriteTokens": r.cache_write_tokens, "outputTokens": r.output_tokens,
+                  "reasoningTokens": r.reasoning_tokens},
+        "cost": r.cost, "unpricedRuns": r.unpriced,
+    }  # fmt: skip
+
+
+def usage_lines(by: str, rows: list[UsageRow], since: str | None = None) -> list[str]:
+    """The totals as a table for people, with a total row and what is not priced."""
+    from golem_cli.core.cost import usd
+
+    if not rows:
+        return ["No runs recorded" + (f" since {since}." if since else ".")]
+    head = (by, "runs", "requests", "input", "cached", "output", "cost")
+    body = [(r.group, f"{r.runs:,}", f"{r.requests:,}", f"{r.input_tokens:,}", f"{r.cache_read_tokens:,}",
+             f"{r.output_tokens:,}", usd(r.cost) + ("*" if r.unpriced else "")) for r in rows]  # fmt: skip
+    runs, unpriced = sum(r.runs for r in rows), sum(r.unpriced for r in rows)
+    total = ("total", f"{runs:,}", f"{sum(r.requests for r in rows):,}", f"{sum(r.input_tokens for r in rows):,}",
+             f"{sum(r.cache_read_tokens for r in rows):,}", f"{sum(r.output_tokens for r in rows):,}",
+             usd(sum(r.cost for r in rows)) + ("*" if unpriced else ""))  # fmt: skip
+    table = [head, *body, total]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+           for row in table]  # fmt: skip
+    if unpriced:
+        out.append(f"* {unpriced:,} runs of models with no known price are not in the cost; "
+                   'set price in [models."provider:model"] of config.toml')  # fmt: skip
+    return out
