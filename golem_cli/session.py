@@ -199,8 +199,9 @@ class ChatSession:
         earlier = self.runs()
         #: The conversation's cost so far (known prices only), each run counted once.
         self.conversation_cost = totals(earlier.values()).cost
-        #: The provider's count of the input of the last run's last request (0: unknown).
-        self.last_input_tokens = next((r.last_input_tokens for r in reversed(earlier.values()) if r.ended), 0)
+        #: The provider's count of the input of the last run's last request (0: unknown), and that run.
+        last = next((r for r in reversed(earlier.values()) if r.last_input_tokens), None)
+        self.last_input_tokens, self.last_counted_run = (last.last_input_tokens, last.run_id) if last else (0, "")
 
     def runs(self) -> dict[str, Run]:
         """The conversation's runs as its ledger tells them (none when it is missing or damaged)."""
@@ -394,7 +395,7 @@ class ChatSession:
         this process spent, and the run's end in the ledger."""
         outcome.model = self.model.name
         if outcome.last_input_tokens:
-            self.last_input_tokens = outcome.last_input_tokens
+            self.last_input_tokens, self.last_counted_run = outcome.last_input_tokens, outcome.run_id
         price = self.price
         if price is not None:
             outcome.cost = cost_of(outcome.usage, price)

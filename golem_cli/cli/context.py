@@ -84,7 +84,7 @@ def request_context(session: ChatSession) -> RequestContext:
         sent_messages=len(sent), sent_tokens=counter.count(sent),
         unsent_messages=len(unsent), unsent_tokens=counter.count(unsent),
         context_window=known.context_window, window_source=known.source if known.context_window else "",
-        last_input_tokens=session.last_input_tokens, last_run_id=session.last_run_id,
+        last_input_tokens=session.last_input_tokens, last_run_id=session.last_counted_run,
     )  # fmt: skip
 
 

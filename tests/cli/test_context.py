@@ -37,6 +37,7 @@ def test_context_counts_what_the_window_sends_and_what_it_leaves(golem, server):
     assert out["instructions"] > 0 and out["tools"] == []
     assert out["total"] == out["instructions"] + out["history"]["tokens"]
     assert out["share"] == pytest.approx(out["total"] / 128_000)
+    assert out["lastRun"]["inputTokens"] == 11 and out["lastRun"]["runId"]  # the server's count, from the ledger
     narrow = json.loads(golem("context", cid, "--json", "--max-messages", "6").out)
     assert (narrow["history"]["messages"], narrow["notSent"]["messages"]) == (6, 18)
     text = golem("context", cid).out
