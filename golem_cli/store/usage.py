@@ -62,6 +62,18 @@ class UsageRow:
     conversations: int
 
 
+def summed(rows: Iterable[UsageRow], group: str) -> UsageRow:
+    """The total of ``rows`` (groups of distinct runs) as one row."""
+    rows = list(rows)
+    return UsageRow(
+        group=group, runs=sum(r.runs for r in rows), requests=sum(r.requests for r in rows),
+        input_tokens=sum(r.input_tokens for r in rows), cache_read_tokens=sum(r.cache_read_tokens for r in rows),
+        cache_write_tokens=sum(r.cache_write_tokens for r in rows), output_tokens=sum(r.output_tokens for r in rows),
+        reasoning_tokens=sum(r.reasoning_tokens for r in rows), cost=sum(r.cost for r in rows),
+        unpriced=sum(r.unpriced for r in rows), conversations=sum(r.conversations for r in rows),
+    )  # fmt: skip
+
+
 def by_model(runs: Iterable[Run]) -> list[UsageRow]:
     """One conversation's runs (``/cost``) as ``UsageIndex.totals`` groups them by model."""
     groups: dict[str, list[Run]] = {}

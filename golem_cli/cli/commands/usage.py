@@ -113,22 +113,23 @@ def _row_json(by: str, r: UsageRow) -> dict[str, object]:
 
 def usage_lines(by: str, rows: list[UsageRow], since: str | None = None) -> list[str]:
     """The totals as a table for people, with a total row and what is not priced."""
-    from golem_cli.core.cost import usd
+    from golem_cli.store.usage import summed
 
     if not rows:
         return ["No runs recorded" + (f" since {since}." if since else ".")]
-    head = (by, "runs", "requests", "input", "cached", "output", "cost")
-    body = [(r.group, f"{r.runs:,}", f"{r.requests:,}", f"{r.input_tokens:,}", f"{r.cache_read_tokens:,}",
-             f"{r.output_tokens:,}", usd(r.cost) + ("*" if r.unpriced else "")) for r in rows]  # fmt: skip
-    runs, unpriced = sum(r.runs for r in rows), sum(r.unpriced for r in rows)
-    total = ("total", f"{runs:,}", f"{sum(r.requests for r in rows):,}", f"{sum(r.input_tokens for r in rows):,}",
-             f"{sum(r.cache_read_tokens for r in rows):,}", f"{sum(r.output_tokens for r in rows):,}",
-             usd(sum(r.cost for r in rows)) + ("*" if unpriced else ""))  # fmt: skip
-    table = [head, *body, total]
-    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-    out = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True)))
+    total = summed(rows, "total")
+    table = [(by, "runs", "requests", "input", "cached", "output", "cost"), *map(_cells, rows), _cells(total)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    out = ["  ".join([row[0].ljust(widths[0]), *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))])
            for row in table]  # fmt: skip
-    if unpriced:
-        out.append(f"* {unpriced:,} runs of models with no known price are not in the cost; "
+    if total.unpriced:
+        out.append(f"* {total.unpriced:,} runs of models with no known price are not in the cost; "
                    'set price in [models."provider:model"] of config.toml')  # fmt: skip
     return out
+
+
+def _cells(r: UsageRow) -> tuple[str, ...]:
+    from golem_cli.core.cost import usd
+
+    counts = (r.runs, r.requests, r.input_tokens, r.cache_read_tokens, r.output_tokens)
+    return (r.group, *(f"{n:,}" for n in counts), usd(r.cost) + ("*" if r.unpriced else ""))
