@@ -89,3 +89,22 @@ def test_cost_in_the_chat_shows_this_conversation_by_model(spawn, server):
     assert rows["total"][1:] == ["2", "2", "4,000", "200", "400", "$0.0025*"]
     assert "no known price are not in the cost" in out and "This chat spent $0.0025." in out
     chat.leave()
+
+
+def test_a_resumed_conversation_totals_its_earlier_runs_from_the_ledger(spawn, server, home):
+    import json
+    import os
+    import subprocess
+
+    from tests.cli.conftest import GOLEM_CMD
+
+    server.enqueue(Scenario(reply=Reply(text="first", input_tokens=1000, output_tokens=50)))  # $0.0024
+    env = os.environ | {"GOLEM_HOME": str(home)}
+    done = subprocess.run([*GOLEM_CMD, "ask", "--json", "one"], env=env, capture_output=True, check=True)
+    cid = json.loads(done.stdout)["conversationId"]
+    server.enqueue(Scenario(reply=Reply(text="second", input_tokens=1000, output_tokens=50)))
+    chat = spawn("resume", cid)
+    chat.prompt()
+    out = chat.say("two")
+    assert "$0.0024 (total $0.0048)" in out
+    chat.leave()
