@@ -108,3 +108,22 @@ def test_a_resumed_conversation_totals_its_earlier_runs_from_the_ledger(spawn, s
     out = chat.say("two")
     assert "$0.0024 (total $0.0048)" in out
     chat.leave()
+
+
+def test_a_retry_is_a_run_of_kind_retry_and_its_fork_keeps_the_first(spawn, server, home):
+    from golem_cli.store import Store
+    from golem_cli.store.ledger import runs_of
+
+    from tests.repl.test_chat import banner_cid
+
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.say("one")
+    out = chat.say("/retry")
+    kept = re.search(r"kept in conversation ([0-9a-f-]+)", out).group(1)
+    chat.leave()
+    store = Store(home)
+    runs = list(runs_of(store, cid).values())
+    assert [r.kind for r in runs] == ["turn", "retry"] and all(r.ended for r in runs)
+    (fork,) = [c for c in (i.id for i in store.list()) if c.startswith(kept)]
+    assert [r.run_id for r in runs_of(store, fork).values()] == [runs[0].run_id]  # the reply it keeps
