@@ -8,6 +8,8 @@ import json
 import pytest
 from golem_cli.core.usage import Usage
 from golem_cli.store.ledger import Ledger, Run, read_runs, totals
+from hypothesis import given
+from hypothesis import strategies as st
 
 RUN_A = "019ad1c2-0000-7000-8000-00000000000a"
 RUN_B = "019ad1c2-0000-7000-8000-00000000000b"
@@ -77,3 +79,30 @@ def test_totals_count_each_run_id_once():
     b = Run(run_id=RUN_B, usage=Usage(input_tokens=5, output_tokens=1), requests=1, cost=None)
     t = totals([a, b, a])  # a fork's ledger repeats its parent's runs
     assert (t.runs, t.requests, t.usage.input_tokens, t.cost, t.unpriced) == (2, 3, 15, 0.25, 1)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.booleans(), st.integers(0, 10**6)), max_size=12),
+    st.binary(max_size=40),
+)
+def test_any_log_with_any_torn_tail_reads_every_whole_record(tmp_path_factory, events, tail):
+    """Whatever runs were written, and whatever a crash left after them, reading gives each
+    run's last word: its start, and its end when one was written; the next append reads too."""
+    path = tmp_path_factory.mktemp("log") / "c.runs.jsonl"
+    ledger = Ledger(path)
+    expected: dict[str, int | None] = {}
+    for name, end, tokens in events:
+        run = f"019ad1c2-0000-7000-8000-00000000000{name}"
+        if end and run in expected:
+            ledger.ended(run, usage=Usage(input_tokens=tokens), requests=1, finish_reason="stop", failed=False,
+                         stopped=False, cost=None)  # fmt: skip
+            expected[run] = tokens
+        elif run not in expected:
+            ledger.started(run, kind="turn", model="m:x")
+            expected[run] = None
+    with path.open("ab") as f:
+        f.write(tail.replace(b"\n", b" "))  # a torn last line: no newline ends it
+    runs = read_runs(path)
+    assert {rid: (r.usage.input_tokens if r.ended else None) for rid, r in runs.items()} == expected
+    Ledger(path).started("019ad1c2-0000-7000-8000-00000000000f", kind="turn", model="m:x")
+    assert list(read_runs(path)) == [*expected, "019ad1c2-0000-7000-8000-00000000000f"]
