@@ -8,9 +8,10 @@ recorded one is read again and a vanished one forgotten. A check within a moment
 directory's change is "racy" (a run's last record may follow its history file's rename by a
 moment) and the next query looks again, as the conversations index does (ADR 0009).
 
-A run a fork copied sits in both ledgers: the table keeps a row per (run, conversation) and a
-query counts each run ID once, under the oldest conversation that holds it (UUIDv7 IDs sort by
-creation, so a fork's ID comes after its parent's).
+A run a fork copied sits in both ledgers: the table keeps a row per (run, conversation), and the
+row of the oldest conversation holding a run (UUIDv7 IDs sort by creation, so a fork's ID comes
+after its parent's) is marked ``first``, the one a total counts; the marks of the run IDs a
+refresh touched are set again after it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from golem_cli.store.ledger import Run, read_runs, totals
 from golem_cli.store.sidecars import SIDECAR_NAME
 
 NAME = "usage.sqlite"
-VERSION = 1
+VERSION = 2
 RACY_NS = 2_000_000_000
 SUFFIX = ".runs.jsonl"
 SCHEMA = """
@@ -38,10 +39,16 @@ CREATE TABLE IF NOT EXISTS runs (
     run_id TEXT NOT NULL, cid TEXT NOT NULL, kind TEXT NOT NULL, model TEXT NOT NULL,
     started REAL NOT NULL, requests INTEGER NOT NULL, input INTEGER NOT NULL, output INTEGER NOT NULL,
     cache_read INTEGER NOT NULL, cache_write INTEGER NOT NULL, reasoning INTEGER NOT NULL, cost REAL,
+    first INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (run_id, cid)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS runs_of ON runs (cid);
 """
+#: Marks, for the run IDs given, the row of the oldest conversation holding each as the one a
+#: total counts (``first``), the others not.
+MARK_FIRST = "UPDATE runs SET first = (cid = (SELECT MIN(cid) FROM runs AS r WHERE r.run_id = runs.run_id))"
+#: Above this many changed run IDs, every row is marked again in one statement.
+MARK_ALL = 5000
 BY = {"model": "model", "day": "date(started, 'unixepoch')", "conversation": "cid"}
 
 
@@ -166,9 +173,7 @@ class UsageIndex:
                 SELECT {group} AS g, COUNT(*), SUM(requests), SUM(input), SUM(cache_read), SUM(cache_write),
                        SUM(output), SUM(reasoning), TOTAL(cost),
                        SUM(cost IS NULL AND input + output > 0), COUNT(DISTINCT cid)
-                FROM (SELECT run_id, MIN(cid) AS cid, kind, model, started, requests, input, output, cache_read,
-                             cache_write, reasoning, cost
-                      FROM runs WHERE started >= ? GROUP BY run_id)
+                FROM runs WHERE first = 1 AND started >= ?
                 GROUP BY g ORDER BY TOTAL(cost) DESC, SUM(input + output) DESC, g
             """  # ``group`` is one of BY's fixed expressions, never the user's text
             return [UsageRow(group=str(r[0]), runs=r[1], requests=r[2], input_tokens=r[3], cache_read_tokens=r[4],
@@ -189,12 +194,14 @@ class UsageIndex:
         known = dict(db.execute("SELECT cid, sig FROM logs").fetchall())
         db.execute("BEGIN IMMEDIATE")
         try:
+            touched: set[str] = set()
             for cid in known.keys() - on_disk.keys():
-                db.execute("DELETE FROM runs WHERE cid = ?", (cid,))
-                db.execute("DELETE FROM logs WHERE cid = ?", (cid,))
+                touched.update(self._forget(db, cid))
             for cid, sig in on_disk.items():
                 if known.get(cid) != sig:
-                    self._put(db, cid, sig)
+                    touched.update(self._forget(db, cid))
+                    touched.update(self._put(db, cid, sig))
+            _mark_first(db, touched)
             racy = int(scan_started - mtime < RACY_NS)
             db.executemany("INSERT OR REPLACE INTO state (key, value) VALUES (?, ?)",
                            [("dir_mtime_ns", mtime), ("racy", racy)])  # fmt: skip
@@ -203,12 +210,28 @@ class UsageIndex:
             raise
         db.execute("COMMIT")
 
-    def _put(self, db: sqlite3.Connection, cid: str, sig: str) -> None:
-        runs = read_runs(self.conversations / f"{cid}{SUFFIX}")
+    def _forget(self, db: sqlite3.Connection, cid: str) -> list[str]:
+        """Remove a conversation's rows; returns their run IDs."""
+        ids = [rid for (rid,) in db.execute("SELECT run_id FROM runs WHERE cid = ?", (cid,))]
         db.execute("DELETE FROM runs WHERE cid = ?", (cid,))
-        db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        db.execute("DELETE FROM logs WHERE cid = ?", (cid,))
+        return ids
+
+    def _put(self, db: sqlite3.Connection, cid: str, sig: str) -> list[str]:
+        """A conversation's rows from its log; returns their run IDs."""
+        runs = read_runs(self.conversations / f"{cid}{SUFFIX}")
+        db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)",
                        [_row(cid, run) for run in runs.values()])  # fmt: skip
         db.execute("INSERT OR REPLACE INTO logs (cid, sig) VALUES (?, ?)", (cid, sig))
+        return list(runs)
+
+
+def _mark_first(db: sqlite3.Connection, run_ids: set[str]) -> None:
+    """Count each of ``run_ids`` once again, under the oldest conversation holding it."""
+    if len(run_ids) > MARK_ALL:
+        db.execute(MARK_FIRST)
+    elif run_ids:
+        db.executemany(MARK_FIRST + " WHERE run_id = ?", [(rid,) for rid in run_ids])
 
 
 def _row(cid: str, run: Run) -> tuple[object, ...]:
@@ -226,8 +249,10 @@ def _logs(directory: Path) -> Iterator[tuple[str, str]]:
         return
     with entries:
         for entry in entries:
+            if not entry.name.endswith(SUFFIX):
+                continue
             name = SIDECAR_NAME.match(entry.name)
-            if name is None or name["kind"] != "runs" or not entry.name.endswith(SUFFIX):
+            if name is None or name["kind"] != "runs":
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
