@@ -16,12 +16,13 @@ of a tool that is not enabled now is answered with a failed result, never a fail
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from golem_cli.core.errors import GolemError, HistoryProcessorError, RunError
+from golem_cli.core.cost import Price, cost_of, usd
+from golem_cli.core.errors import BudgetError, GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
@@ -29,10 +30,14 @@ from golem_cli.core.layout import ProjectInstructions, RequestLayout
 from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
+from golem_cli.providers import catalog
 from golem_cli.store import Store
 from golem_cli.store.errors import StoreError
+from golem_cli.store.ledger import Ledger, Run, read_runs, totals
+from golem_cli.store.sidecars import RUNS
 
 if TYPE_CHECKING:
+    from golem_cli.config.schema import ModelTable
     from golem_cli.core.agent import Agent
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
@@ -58,6 +63,13 @@ class TurnOutcome:
     refusal: bool = False  # the model declined; ``reply`` holds what it said
     cut: bool = False  # part of the last reply arrived before the turn ended: saved, marked (ADR 0005)
     earlier_replies: bool = False  # replies of earlier tool rounds of this turn came (and are saved)
+    model: str = ""  # provider:model that answered
+    requests: int = 0  # model calls the run made (failed and retried attempts included)
+    last_input_tokens: int = 0  # the provider's count of the input of the run's last request (0: unknown)
+    cost: float | None = None  # USD at the model's price; None when the price is unknown
+    over_budget: str = ""  # this turn passed the budget (--max-cost): what it spent, in words
+    total_cost: float = 0.0  # the conversation's cost so far, this turn included (known prices only)
+    price_hint: str = ""  # said once per session: the model's price is unknown, and how to set it
 
     @property
     def finished(self) -> bool:
@@ -192,9 +204,35 @@ class ChatSession:
         self.notices: list[str] = []
         #: messages from elsewhere merged into the file within a turn: (where, which)
         self._foreign: list[tuple[int, list[Message]]] = []
+        #: The config's ``[models."provider:model"]`` tables: prices and context windows that
+        #: win over the built-in ones (``providers/catalog.py``).
+        self.model_tables: Mapping[str, ModelTable] = {}
+        #: What this process may spend in USD (``--max-cost``, ``max_cost``), None for no bound,
+        #: and what its turns spent so far.
+        self.max_cost: float | None = None
+        self.spent = 0.0
+        #: Whether this session said that its model's price is unknown.
+        self.price_unknown_said = False
+        self._retrying = False  # the next turn asks again a prompt ``rewind_for_retry`` set aside
+        self._open_ledger()
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
+
+    def _open_ledger(self) -> None:
+        """The conversation's run ledger (store/ledger.py): where this session's runs go, and
+        what its earlier runs cost and last counted."""
+        self.ledger = Ledger(self.store.sidecar_path(self.conversation_id, RUNS))
+        earlier = self.runs()
+        #: The conversation's cost so far (known prices only), each run counted once.
+        self.conversation_cost = totals(earlier.values()).cost
+        #: The provider's count of the input of the last run's last request (0: unknown), and that run.
+        last = next((r for r in reversed(earlier.values()) if r.last_input_tokens), None)
+        self.last_input_tokens, self.last_counted_run = (last.last_input_tokens, last.run_id) if last else (0, "")
+
+    def runs(self) -> dict[str, Run]:
+        """The conversation's runs as its ledger tells them (none when it is missing or damaged)."""
+        return read_runs(self.ledger.path)
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -367,11 +405,14 @@ class ChatSession:
         """Run one turn and save it, whatever happens. Interruption (Ctrl-C, task
         cancellation) and failures end in a saved file and an outcome, not an exception.
         ``stream=False`` asks the model for the whole reply at once (no deltas)."""
+        self.check_budget(prompt, parts)
         run_id = new_id()
         self.last_run_id = run_id
         asked = Message(
             role=USER, content=prompt, parts=list(parts), run_id=run_id, conversation_id=self.conversation_id
         )
+        kind, self._retrying = ("retry" if self._retrying else "turn"), False
+        self.ledger.started(run_id, kind=kind, model=self.model.name)  # before the save that follows it
         self._save_turn(self.history + [asked])  # the prompt is safe before the model is asked
         hooks = self._hooks(on_delta if stream else None, on_event if stream else None)
         sent = 0
@@ -384,17 +425,18 @@ class ChatSession:
                 self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id, hooks=hooks
             )
         except RunError as e:
-            return self._failed_run(e, asked, sent)
+            return self._priced(self._failed_run(e, asked, sent))
         except GolemError as e:  # processor or validation errors: nothing was sent
-            return self._refused(e, asked)
+            return self._priced(self._refused(e, asked))
         self.history = self.history + result.new_messages
         self._save_turn()
         last = result.response
-        return TurnOutcome(
+        return self._priced(TurnOutcome(
             prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
             conversation_id=self.conversation_id, usage=result.usage, stored=self.stored, sent=sent,
             finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
-        )  # fmt: skip
+            requests=result.requests, last_input_tokens=last.usage.input_tokens,
+        ))  # fmt: skip
 
     def _hooks(self, on_delta: Callable[[str], object] | None, on_event: Callable[[object], object] | None) -> RunHooks:
         """The run's hooks: deltas and events for the screen, approvals by the toolbox, and a
@@ -427,6 +469,7 @@ class ChatSession:
             usage=partial.usage if partial else Usage(), stored=self.stored, sent=sent,
             interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
             earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
+            requests=partial.requests if partial else 0,
         )  # fmt: skip
 
     def _refused(self, e: GolemError, asked: Message) -> TurnOutcome:
@@ -466,6 +509,93 @@ class ChatSession:
             except GolemError as e:
                 refused.append((item.name, str(e)))
         return refused
+
+    # --- cost ------------------------------------------------------------------------------
+
+    @property
+    def price(self) -> Price | None:
+        """The price of the session's model now (it may change with ``/model``)."""
+        return catalog.known(self.model.name, self.model_tables).price
+
+    def _priced(self, outcome: TurnOutcome) -> TurnOutcome:
+        """``outcome`` with the model that answered and what its usage cost, added to what
+        this process spent, and the run's end in the ledger."""
+        outcome.model = self.model.name
+        if outcome.last_input_tokens:
+            self.last_input_tokens, self.last_counted_run = outcome.last_input_tokens, outcome.run_id
+        price = self.price
+        if price is not None:
+            outcome.cost = cost_of(outcome.usage, price)
+            self.spent += outcome.cost
+        elif not self.price_unknown_said and not outcome.usage.is_zero():
+            self.price_unknown_said = True
+            outcome.price_hint = f"The price of {self.model.name} is unknown: {catalog.price_hint(self.model.name)}."
+        self.conversation_cost += outcome.cost or 0.0
+        outcome.total_cost = self.conversation_cost
+        if self.max_cost is not None and self.spent > self.max_cost:
+            outcome.over_budget = f"{usd(self.spent)} spent, past the budget of {usd(self.max_cost)}"
+        self.ledger.ended(
+            outcome.run_id,
+            usage=outcome.usage,
+            requests=outcome.requests,
+            finish_reason=outcome.finish_reason,
+            failed=outcome.error is not None,
+            stopped=outcome.interrupted,
+            cost=outcome.cost,
+            last_input_tokens=outcome.last_input_tokens,
+        )
+        return outcome
+
+    def estimate_tokens(self, prompt: str, parts: Sequence[Part] = ()) -> int:
+        """The offline estimate of the input of the next request with ``prompt``: the
+        instructions, the history the window sends, the prompt and the tool definitions."""
+        from golem_cli.core.tokens import EstimatingCounter, estimate_text
+
+        try:
+            window = self.agent().process_history(self.history)
+        except GolemError:
+            window = list(self.history)
+        sent = [m for m in repair_history(window) if m.role != SYSTEM]
+        asked = Message(role=USER, content=prompt, parts=list(parts))
+        instructions = [Message(role=SYSTEM, content=self.system)] if self.system else []
+        tools = self.toolbox.tools() if self.toolbox is not None else ()
+        schema = sum(estimate_text(f"{t.name} {t.description} {t.parameters}") for t in tools)
+        return EstimatingCounter().count([*instructions, *sent, asked]) + schema
+
+    def context_warning(self, prompt: str, parts: Sequence[Part] = ()) -> str:
+        """A sentence when the offline estimate says the next request will not fit the model's
+        context window, else ""."""
+        window = catalog.known(self.model.name, self.model_tables).context_window
+        if not window:
+            return ""
+        estimate = self.estimate_tokens(prompt, parts)
+        if estimate <= window:
+            return ""
+        return (f"this request is about {estimate:,} tokens, more than the {window:,} of {self.model.name}'s context "
+                "window; /trim N (--max-messages N) sends fewer messages, /context shows what it carries")  # fmt: skip
+
+    def check_budget(self, prompt: str, parts: Sequence[Part] = ()) -> None:
+        """Refuse the turn before anything is sent (``BudgetError``) when a budget is set and
+        the model's price is unknown, the budget is spent, or the request's input alone, at
+        the input price, would pass what is left of it."""
+        if self.max_cost is None:
+            return
+        price = self.price
+        name = self.model.name
+        if price is None:
+            raise BudgetError(f"the price of {name} is unknown, so the budget of {usd(self.max_cost)} cannot be kept",
+                              hint=catalog.price_hint(name))  # fmt: skip
+        left = self.max_cost - self.spent
+        if left <= 0:
+            raise BudgetError(f"the budget of {usd(self.max_cost)} is spent ({usd(self.spent)} so far)",
+                              hint="raise --max-cost (max_cost in config.toml) to go on")  # fmt: skip
+        estimate = price.input_cost(self.estimate_tokens(prompt, parts))
+        if estimate > left:
+            raise BudgetError(
+                f"this turn's input alone would cost about {usd(estimate)}, more than the {usd(left)} left of the "
+                f"budget of {usd(self.max_cost)}",
+                hint="raise --max-cost, or send less (/trim, a shorter prompt)",
+            )
 
     def request_size(self, agent: Agent) -> int:
         """How many messages a turn's request carries, the one definition the footer shows as
@@ -562,6 +692,7 @@ class ChatSession:
         self.conversation_id = new_cid
         self.created_here = False
         self.history = self.store.load(new_cid)
+        self._open_ledger()  # the fork's: the runs of what it copied
         return new_cid
 
     def last_prompt_index(self) -> int | None:
@@ -584,6 +715,7 @@ class ChatSession:
         kept = self.store.fork(self.conversation_id) if index + 1 < len(self.history) else ""
         self.history = self.history[:index]
         self.save()
+        self._retrying = True
         return prompt, kept
 
 

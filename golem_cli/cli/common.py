@@ -50,9 +50,12 @@ def set_window(
     context_tokens: int | None,
     options: ModelSettings | None,
     trim_stride: int | None = None,
+    *,
+    max_cost: float | None = None,
 ) -> None:
     """What each run of ``session`` sends: the token budget and the trim stride (flag, then
-    config) and options. A stride that does not fit the window is an input error."""
+    config) and options; what the session may spend (``--max-cost``, then ``max_cost``) and the
+    prices it reads. A stride that does not fit the window is an input error."""
     from golem_cli.cli import model_choice
 
     session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
@@ -64,6 +67,8 @@ def set_window(
         )
     if options is not None:
         session.options = options
+    session.model_tables = choice.settings.models
+    session.max_cost = max_cost if max_cost is not None else choice.settings.max_cost
 
 
 def project_root(settings: Settings, off: bool) -> Path | None:

@@ -32,6 +32,12 @@ ContextTokens = Annotated[
     typer.Option("--context-tokens", metavar="N", min=1,
                  help="Send at most about N tokens of history per run, instead of a message count."),
 ]  # fmt: skip
+MaxCost = Annotated[
+    float | None,
+    typer.Option("--max-cost", metavar="USD", min=0.000001,
+                 help="Spend at most this many USD in this command (max_cost in config.toml): a turn that would "
+                      "pass it is refused."),
+]  # fmt: skip
 ModelOptions = Annotated[
     list[str] | None,  # NAME=VALUE each (command.py joins -o NAME VALUE)
     typer.Option("--option", "-o", metavar="KEY VALUE",

@@ -6,10 +6,8 @@ This module is the config layer's vocabulary, shared downward: the provider laye
 ``ProviderTable`` and ``ModelTable``, the tools layer ``McpServerTable``. So it imports nothing
 of golem and nothing but msgspec (already loaded by the core).
 
-A new key is one line in the table it belongs to, e.g. (issues to come):
-``price`` (a ``Price`` struct) and ``context_window`` in ``ModelTable``;
-``max_cost``, ``compact_model``, ``auto_compact``, ``summarize_trimmed``, ``deny``, ``aliases``
-(a ``dict[str, str]``) in ``ConfigFile``; ``instructions`` in ``McpServerTable``. A key a table does not declare is
+A new key is one line in the table it belongs to, e.g. (issues to come): ``compact_model``,
+``auto_compact``, ``summarize_trimmed`` in ``ConfigFile``. A key a table does not declare is
 refused, ignored with a warning, or kept as a model option, as the table's ``OTHERS`` says.
 """
 
@@ -83,14 +81,35 @@ class ProviderTable(Table, frozen=True, kw_only=True):
     options: dict[str, Any] = field(default_factory=dict)
 
 
+Usd = Annotated[float, Meta(ge=0, description="a price in USD per million tokens, 0 or more")]
+Tokens = Annotated[int, Meta(ge=1, description="a whole number of tokens, at least 1")]
+Budget = Annotated[float, Meta(gt=0, description="an amount in USD above 0")]
+
+
+class PriceTable(Table, frozen=True, kw_only=True):
+    """``price = {input = ..., output = ...}`` in a model's table: USD per million tokens. A
+    cache price left out is the built-in one when golem knows the model, else the input price."""
+
+    NOUN: ClassVar[str] = "a price"
+
+    input: Usd
+    output: Usd
+    cache_read: Usd | None = None
+    cache_write: Usd | None = None
+    cache_write_1h: Usd | None = None
+
+
 class ModelTable(Table, frozen=True, kw_only=True):
-    """A ``[models."provider:model"]`` table: model options for that one model (they win over
-    its provider's), checked by the provider layer, and its prompt caching."""
+    """A ``[models."provider:model"]`` table: what golem knows of that one model (its price,
+    its context window: they win over the built-in figures), its prompt caching, and model
+    options for it (they win over its provider's), checked by the provider layer."""
 
     OTHERS: ClassVar[str] = "options"
 
     cache: Switch | None = None
     cache_ttl: CacheTtl | None = None
+    price: PriceTable | None = None
+    context_window: Tokens | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -210,6 +229,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     max_messages: Whole = 20
     trim_stride: Whole = 1
     context_tokens: Whole | None = None
+    max_cost: Budget | None = None
     providers: Providers = field(default_factory=dict)
     models: Models = field(default_factory=dict)
     tools: Tools = ()

@@ -22,6 +22,7 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── ToolCallError               a tool call failed the run (a RunError cause, stage tool)
     ├── RunCanceledError            a tool stopped the run (a RunError cause, stage canceled)
     ├── UsageLimitError             a UsageLimits bound was crossed (a RunError cause)
+    ├── BudgetError                 a turn refused before sending: --max-cost would be passed
     ├── config.ConfigError          config.toml cannot be read or holds a wrong value
     └── store.StoreError            the conversation store
         ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 __all__ = [
+    "BudgetError",
     "GolemError",
     "HistoryFormatError",
     "HistoryProcessorError",
@@ -219,3 +221,8 @@ class UsageLimitError(GolemError):
     def __init__(self, kind: str, limit: int, actual: int) -> None:
         self.kind, self.limit, self.actual = kind, limit, actual
         super().__init__(f"run exceeded the {kind} limit of {limit} (used {actual})")
+
+
+class BudgetError(GolemError):
+    """A turn refused before anything is sent: what this invocation may spend
+    (``--max-cost``, ``max_cost``) would be passed, or the model's price is unknown."""

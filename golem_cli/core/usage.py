@@ -9,13 +9,22 @@ __all__ = ["Usage", "UsageLimits"]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Usage:
-    """Tokens reported by the provider (Go ``model.Usage``); zero when unknown."""
+    """Tokens reported by the provider (Go ``model.Usage``); zero when unknown.
+
+    One meaning whatever the API: ``input_tokens`` counts every token of the input, those read
+    from or written to the provider's cache included (OpenAI's ``prompt_tokens``; Anthropic's
+    ``input_tokens`` plus its two cache counts), so ``cache_read_tokens / input_tokens`` is the
+    share read from cache. ``cache_write_1h_tokens`` is the part of ``cache_write_tokens``
+    written for an hour (Anthropic prices it apart); ``reasoning_tokens`` are part of
+    ``output_tokens``, as both APIs bill them.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_write_1h_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -24,7 +33,18 @@ class Usage:
             cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
             cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
             reasoning_tokens=self.reasoning_tokens + other.reasoning_tokens,
+            cache_write_1h_tokens=self.cache_write_1h_tokens + other.cache_write_1h_tokens,
         )
+
+    @property
+    def uncached_input_tokens(self) -> int:
+        """Input neither read from nor written to the cache (billed at the plain input price)."""
+        return max(0, self.input_tokens - self.cache_read_tokens - self.cache_write_tokens)
+
+    @property
+    def cache_share(self) -> float | None:
+        """The share of the input read from cache, None when there was no input."""
+        return self.cache_read_tokens / self.input_tokens if self.input_tokens else None
 
     @property
     def total_tokens(self) -> int:
@@ -40,7 +60,26 @@ class Usage:
             "cache_read_tokens": self.cache_read_tokens,
             "cache_write_tokens": self.cache_write_tokens,
             "reasoning_tokens": self.reasoning_tokens,
+            "cache_write_1h_tokens": self.cache_write_1h_tokens,
         }
+
+    @classmethod
+    def from_json(cls, data: object) -> Usage:
+        """The inverse of ``to_json``, forgiving: a missing or malformed count is 0 (a ledger
+        written by another version must not stop a conversation from loading)."""
+        if not isinstance(data, dict):
+            return cls()
+        return cls(**{name: _count(data.get(name)) for name in _FIELDS})
+
+
+_FIELDS = (
+    "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+    "cache_write_1h_tokens",
+)  # fmt: skip
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

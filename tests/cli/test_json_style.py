@@ -44,6 +44,14 @@ def stored(home, tmp_path):
     store = Store(home)
     cid = store.create([Message("user", "find the walrus"), Message("assistant", tool_calls=[ToolCall("c1", "f", "{")])],
                        title="Walrus", model="offline:echo")  # fmt: skip
+    from golem_cli.core.usage import Usage
+    from golem_cli.store.ledger import Ledger
+    from golem_cli.store.sidecars import RUNS
+
+    ledger = Ledger(store.sidecar_path(cid, RUNS))  # one run, for usage
+    ledger.started("01a0cf9e-0000-7000-8000-0000000000aa", kind="turn", model="offline:echo")
+    ledger.ended("01a0cf9e-0000-7000-8000-0000000000aa", usage=Usage(input_tokens=3, output_tokens=2), requests=1,
+                 finish_reason="stop", failed=False, stopped=False, cost=0.0)  # fmt: skip
     store.fork(cid, 1)
     gone = store.create([Message("user", "to delete")])
     history = tmp_path / "history.json"
@@ -54,7 +62,7 @@ def stored(home, tmp_path):
 COMMANDS = [
     ["list"], ["list", "--tree"], ["show", "ID"], ["search", "walrus"], ["models"], ["normalize", "ID"],
     ["import", "FILE"], ["delete", "GONE", "--yes"], ["ask", "-m", "offline:echo", "hello"], ["tools"],
-    ["mcp", "list", "--no-start"],
+    ["mcp", "list", "--no-start"], ["usage"], ["usage", "--by", "conversation"], ["context", "ID"],
 ]  # fmt: skip
 
 

@@ -77,10 +77,16 @@ def test_redacted_thinking(server: ProviderServer, streaming: bool) -> None:
 
 @pytest.mark.parametrize("streaming", [True, False])
 def test_usage_with_cache_tokens(server: ProviderServer, streaming: bool) -> None:
-    reply = Reply(text="ok", input_tokens=10, output_tokens=4, cache_read_tokens=8, cache_write_tokens=2)
+    """Anthropic counts the cached input apart from ``input_tokens`` (the server sends 5 + 8 +
+    7); golem's input is all of it, and the one-hour writes are a part of the writes."""
+    reply = Reply(text="ok", input_tokens=20, output_tokens=4, cache_read_tokens=8, cache_write_tokens=7,
+                  cache_write_1h_tokens=3)  # fmt: skip
     server.enqueue(Scenario(reply=reply))
     response = stream(anthropic_model(server)).done.response if streaming else complete(anthropic_model(server))
-    assert response.usage == Usage(input_tokens=10, output_tokens=4, cache_read_tokens=8, cache_write_tokens=2)
+    assert response.usage == Usage(
+        input_tokens=20, output_tokens=4, cache_read_tokens=8, cache_write_tokens=7, cache_write_1h_tokens=3
+    )
+    assert response.usage.uncached_input_tokens == 5 and response.usage.cache_share == 0.4
 
 
 @pytest.mark.parametrize("streaming", [True, False])

@@ -158,14 +158,17 @@ def test_anthropic_success_recordings(server: ProviderServer, path: Path) -> Non
         assert json.loads(call.args) == (json.loads(partial) if streamed else start_input)
         assert call.args in body or (streamed and call.args == partial.strip())  # the provider's spelling
     usage = json.loads(body)["usage"] if not streamed else {}
-    if usage:
-        assert (response.usage.input_tokens, response.usage.output_tokens) == (usage["input_tokens"], usage["output_tokens"])
+    if usage:  # golem's input counts the cached part too (core/usage.py): 0 in every recording
+        whole = usage["input_tokens"] + usage["cache_read_input_tokens"] + usage["cache_creation_input_tokens"]
+        assert (response.usage.input_tokens, response.usage.output_tokens) == (whole, usage["output_tokens"])
+        assert response.usage.cache_write_1h_tokens == usage["cache_creation"]["ephemeral_1h_input_tokens"]
 
 
 def test_anthropic_spot_values(server: ProviderServer) -> None:
     server.enqueue(Scenario(replay="anthropic-stream-thinking-tool-use"))
     response = stream(anthropic_model(server)).done.response
     assert response.finish_reason == "tool_call" and response.message.thinking[0].signature
+    assert (response.usage.output_tokens, response.usage.reasoning_tokens) == (92, 53)  # output_tokens_details
     server.enqueue(Scenario(replay="anthropic-stream-prefill-stop-sequence"))
     assert stream(anthropic_model(server)).done.response.finish_reason == "stop"
     server.enqueue(Scenario(replay="anthropic-nonstream-max-tokens"))

@@ -41,7 +41,7 @@ class Reply:
     output_tokens: int = 7
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
-    cache_write_1h_tokens: int = 0  # Anthropic: the part of ``cache_write_tokens`` written for an hour
+    cache_write_1h_tokens: int = 0  # Anthropic: the part of the writes cached for an hour
 
 
 def dumps(value: Any) -> bytes:
@@ -125,11 +125,15 @@ def _anthropic_stop(reply: Reply) -> str:
 
 
 def _anthropic_usage(reply: Reply) -> dict[str, Any]:
-    by_ttl = {"ephemeral_5m_input_tokens": reply.cache_write_tokens - reply.cache_write_1h_tokens,
-              "ephemeral_1h_input_tokens": reply.cache_write_1h_tokens}  # fmt: skip
-    return {"input_tokens": reply.input_tokens, "cache_creation_input_tokens": reply.cache_write_tokens,
-            "cache_read_input_tokens": reply.cache_read_tokens, "cache_creation": by_ttl,
-            "output_tokens": reply.output_tokens}  # fmt: skip
+    """As the Messages API counts: ``input_tokens`` is the input neither read from nor written
+    to the cache (``Reply.input_tokens`` is the whole input, as OpenAI counts it), and
+    ``cache_creation`` splits the writes by how long they are kept."""
+    written = reply.cache_write_tokens
+    plain = max(0, reply.input_tokens - reply.cache_read_tokens - written)
+    creation = {"ephemeral_5m_input_tokens": written - reply.cache_write_1h_tokens,
+                "ephemeral_1h_input_tokens": reply.cache_write_1h_tokens}  # fmt: skip
+    return {"input_tokens": plain, "cache_creation_input_tokens": written, "cache_read_input_tokens": reply.cache_read_tokens,
+            "cache_creation": creation, "output_tokens": reply.output_tokens}  # fmt: skip
 
 
 def _anthropic_blocks(reply: Reply) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from golem_cli.cli.options import (
     Allow,
     ContextTokens,
     Deny,
+    MaxCost,
     MaxMessages,
     Model,
     ModelOptions,
@@ -70,6 +71,7 @@ def ask(
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -100,10 +102,12 @@ def ask(
     windowed = model_choice.context_tokens(context_tokens, choice.settings) is None and stride == 1
     session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages,
                                  windowed=windowed)  # fmt: skip
-    set_window(session, choice, context_tokens, settings, trim_stride)
+    set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
     session.project_root = project_root(choice.settings, no_project_instructions)
     if choice.note:
         note(choice.note)
+    text = with_files(text, files)
+    _before_sending(session, text, parts)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
     outcome, ended_by = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
@@ -116,11 +120,28 @@ def ask(
     end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
+    if outcome.over_budget:
+        note(f"golem: budget: {outcome.over_budget}")
     if ended_by is not None:  # SIGTERM or SIGHUP: what arrived is saved; golem ends by the signal
         from golem_cli.cli.signals import die_by
 
         die_by(ended_by)
     return end.exit_code
+
+
+def _before_sending(session: ChatSession, text: str, parts: list[Part]) -> None:
+    """The budget's refusal (the conversation released, a new one not kept), else a warning
+    when the request will not fit the model's context window."""
+    from golem_cli.core.errors import BudgetError
+
+    try:
+        session.check_budget(text, parts)
+    except BudgetError:
+        session.close()
+        raise
+    warning = session.context_warning(text, parts)
+    if warning:
+        note(f"golem: warning: {warning}")
 
 
 def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:
@@ -329,7 +350,9 @@ def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[
     print_json({
         "reply": unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply, "runId": outcome.run_id,
         "conversationId": outcome.conversation_id, "model": session.model.name,
-        "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
+        "usage": camel(outcome.usage.to_json()), "cacheShare": outcome.usage.cache_share,
+        "cost": outcome.cost, "spent": session.spent if outcome.cost is not None else None,
+        "interrupted": not outcome.finished,
         "error": None if outcome.error is None else describe(outcome.error),
         "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         "repaired": repaired, "tookOverLock": session.took_over or None,

@@ -20,6 +20,7 @@ from golem_cli.cli.options import (
     ContextTokens,
     ConversationId,
     Deny,
+    MaxCost,
     MaxMessages,
     Model,
     ModelOptions,
@@ -78,6 +79,7 @@ def chat(
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -109,7 +111,7 @@ def chat(
         settings = run_options(options, choice.model)
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
-        set_window(session, choice, context_tokens, settings, trim_stride)
+        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
         session.project_root = project
         return session, []
 
@@ -182,6 +184,7 @@ def resume(
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -217,7 +220,7 @@ def resume(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
         )
-        set_window(session, choice, context_tokens, settings, trim_stride)
+        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
         session.project_root = project
         return session, _resumed(before, session, repair)
 
@@ -296,6 +299,7 @@ def fork(
     options: ModelOptions = None,
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
+    max_cost: MaxCost = None,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -335,7 +339,7 @@ def fork(
         session, before, repair = ChatSession.resume(
             store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
         )
-        set_window(session, choice, context_tokens, settings, trim_stride)
+        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
         session.project_root = project
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 

@@ -251,6 +251,9 @@ def show(
     cid = store.resolve(ref)
     messages = store.read(cid)  # never saved: decoded as the file is read
     meta = store.meta(cid)
+    from golem_cli.store.ledger import answered, runs_of
+
+    by = answered(runs_of(store, cid))  # which model wrote each reply, and when
     if as_json:
         import json
 
@@ -274,13 +277,13 @@ def show(
         for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
-        transcript.print_rich(con, messages, run_ids=run_ids, full=full)
+        transcript.print_rich(con, messages, run_ids=run_ids, full=full, answered=by)
         return 0
     write = sys.stdout.write
     for line in transcript.header_lines(meta, cid, messages):
         write(line + "\n")
     write("\n")
-    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full):
+    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full, answered=by):
         write(line + "\n")
     return 0
 

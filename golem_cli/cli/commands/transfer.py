@@ -67,8 +67,9 @@ def export(
         data = drain_chunks(messages)  # written as encoded, each batch freed once written
     else:
         from golem_cli.cli.render.transcript import markdown_document
+        from golem_cli.store.ledger import answered, runs_of
 
-        data = [markdown_document(messages, store.meta(cid), cid).encode()]
+        data = [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid))).encode()]
     if output is not None:
         common.write_user_file(output, data)
         console.note(f"exported {count} messages of {cid} to {output}")

@@ -15,7 +15,7 @@ complete: the arguments and the whole result sit in collapsed ``<details>`` bloc
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -63,6 +63,11 @@ class Block:
     role: str
     run_id: str
     items: list[Item] = field(default_factory=list)
+    by: str = ""  # a reply: the model that wrote it and when ("openai:gpt-4o · 2026-12-01 14:02"), from the ledger
+
+
+#: What the run ledger says of each run: the model that answered and when (store/ledger.py ``answered``).
+Answered = Mapping[str, tuple[str, "float | None"]]
 
 
 def _part_text(p: Part) -> str:
@@ -83,10 +88,15 @@ def format_args(args: str) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) if isinstance(value, dict) else args
 
 
-def blocks(messages: Sequence[Message]) -> Iterator[Block]:
-    """What a transcript shows, message by message."""
+def blocks(messages: Sequence[Message], answered: Answered | None = None) -> Iterator[Block]:
+    """What a transcript shows, message by message; each reply with the model that wrote it
+    and when, where the conversation's ledger knows its run."""
+    from golem_cli.cli.render.console import local_time
+
     for number, m in zip(numbers(messages), messages, strict=True):
-        yield Block(number, m.role or "(no role)", m.run_id, _items(m))
+        known = answered.get(m.run_id) if answered and m.role == ASSISTANT and m.run_id else None
+        by = f"{known[0]} · {local_time(known[1] or 0)}" if known else ""
+        yield Block(number, m.role or "(no role)", m.run_id, _items(m), by)
 
 
 def _items(m: Message) -> list[Item]:
@@ -155,11 +165,14 @@ def _more(more: int, how: str) -> str:
     return f"… {more} more line{'s' if more != 1 else ''} ({how} shows all)"
 
 
-def plain_lines(messages: Sequence[Message], *, run_ids: bool, full: bool = False) -> Iterator[str]:
+def plain_lines(
+    messages: Sequence[Message], *, run_ids: bool, full: bool = False, answered: Answered | None = None
+) -> Iterator[str]:
     """The transcript as plain text (pipes, files, NO_COLOR-agnostic)."""
-    for b in blocks(messages):
+    for b in blocks(messages, answered):
         run = f"  run {b.run_id}" if run_ids and b.run_id else ""
-        yield f"--- [{b.index}] {b.role}{run}" if b.index is not None else f"--- system prompt{run}"
+        by = f" · {b.by}" if b.by else ""
+        yield f"--- [{b.index}] {b.role}{by}{run}" if b.index is not None else f"--- system prompt{run}"
         for item in b.items:
             yield from _PLAIN[item.kind](item, full)
         yield ""
@@ -191,7 +204,10 @@ def _indent(text: str, prefix: str = "    ") -> str:
     return "\n".join(prefix + line for line in text.splitlines()) if text else prefix.rstrip()
 
 
-def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, full: bool = False) -> None:
+def print_rich(
+    console: Console, messages: Sequence[Message], *, run_ids: bool, full: bool = False,
+    answered: Answered | None = None,
+) -> None:  # fmt: skip
     """The transcript rendered for a terminal: markdown replies, coloured markers. One print
     per message (rich's per-call overhead adds up over thousands of messages). Every text
     passes ``visible`` before rich lays it out."""
@@ -202,9 +218,10 @@ def print_rich(console: Console, messages: Sequence[Message], *, run_ids: bool, 
     from golem_cli.cli.render.terminal_text import visible
 
     colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
-    for b in blocks(messages):
+    for b in blocks(messages, answered):
         run = f" [dim]run {escape(visible(b.run_id))}[/]" if run_ids and b.run_id else ""
-        head = f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{run}"
+        by = f" [dim]{escape(visible(b.by))}[/]" if b.by else ""
+        head = f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{by}{run}"
         parts: list[RenderableType] = [
             Text.from_markup(head if b.index is not None else f"[bold]system prompt[/]{run}")
         ]
@@ -282,8 +299,12 @@ def fence(text: str, info: str = "") -> str:
     return f"{ticks}{info}\n{text}\n{ticks}"
 
 
-def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None, cid: str) -> str:
-    """The conversation as a markdown document (``golem export --format markdown``)."""
+def markdown_document(
+    messages: Sequence[Message], meta: ConversationMeta | None, cid: str, answered: Answered | None = None
+) -> str:
+    """The conversation as a markdown document (``golem export --format markdown``), each
+    reply under the model that wrote it (a conversation continued on another provider shows
+    both)."""
     title = (meta.display_title if meta else "") or "Conversation"
     out = [f"# {title}", "", f"- Conversation: `{cid}`"]
     if meta is not None and meta.model:
@@ -291,9 +312,10 @@ def markdown_document(messages: Sequence[Message], meta: ConversationMeta | None
     out.append(f"- Messages: {len(messages)}")
     if meta is not None and meta.parent:
         out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
-    for b in blocks(messages):
+    for b in blocks(messages, answered):
         head = f"## {b.index}. {b.role.capitalize()}" if b.index is not None else "## System prompt"
-        out += ([] if out[-1] == "" else [""]) + [head + (f" (run `{b.run_id}`)" if b.run_id else ""), ""]
+        by = f"{b.by}; " if b.by else ""
+        out += ([] if out[-1] == "" else [""]) + [head + (f" ({by}run `{b.run_id}`)" if b.run_id else ""), ""]
         for item in b.items:
             out += _MARKDOWN[item.kind](item)
     return "\n".join(out).rstrip() + "\n"

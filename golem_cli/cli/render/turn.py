@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from golem_cli.cli.errors import EXIT_INTERRUPTED, EXIT_OK, describe, exit_code_for, stopped_at_question
 from golem_cli.cli.render.notices import ending_notice, what_is_saved
+from golem_cli.core.cost import usd
 
 if TYPE_CHECKING:
     from golem_cli.session import TurnOutcome
@@ -78,12 +79,13 @@ class Footer:
 
 def chat_footer(
     outcome: TurnOutcome, *, stopped: str, unsaved: BaseException | None, unsaved_before: bool, cid_markup: str,
-    width: int,
+    width: int, cid_short: str = "",
 ) -> Footer:  # fmt: skip
     """The turn's last lines in the REPL: how it ended when not normally, whether it is saved
     when a save was refused (``unsaved``: this turn's refusal; ``unsaved_before``: an earlier
-    one's that this turn's save made good), then its IDs and counts (on one line when ``width``
-    allows). ``cid_markup``: the conversation's ID as the REPL highlights it."""
+    one's that this turn's save made good), then its figures on one line of at most ``width``
+    (``footer_fields``). ``cid_markup``: the conversation's ID as the REPL highlights it;
+    ``cid_short``: its short form, markup too, for a line too narrow for the whole ID."""
     from rich.markup import escape
 
     from golem_cli.cli.render.terminal_text import visible
@@ -97,13 +99,48 @@ def chat_footer(
                      "again, and leaving writes it elsewhere if that fails too.[/yellow]")  # fmt: skip
     elif unsaved_before:
         lines.append("[dim]Saved: the turns kept in memory are on disk now.[/dim]")
+    if outcome.over_budget:
+        lines.append(f"[yellow]Budget: {outcome.over_budget}; the next turn is refused.[/yellow]")
+    if outcome.price_hint:
+        lines.append(f"[dim]{escape(outcome.price_hint)}[/dim]")
+    return Footer(lines=lines, ids=footer_fields(outcome, unsaved is None, cid_markup, cid_short or cid_markup, width))
+
+
+def footer_fields(outcome: TurnOutcome, saved: bool, cid_markup: str, cid_short: str, width: int) -> str:
+    """The figures of a turn on one line of at most ``width`` columns, as markup: the
+    conversation's ID, stored and sent counts, the turn's cost and the conversation's, the
+    share of the input read from cache, the tokens, the run's ID. What does not fit is left
+    out from the end of that list (the issue's order); the whole ID gives way to its short
+    form first."""
+    fields = [f"{outcome.stored} {'stored' if saved else 'not saved'}, {outcome.sent} sent"]
+    if outcome.cost is not None:
+        total = f" (total {usd(outcome.total_cost)})" if outcome.total_cost > outcome.cost + 1e-12 else ""
+        fields.append(f"{usd(outcome.cost)}{total}")
     u = outcome.usage
-    tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
-    plain = f"run {outcome.run_id} · conversation {outcome.conversation_id}"
-    counts = f"{outcome.stored} {'stored' if unsaved is None else 'not saved'}, {outcome.sent} sent{tokens}"
-    shown = f"[dim]run {outcome.run_id} · conversation[/dim] {cid_markup}"
-    one_line = len(f"{plain} · {counts}") <= width
-    return Footer(lines=lines, ids=f"{shown}[dim] · {counts}[/dim]" if one_line else f"{shown}\n[dim]{counts}[/dim]")
+    share = u.cache_share
+    if share is not None and (u.cache_read_tokens or u.cache_write_tokens):
+        fields.append(f"cache {share:.0%}")
+    if not u.is_zero():
+        fields.append(f"{u.input_tokens:,} in / {u.output_tokens:,} out tokens")
+    fields.append(f"run {outcome.run_id}")
+    whole = f"[dim]conversation[/dim] {cid_markup}"
+    kept = _fitting(whole, fields, width)
+    if len(kept) < len(fields):
+        whole = f"[dim]conversation[/dim] {cid_short}"
+        kept = _fitting(whole, fields, width)
+    return " · ".join([whole, *(f"[dim]{field}[/dim]" for field in kept)])
+
+
+def _fitting(head: str, fields: list[str], width: int) -> list[str]:
+    """The first of ``fields`` that fit after ``head`` on ``width`` columns."""
+    from rich.text import Text
+
+    kept: list[str] = []
+    for field in fields:
+        if Text.from_markup(" · ".join([head, *kept, field])).cell_len > width:
+            break
+        kept.append(field)
+    return kept
 
 
 def _chat_ending(end: TurnEnd) -> list[str]:

@@ -282,6 +282,8 @@ class Repl:
         self._repair_before_the_turn()
         await self.refresh_tool_servers()
         self.tool_notices()
+        if not self._within_budget(text, parts):
+            return None
         renderer = ReplyRenderer(self.console if self.markdown else None, markdown=self.markdown)
         view = self._tool_view(renderer)
         renderer.waiting()
@@ -296,6 +298,23 @@ class Repl:
         self.footer(outcome, view.stopped_line() if view is not None else "", unsaved_before=unsaved_before)
         self.tool_notices()
         return outcome
+
+    def _within_budget(self, text: str, parts: Sequence[Part]) -> bool:
+        """Whether the turn may be sent under ``--max-cost``; if not, the one line why. A
+        request the estimate says will not fit the context window is sent after a warning."""
+        from rich.markup import escape
+
+        from golem_cli.core.errors import BudgetError
+
+        try:
+            self.session.check_budget(text, parts)
+        except BudgetError as e:
+            self.console.print(f"[red]error:[/red] {escape(describe(e))}", soft_wrap=True)
+            return False
+        warning = self.session.context_warning(text, parts)
+        if warning:
+            self.console.print(f"[yellow]Warning: {escape(warning)}.[/yellow]", soft_wrap=True)
+        return True
 
     def _repair_before_the_turn(self) -> None:
         """An interrupted tool round is closed before the next run, with its report."""
@@ -491,7 +510,8 @@ class Repl:
         for line in self.session.take_notices():  # what the store found on disk while saving
             self.console.print(f"[yellow]golem: {escape(visible(line))}[/yellow]", soft_wrap=True, highlight=False)
         footer = chat_footer(outcome, stopped=stopped, unsaved=self.session.unsaved, unsaved_before=unsaved_before,
-                             cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width)  # fmt: skip
+                             cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width,
+                             cid_short=self.id_markup(outcome.conversation_id, hint=True))  # fmt: skip
         for line in footer.lines:
             self.console.print(line)
         self.console.print(footer.ids, soft_wrap=True)

@@ -83,6 +83,25 @@ async def _ids(repl: Repl, arg: str) -> None:
         repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
+async def _context(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.context import lines, request_context
+
+    for line in lines(request_context(repl.session)):
+        repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+async def _cost(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.commands.usage import usage_lines
+    from golem_cli.core.cost import usd
+    from golem_cli.store.usage import by_model
+
+    s = repl.session
+    for line in usage_lines("model", by_model(s.runs().values())):
+        repl.console.print(line, highlight=False, markup=False, soft_wrap=True)
+    budget = f" of the budget of {usd(s.max_cost)}" if s.max_cost is not None else ""
+    repl.console.print(f"This chat spent {usd(s.spent)}{budget}.", highlight=False, markup=False)
+
+
 async def _fork(repl: Repl, arg: str) -> None:
     if repl.session.is_empty:  # a copy of nothing would outlive the chat as an empty conversation
         repl.console.print("Nothing to fork yet: this conversation has no prompt.")
@@ -234,7 +253,10 @@ async def _history(repl: Repl, arg: str) -> None:
     if not repl.session.history:
         repl.console.print("Nothing said yet.")
         return
-    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words)
+    from golem_cli.store.ledger import answered
+
+    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words,
+               answered=answered(repl.session.runs()))  # fmt: skip
 
 
 async def _normalize(repl: Repl, arg: str) -> None:
@@ -416,12 +438,15 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
+    "/context": ("/context", "what the next request carries, in tokens, against the context window"),
+    "/cost": ("/cost", "this conversation's runs by model: requests, tokens, cost"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
     "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
-    "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
+    "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
+    "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
 NAMES = list(COMMANDS)
 

@@ -241,17 +241,25 @@ def _image_type(part: Part) -> str:
 
 
 def usage(raw: object) -> Usage:
-    """Usage from an Anthropic ``usage`` object: cache reads and writes, thinking tokens."""
+    """Usage from an Anthropic ``usage`` object in golem's one meaning (``core/usage.py``):
+    Anthropic's ``input_tokens`` leaves out what was read from or written to the cache, so the
+    input is the sum of the three; the one-hour part of the writes is
+    ``cache_creation.ephemeral_1h_input_tokens``; thinking tokens are
+    ``output_tokens_details.thinking_tokens``."""
     if not isinstance(raw, dict):
         return Usage()
     details = raw.get("output_tokens_details")
     thinking = details.get("thinking_tokens") if isinstance(details, dict) else 0
+    creation = raw.get("cache_creation")
+    hour = creation.get("ephemeral_1h_input_tokens") if isinstance(creation, dict) else 0
+    read, written = count(raw.get("cache_read_input_tokens")), count(raw.get("cache_creation_input_tokens"))
     return Usage(
-        input_tokens=count(raw.get("input_tokens")),
+        input_tokens=count(raw.get("input_tokens")) + read + written,
         output_tokens=count(raw.get("output_tokens")),
-        cache_read_tokens=count(raw.get("cache_read_input_tokens")),
-        cache_write_tokens=count(raw.get("cache_creation_input_tokens")),
+        cache_read_tokens=read,
+        cache_write_tokens=written,
         reasoning_tokens=count(thinking),
+        cache_write_1h_tokens=min(count(hour), written),
     )
 
 

@@ -188,17 +188,24 @@ def _unsupported(index: int, part: Part) -> ModelError:
 
 
 def usage(raw: object) -> Usage:
-    """Usage from a chat-completions ``usage`` object (cached and reasoning tokens included)."""
+    """Usage from a chat-completions ``usage`` object: ``prompt_tokens`` already counts the
+    cached part (``prompt_tokens_details.cached_tokens``, DeepSeek's
+    ``prompt_cache_hit_tokens``); OpenRouter reports cache writes as
+    ``prompt_tokens_details.cache_write_tokens``; reasoning is
+    ``completion_tokens_details.reasoning_tokens``."""
     if not isinstance(raw, dict):
         return Usage()
-    prompt = raw.get("prompt_tokens_details") or {}
-    completion = raw.get("completion_tokens_details") or {}
-    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    prompt = raw.get("prompt_tokens_details")
+    prompt = prompt if isinstance(prompt, dict) else {}
+    completion = raw.get("completion_tokens_details")
+    completion = completion if isinstance(completion, dict) else {}
+    cached = prompt.get("cached_tokens")
     return Usage(
         input_tokens=count(raw.get("prompt_tokens")),
         output_tokens=count(raw.get("completion_tokens")),
         cache_read_tokens=count(cached if cached is not None else raw.get("prompt_cache_hit_tokens")),
-        reasoning_tokens=count(completion.get("reasoning_tokens") if isinstance(completion, dict) else 0),
+        cache_write_tokens=count(prompt.get("cache_write_tokens")),
+        reasoning_tokens=count(completion.get("reasoning_tokens")),
     )
 
 

@@ -1,0 +1,98 @@
+"""``golem usage`` through the real command: totals across conversations from the usage index,
+each run counted once (a fork's ledger repeats its parent's), by model, day and conversation,
+``--since``, ``--json``; the index follows new runs, deleted conversations and a rebuild."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from golem_cli.store import Store
+
+from tests.cli.conftest import assert_one_line_error
+from tests.providerserver import ProviderServer, Reply, Scenario
+
+
+@pytest.fixture
+def home(home, server: ProviderServer):
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'[providers.openai]\nbase_url = "{server.openai_base_url}"\napi_key = "sk-test"\n\n'
+        f'[providers.anthropic]\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
+    )
+    return home
+
+
+def ask(golem, server, *args: str, tokens: tuple[int, int] = (1_000_000, 100_000)) -> dict:
+    server.enqueue(Scenario(reply=Reply(text="ok", input_tokens=tokens[0], output_tokens=tokens[1])))
+    result = golem("ask", "--json", *args)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def usage(golem, *args: str) -> list[dict]:
+    result = golem("usage", "--json", *args)
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def test_totals_by_model_count_each_run_once_across_forks(golem, server):
+    a = ask(golem, server, "-m", "openai:gpt-4o-mini", "one")["conversationId"]  # $0.15 + $0.06
+    ask(golem, server, "--cid", a, "two")
+    b = ask(golem, server, "-m", "anthropic:claude-haiku-4-5", "three")["conversationId"]  # $1 + $0.50
+    fork = golem("fork", a, "--no-chat").out.strip()  # copies both runs of a
+    ask(golem, server, "--cid", fork, "four")
+    rows = {r["model"]: r for r in usage(golem)}
+    assert rows["openai:gpt-4o-mini"]["runs"] == 3  # two in a (and the fork's copies of them), one in the fork
+    assert rows["openai:gpt-4o-mini"]["cost"] == pytest.approx(3 * 0.21)
+    assert rows["openai:gpt-4o-mini"]["usage"]["inputTokens"] == 3_000_000
+    assert rows["anthropic:claude-haiku-4-5"]["cost"] == pytest.approx(1.5)
+    assert list(rows) == ["anthropic:claude-haiku-4-5", "openai:gpt-4o-mini"]  # largest cost first
+    by_conversation = {r["conversation"]: r["runs"] for r in usage(golem, "--by", "conversation")}
+    assert by_conversation == {a: 2, b: 1, fork: 1}  # a copied run counts under the oldest conversation
+    text = golem("usage").out
+    assert "openai:gpt-4o-mini" in text and "total" in text and "$2.13" in text
+
+
+def test_the_index_follows_new_runs_a_deleted_conversation_and_a_lost_index(golem, server, home):
+    a = ask(golem, server, "-m", "openai:gpt-4o-mini", "one")["conversationId"]
+    assert usage(golem)[0]["runs"] == 1
+    ask(golem, server, "--cid", a, "two")
+    assert usage(golem)[0]["runs"] == 2  # a turn's records are seen on the next query
+    b = ask(golem, server, "-m", "openai:gpt-4o-mini", "three")["conversationId"]
+    assert usage(golem)[0]["runs"] == 3
+    assert golem("delete", b, "--yes").code == 0
+    assert usage(golem)[0]["runs"] == 2
+    (home / "usage.sqlite").unlink()
+    assert usage(golem)[0]["runs"] == 2  # rebuilt from the sidecars
+    (home / "usage.sqlite").write_bytes(b"not a database")
+    result = golem("usage", "--json")
+    assert result.code == 0 and json.loads(result.out)[0]["runs"] == 2
+    (home / "usage.sqlite").unlink()
+    os.mkfifo(home / "usage.sqlite")  # would block SQLite's first read
+    result = golem("usage", "--json", timeout=60)
+    assert result.code == 0 and json.loads(result.out)[0]["runs"] == 2
+
+
+def test_since_and_by_day(golem, server, home):
+    cid = ask(golem, server, "-m", "openai:gpt-4o-mini", "one")["conversationId"]
+    log = Store(home).messages_path(cid).with_name(f"{cid}.runs.jsonl")
+    lines = log.read_bytes().splitlines()
+    old = json.loads(lines[0]) | {"started": 1_700_000_000.0}  # 2023-11-14 UTC: the same run, started earlier
+    log.write_bytes(b"\n".join([json.dumps(old).encode(), *lines[1:]]) + b"\n")
+    assert [r["day"] for r in usage(golem, "--by", "day")] == ["2023-11-14"]
+    assert usage(golem, "--since", "2023-11-14")[0]["runs"] == 1
+    assert usage(golem, "--since", "2023-11-15") == []
+    assert "No runs recorded since 2023-11-15." in golem("usage", "--since", "2023-11-15").out
+    for bad in (["--since", "yesterday"], ["--by", "week"]):
+        assert_one_line_error(golem("usage", *bad))
+
+
+def test_an_unknown_price_is_counted_apart(golem, server, home):
+    with (home / "config.toml").open("a") as f:
+        f.write(f'\n[providers.local]\nbase_url = "{server.openai_base_url}"\napi_key = "sk-test"\n')
+    ask(golem, server, "-m", "local:echo", "one")
+    (row,) = usage(golem)
+    assert (row["model"], row["cost"], row["unpricedRuns"]) == ("local:echo", 0.0, 1)
+    assert 'runs of models with no known price are not in the cost' in golem("usage").out
