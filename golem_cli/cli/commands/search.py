@@ -83,9 +83,9 @@ def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = No
             for hit in hits
         ])  # fmt: skip
         return 0
-    from golem_cli.cli.render.short_ids import HINT_LENGTH
+    from golem_cli.cli.render.short_ids import PREFIX_LENGTH
 
-    width = max([HINT_LENGTH, *found.prefixes.values()])
+    width = max([PREFIX_LENGTH, *found.prefixes.values()])
     for hit in hits:
         title = hit.meta.display_title[:40]
         console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from golem_cli.cli.errors import EXIT_INTERRUPTED, EXIT_OK, describe, exit_code_for, stopped_at_question
 from golem_cli.cli.render.notices import ending_notice, what_is_saved
+from golem_cli.cli.render.short_ids import handle, handle_markup
 
 if TYPE_CHECKING:
     from golem_cli.session import TurnOutcome
@@ -77,13 +78,12 @@ class Footer:
 
 
 def chat_footer(
-    outcome: TurnOutcome, *, stopped: str, unsaved: BaseException | None, unsaved_before: bool, cid_markup: str,
-    width: int,
-) -> Footer:  # fmt: skip
+    outcome: TurnOutcome, *, stopped: str, unsaved: BaseException | None, unsaved_before: bool, width: int
+) -> Footer:
     """The turn's last lines in the REPL: how it ended when not normally, whether it is saved
     when a save was refused (``unsaved``: this turn's refusal; ``unsaved_before``: an earlier
     one's that this turn's save made good), then its IDs and counts (on one line when ``width``
-    allows). ``cid_markup``: the conversation's ID as the REPL highlights it."""
+    allows), each ID as its handle (``short_ids.handle``: ``/ids`` shows them whole)."""
     from rich.markup import escape
 
     from golem_cli.cli.render.terminal_text import visible
@@ -99,9 +99,10 @@ def chat_footer(
         lines.append("[dim]Saved: the turns kept in memory are on disk now.[/dim]")
     u = outcome.usage
     tokens = f" · {u.input_tokens} in / {u.output_tokens} out tokens" if not u.is_zero() else ""
-    plain = f"run {outcome.run_id} · conversation {outcome.conversation_id}"
+    run, cid = handle(outcome.run_id), handle(outcome.conversation_id)
+    plain = f"run {run} · conversation {cid}"
     counts = f"{outcome.stored} {'stored' if unsaved is None else 'not saved'}, {outcome.sent} sent{tokens}"
-    shown = f"[dim]run {outcome.run_id} · conversation[/dim] {cid_markup}"
+    shown = f"[dim]run {run} · conversation[/dim] {handle_markup(outcome.conversation_id)}"
     one_line = len(f"{plain} · {counts}") <= width
     return Footer(lines=lines, ids=f"{shown}[dim] · {counts}[/dim]" if one_line else f"{shown}\n[dim]{counts}[/dim]")
 

@@ -437,7 +437,7 @@ class Repl:
         from golem_cli.cli.render.turn import chat_footer
 
         footer = chat_footer(outcome, stopped=stopped, unsaved=self.session.unsaved, unsaved_before=unsaved_before,
-                             cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width)  # fmt: skip
+                             width=self.console.width)  # fmt: skip
         for line in footer.lines:
             self.console.print(line)
         self.console.print(footer.ids, soft_wrap=True)
@@ -445,8 +445,9 @@ class Repl:
     def id_markup(self, cid: str, *, hint: bool = False) -> str:
         """A conversation ID with the part that is enough to type highlighted; as a hint,
         only that part (at least a few characters)."""
-        unique = self.session.store.unique_prefixes([cid])[cid]
-        return short_ids.markup(cid, unique, len(short_ids.hint(cid, unique)) if hint else None)
+        if hint:
+            return short_ids.handle_markup(cid)
+        return short_ids.markup(cid, self.session.store.unique_prefixes([cid])[cid])
 
     def goodbye(self) -> int:
         """The chat's last line; the exit code: 1 when the store refused the conversation to
