@@ -41,6 +41,7 @@ from golem_cli.store.errors import (
     ConversationLocked,
     ConversationNotFound,
     CorruptConversation,
+    ForkPointOutOfRange,
     InvalidReference,
     StoreError,
 )
@@ -469,9 +470,10 @@ class Store:
 
         messages = self.load(cid)
         shown = numbered(messages)
+        if at is not None and not 1 <= at <= shown:
+            empty = "; for a new conversation, run `golem chat`" if at < 1 else ""
+            raise ForkPointOutOfRange(f"conversation {cid} has {shown} messages: fork at 1 to {shown}{empty}")
         at = shown if at is None else at
-        if not 0 <= at <= shown:
-            raise StoreError(f"conversation {cid} has {shown} messages; fork at 0 to {shown}")
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]

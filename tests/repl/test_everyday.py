@@ -11,7 +11,7 @@ from golem_cli.core.messages import is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
-from tests.repl.conftest import PATIENCE
+from tests.repl.conftest import PATIENCE, plain
 from tests.repl.test_chat import banner_cid
 
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
@@ -137,22 +137,44 @@ def test_footer_counts_agree_with_the_request_on_every_path(spawn, home, server)
     chat.leave()
 
 
-def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
+def test_a_tool_turn_counts_what_its_last_request_carried(spawn, home, server, tmp_path):
+    """A tool turn makes a request per round: the footer said "1 sent" (its first) for a turn
+    whose last request carried the system prompt, the prompt, the call and its result."""
+    from tests.providerserver import ToolCallSpec
+
+    (tmp_path / "notes.txt").write_text("hello\n")
+    home.joinpath("config.toml").write_text(f'tool_root = "{tmp_path}"\n' + home.joinpath("config.toml").read_text())
+    server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("c1", "read_file", '{"path": "notes.txt"}')])))
+    chat = spawn("chat", "-T", "fs", "--system", "be brief")
+    chat.prompt()
+    out = chat.say("read it")
+    assert "tool results: c1" in out
+    assert _sent_in_last_request(server) == 4 and "5 stored, 4 sent" in out, out
+    chat.leave()
+
+
+def test_the_banner_highlights_the_prefix_and_hints_print_the_tail(spawn, home):
+    """The banner shows the whole ID, its unique prefix highlighted; the footer and the resume
+    hint print its random tail, which a conversation made a moment later does not share."""
     from golem_cli.core.messages import Message
 
     store = Store(home)
     other = store.create([Message(role="user", content="made a moment before")])
     chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    raw = chat.expect_raw("you>")
+    cid = banner_cid(plain(raw))
     unique = store.unique_prefixes([cid])[cid]
     assert unique > 8 and other[:8] == cid[:8]  # made within a minute: the first 8 are shared
-    chat.child.sendline("hello")
-    raw = chat.expect_raw(FOOTER)
     assert f"\x1b[1;36m{cid[:unique]}\x1b[0m\x1b[2;36m{cid[unique:]}" in raw
+    chat.child.sendline("hello")
+    footer = chat.expect(FOOTER)
+    assert f"conversation {cid[-12:]}" in footer and cid not in footer
     chat.prompt()
     out = chat.leave()
     typed = re.search(r"golem resume (\S+)", out).group(1)
-    assert typed == cid[:unique] and store.resolve(typed) == cid
+    assert typed == cid[-12:] and store.resolve(typed) == cid
+    store.create([Message(role="user", content="made a moment after")])
+    assert store.resolve(typed) == cid
 
 
 def test_resume_picker_asks_again_and_empty_leaves(spawn, home):

@@ -292,8 +292,6 @@ def fork(
     from golem_cli.cli.repl.start import run_repl
     from golem_cli.core.ids import new_id
 
-    if at is not None and at < 1:
-        raise InputError(f"--at {at} would copy no messages; for a new conversation, run `golem chat`")
     if no_chat and options:
         raise InputError("-o sets options for the chat; --no-chat starts none")
     store = _store()
