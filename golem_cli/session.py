@@ -382,8 +382,12 @@ class ChatSession:
 
     def needs_repair(self) -> bool:
         """Whether a call is left without a result (a tool round that was interrupted)."""
+        return bool(self.open_calls())
+
+    def open_calls(self) -> set[str]:
+        """The IDs of the calls that have no result."""
         answered = {m.tool_call_id for m in self.history if m.role == "tool"}
-        return any(c.id and c.id not in answered for m in self.history for c in m.tool_calls)
+        return {c.id for m in self.history for c in m.tool_calls if c.id and c.id not in answered}
 
     def normalize(self) -> tuple[list[Message], HistoryRepair]:
         """Repair this conversation now; returns the history before and the report."""

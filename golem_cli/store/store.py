@@ -294,7 +294,7 @@ class Store:
         The index is brought up to date first (``Index.catch_up``: the text of conversations
         it does not hold yet is read then, with progress); it names the conversations that may
         match, newest first, and each is confirmed in its file."""
-        from golem_cli.store.search import Found, Hit, first_hit, parse_query
+        from golem_cli.store.search import Found, Hit, first_hit, parse_query, shared_with_forks
 
         query = parse_query(text)
         self.index.catch_up()
@@ -318,6 +318,7 @@ class Store:
         finally:
             candidates.close()  # ends its read of the index
         problems = dict(self.index.problems()) | unreadable
+        hits = shared_with_forks(hits)
         prefixes = self.unique_prefixes(h.meta.id for h in hits) if hits else {}
         return Found(hits, sorted(problems.items()), prefixes)
 

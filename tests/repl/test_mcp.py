@@ -237,7 +237,7 @@ def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn
     chat.prompt()
     assert stored(home)[-1].tool_calls[0].id == "call_1"  # the call stays, without a result
     out = chat.say("and now?")
-    assert "Repaired this conversation" in out and "demo__slow" in out
+    assert "Closed the call Ctrl-C stopped (demo__slow)." in out and "Repaired" not in out
     child = int(out.split("tool results: call_2 ")[1].split()[0])
     server_pid = int((marks / "slow-started").read_text())
     chat.leave()

@@ -438,13 +438,34 @@ def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_repaired(spawn,
     history = stored(project.parent)
     assert history[-1].tool_calls[0].id == "call_1"  # the call stays, without a result
     out = chat.say("and now?")
-    assert "Repaired this conversation" in out and "run_command" in out
+    # golem's own interruption, closed in one quiet line (the damage report was for damage)
+    assert "Closed the call Ctrl-C stopped (run_command)." in out and "Repaired" not in out
     assert "echo: and now?" in out
     chat.leave()
     history = stored(project.parent)
     closed = [m for m in history if m.role == "tool"]
     assert [(m.tool_call_id, m.content) for m in closed] == [("call_1", INTERRUPTED)]
     assert not (project / "late").exists()
+
+
+def test_leaving_after_ctrl_c_closes_the_stopped_call_so_a_resume_reports_nothing(spawn, server: ProviderServer,
+                                                                                 project: Path):  # fmt: skip
+    server.enqueue(calls(("call_1", "run_command", {"command": "echo $$ > pid; sleep 60"})))
+    chat = spawn("chat", "-T", "shell", "--yes")
+    chat.prompt()
+    chat.child.sendline("run it")
+    chat.expect(r"running run_command · \d")
+    wait_for(project / "pid")
+    chat.child.sendintr()
+    assert "Stopped run_command after " in chat.turn()
+    chat.prompt()
+    out = chat.leave()
+    assert "Closed the call Ctrl-C stopped (run_command)." in out and "Repaired" not in out
+    assert [(m.tool_call_id, m.content) for m in stored(project.parent) if m.role == "tool"] == [("call_1", INTERRUPTED)]
+    again = spawn("resume", "last")
+    out = again.prompt()
+    assert "Repaired" not in out and "Closed" not in out
+    again.leave()
 
 
 def test_ctrl_c_at_the_question_stops_with_the_batch_closed(spawn, server: ProviderServer, project: Path):

@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
     from golem_cli.cli.attach import Attachment
     from golem_cli.cli.tools.choice import ToolChoice
-    from golem_cli.core.messages import Part
+    from golem_cli.core.history.repair import HistoryRepair
+    from golem_cli.core.messages import Message, Part
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.tools.toolbox import Toolbox
 
@@ -75,6 +76,7 @@ class Repl:
         self.tools = tools  # how /tools builds the toolbox when none is enabled yet
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._after_answer: KeysAfterAnswer | None = None  # keys typed after a one-key answer to a tool question
+        self._stopped_calls: set[str] = set()  # calls this chat's Ctrl-C left open, closed at the next turn
 
     @property
     def session(self) -> ChatSession:
@@ -261,13 +263,37 @@ class Repl:
             renderer.finish()
         self.footer(outcome, view.stopped_line() if view is not None else "", unsaved_before=unsaved_before)
         self.tool_notices()
+        if outcome.interrupted:
+            self._stopped_calls = self.session.open_calls()
         return outcome
 
     def _repair_before_the_turn(self) -> None:
-        """An interrupted tool round is closed before the next run, with its report."""
-        if self.session.needs_repair():
-            before, repair = self.session.normalize()
+        """An interrupted tool round is closed before the next run: in one quiet line when all
+        it closes is what this chat's own Ctrl-C left open, else with the whole report (damage
+        golem did not cause, or did not see happen)."""
+        if not self.session.needs_repair():
+            return
+        before, repair = self.session.normalize()
+        names = self._only_stopped_calls(before, repair)
+        if names is None:
             self._print_lines(slash.report_lines(before, self.session.history, repair))
+            return
+        from rich.markup import escape
+
+        calls = "call" if len(names) == 1 else "calls"
+        self.console.print(f"[dim]Closed the {calls} Ctrl-C stopped ({escape(visible(', '.join(names)))}).[/dim]",
+                           highlight=False)  # fmt: skip
+
+    def _only_stopped_calls(self, before: list[Message], repair: HistoryRepair) -> list[str] | None:
+        """The tools of the calls ``repair`` closed when that is all it did and each was one
+        this chat's Ctrl-C left open; else None."""
+        from golem_cli.cli.render.findings import SYNTHESIZED, repair_findings
+
+        stopped, self._stopped_calls = self._stopped_calls, set()
+        found = repair_findings(before, self.session.history, repair)
+        if not found or any(f.kind != SYNTHESIZED or f.call_id not in stopped for f in found):
+            return None
+        return list(dict.fromkeys(f.tool_name for f in found))
 
     def _tool_view(self, renderer: ReplyRenderer) -> ToolView | None:
         """The view of the turn's tool calls and their questions, when the chat has tools."""
@@ -455,6 +481,8 @@ class Repl:
         if self._session is None or (self.session.created_here and self.session.is_empty):
             self.console.print("[dim]Nothing said, nothing saved.[/dim]")
             return 0
+        if self._stopped_calls and self.session.unsaved is None and self.session.needs_repair():
+            self._repair_before_the_turn()  # closed now: a resume later has nothing to report
         if self.session.unsaved is not None and not self.keep_unsaved():
             return 1
         cid = self.session.conversation_id
