@@ -214,7 +214,9 @@ def shared_with_forks(hits: list[Hit]) -> list[Hit]:
 
     def origin(hit: Hit) -> Hit:
         seen = {hit.meta.id}
-        while (parent := by_id.get(hit.meta.parent)) is not None and parent.meta.id not in seen and _copied(hit, parent):
+        while (parent := by_id.get(hit.meta.parent)) is not None and parent.meta.id not in seen:
+            if not _copied(hit, parent):
+                break
             seen.add(parent.meta.id)
             hit = parent
         return hit
