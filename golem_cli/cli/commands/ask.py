@@ -262,6 +262,19 @@ def _turn(
         session.close()
 
 
+def reply_ending(outcome: TurnOutcome) -> str:
+    """How the reply ended, in the one word ``--json``'s ``ending`` gives (docs/json.md):
+    ``interrupted`` (Ctrl-C), ``error`` (a failure cut it, or nothing came), ``refused``,
+    ``cut_off`` (a token limit or a content filter) or ``complete``."""
+    if outcome.interrupted:
+        return "interrupted"
+    if outcome.error is not None:
+        return "error"
+    if outcome.refusal:
+        return "refused"
+    return "cut_off" if outcome.cut_off else "complete"
+
+
 def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[str, object]]) -> None:
     """The turn as one JSON object (docs/json.md): the reply without the stored
     ``[reply interrupted]`` mark, which ``interrupted`` says."""
@@ -269,10 +282,11 @@ def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[
     from golem_cli.cli.render.console import camel, print_json
     from golem_cli.core.messages import unmark_interrupted
 
+    ending = reply_ending(outcome)
     print_json({
         "reply": unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply, "runId": outcome.run_id,
         "conversationId": outcome.conversation_id, "model": session.model.name,
-        "usage": camel(outcome.usage.to_json()), "interrupted": not outcome.finished,
+        "usage": camel(outcome.usage.to_json()), "ending": ending, "interrupted": ending in ("interrupted", "error"),
         "error": None if outcome.error is None else describe(outcome.error),
         "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         "repaired": repaired, "tookOverLock": session.took_over or None,
