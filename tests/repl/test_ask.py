@@ -303,6 +303,8 @@ def test_bad_options_are_refused_before_anything_is_sent(home, server):
     for args, says in [
         (["-o", "temperature", "hot"], "option temperature = 'hot' given with -o is not a number from 0 to 2"),
         (["-o", "colour", "red"], "unknown model option 'colour'"),
+        (["-o", "temprature", "0.2"], "unknown model option 'temprature' given with -o (did you mean temperature?)"),
+        (["-o", "temperature", "3"], "option temperature = 3 given with -o is out of range: it takes a number from 0 to 2"),
         (["-o", "thinking_budget", "2048"], "thinking_budget is an option of Anthropic models"),
         (["-m", "claude:claude-test", "-o", "seed", "3"], "seed is not an option of Anthropic models"),
     ]:
