@@ -240,3 +240,18 @@ def test_a_dropped_stream_says_kept_once(spawn, home, server):
     said = out.split("error:")[1].split("\nrun ")[0]  # the error and the line after it, not the footer
     assert said.count("saved") == 1 and "The partial reply is saved" in said and "kept" not in said, said
     chat.leave()
+
+
+def test_title_alone_shows_the_title_and_tools_has_a_legend(spawn, home):
+    """``/title`` alone printed its usage; ``/tools`` had marks nobody explained, and said
+    nothing when no tool was enabled."""
+    chat = spawn("chat")
+    chat.prompt()
+    assert "No title yet. /title TEXT names it." in chat.command("/title", "names it")
+    chat.say("what is a monad")
+    assert 'listed as "what is a monad"' in chat.command("/title", "names it")
+    chat.command("/title Monads", "Title set")
+    assert "Title: Monads" in chat.command("/title", "Title: Monads")
+    out = chat.command("/tools", "Nothing is enabled in this chat yet.")
+    assert "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking" in out
+    chat.leave()

@@ -237,8 +237,16 @@ async def _attach(repl: Repl, arg: str) -> None:
 
 
 async def _title(repl: Repl, arg: str) -> None:
+    """``/title`` alone shows the title (as ``/model`` and ``/system`` show theirs)."""
     if not arg:
-        repl.console.print("Usage: /title TEXT")
+        from golem_cli.cli.render.terminal_text import visible
+
+        meta = repl.session.store.meta(repl.session.conversation_id)
+        if meta.title:
+            repl.console.print(f"Title: {visible(meta.title)}", highlight=False, markup=False)
+        else:
+            shown = f' (until then it is listed as "{visible(meta.display_title)}")' if meta.display_title else ""
+            repl.console.print(f"No title yet{shown}. /title TEXT names it.", highlight=False, markup=False)
         return
     repl.session.store.set_title(repl.session.conversation_id, arg)
     repl.console.print(f"Title set: {arg}", highlight=False, markup=False)
@@ -271,7 +279,9 @@ async def _tools(repl: Repl, arg: str) -> None:
 
     for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
         repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
-    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow NAME", highlight=False, markup=False)
+    lines = ["/tools enable NAME, /tools disable NAME, /tools allow NAME", TOOLS_LEGEND]
+    for line in lines if box.enabled else [*lines, NOTHING_ENABLED]:
+        repl.console.print(line, highlight=False, markup=False)
 
 
 def _toolbox(repl: Repl) -> Toolbox | None:
@@ -316,6 +326,9 @@ async def _allow(repl: Repl, box: Toolbox, names: list[str]) -> str:
     return said + (f" (Waiting for their tool server: {waiting}.)" if waiting else "")
 
 
+TOOLS_LEGEND = "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking"
+NOTHING_ENABLED = "Nothing is enabled in this chat yet."
+
 _TOOL_ACTIONS: dict[str, Callable[[Repl, Toolbox, list[str]], Awaitable[str]]] = {
     "enable": _enable,
     "disable": _disable,
@@ -339,7 +352,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
     "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
-    "/title": ("/title TEXT", "name this conversation"),
+    "/title": ("/title [TEXT]", "show or set this conversation's name"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
