@@ -22,3 +22,15 @@ def test_one_imported_message_is_one_message(golem, tmp_path):
     done = golem("import", str(one))
     assert done.code == 0, done.err
     assert "imported 1 message as " in done.out
+
+
+def test_ask_no_save_leaves_nothing(golem, home, tmp_path):
+    """Throwaway questions from scripts filled the list."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = golem("ask", "--no-save", "-m", "offline:echo", "hi", env={"TMPDIR": str(scratch)})
+    assert done.code == 0 and "You said: hi" in done.out, done.err
+    assert golem("list", "--json").out.strip() == "[]"
+    assert list(scratch.iterdir()) == []  # its temporary store is gone too
+    refused = golem("ask", "--no-save", "-c", "-m", "offline:echo", "hi")
+    assert refused.code == 2 and "--no-save asks a throwaway question" in refused.err

@@ -39,6 +39,9 @@ System = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print reply, IDs and usage as one JSON object.")]
 NoStream = Annotated[bool, typer.Option("--no-stream", help="Print the reply only once it is complete.")]
+NoSave = Annotated[
+    bool, typer.Option("--no-save", help="A throwaway question: nothing is kept (not with -c or --cid).")
+]
 Attach = Annotated[
     list[str] | None,
     typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
@@ -61,6 +64,7 @@ def ask(
     tool: Tools = None,
     allow: Allow = None,
     yes: Yes = False,
+    no_save: NoSave = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
@@ -71,9 +75,11 @@ def ask(
 
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
+    if no_save and (continue_last or cid):
+        raise InputError("--no-save asks a throwaway question; -c and --cid continue a saved conversation")
     attached = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt, attached=bool(attached))
-    store = open_store()
+    store = _throwaway_store() if no_save else open_store()
     existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
     settings = run_options(options, choice.model)
     tools = choose_tools(choice.settings, tool, allow, yes)
@@ -93,6 +99,22 @@ def ask(
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
     return end.exit_code
+
+
+def _throwaway_store() -> Store:
+    """A store in a temporary directory, removed when golem exits: ``--no-save`` runs the turn
+    as every other (the prompt on disk before the model is asked), and leaves nothing in the
+    user's store, so scripts do not fill the list."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from golem_cli.store import Store
+
+    where = tempfile.mkdtemp(prefix="golem-ask-")
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    return Store(Path(where))
 
 
 def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:
