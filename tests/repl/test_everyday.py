@@ -255,3 +255,35 @@ def test_title_alone_shows_the_title_and_tools_has_a_legend(spawn, home):
     out = chat.command("/tools", "Nothing is enabled in this chat yet.")
     assert "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking" in out
     chat.leave()
+
+
+def test_at_60_columns_the_banner_and_tool_previews_break_at_words(home, server, tmp_path):
+    """The banner, the tools line and tool-result previews were cut by the terminal in the
+    middle of words ("edit\\n_file", "logg\\ning"): each line now fits, broken between words,
+    and a preview line too long for the screen ends in an ellipsis."""
+    import pexpect
+
+    from tests.providerserver import ToolCallSpec
+    from tests.repl.conftest import GOLEM, Chat, golem_env
+
+    (tmp_path / "log.txt").write_text("the server started logging " + "x" * 30 + " and kept on going for a while\n")
+    home.joinpath("config.toml").write_text(f'tool_root = "{tmp_path}"\n' + home.joinpath("config.toml").read_text())
+    server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("c1", "read_file", '{"path": "log.txt"}')])))
+    child = pexpect.spawn(GOLEM, ["chat", "-T", "fs"], env=golem_env(home) | {"COLUMNS": "60"}, encoding="utf-8",
+                          dimensions=(40, 60), timeout=PATIENCE)  # fmt: skip
+    try:
+        chat = Chat(child)
+        chat.prompt()
+        banner = chat.screen()[:6]
+        assert banner[:5] == ["golem 0.1.0 · model local:echo", banner[1], "/help for commands · Alt+Enter for a newline",
+                              "Ctrl-C stops a reply · Ctrl-D exits", "tools: read_file, list_files, search_files, write_file,"]
+        assert banner[5].startswith("edit_file in"), banner  # the path after it is longer than the screen: whole
+        chat.child.sendline("read the log")
+        chat.turn()
+        chat.prompt()
+        screen = chat.screen()
+        (preview,) = [line for line in screen if line.startswith("    the server started")]
+        assert len(preview) == 60 and preview.endswith("…"), screen
+        assert not any(line.startswith("ing") for line in screen), screen
+    finally:
+        child.terminate(force=True)

@@ -207,7 +207,7 @@ class ToolView:
         summary = summarize_args(call.args)
         if summary:
             line.append("  " + summary, style="cyan")
-        self.console.print(line, soft_wrap=True)
+        self.console.print(line, no_wrap=True, overflow="ellipsis")  # one line, cut to the width
 
     def print_result(self, call: ToolCall, result: Message) -> None:
         from rich.text import Text
@@ -220,8 +220,8 @@ class ToolView:
         if more:
             head.append(f" · {len(shown) + more} lines, {self.full_hint} shows all", style="dim")
         self.console.print(head, soft_wrap=True)
-        for line in shown:
-            self.console.print(Text("    " + line, style="dim"), soft_wrap=True)
+        for line in shown:  # a preview: each line cut to the width, never wrapped mid-word
+            self.console.print(Text("    " + line, style="dim"), no_wrap=True, overflow="ellipsis")
         if more:
             self.console.print(Text(f"    … {more} more line{'s' if more != 1 else ''}", style="dim"))
 
