@@ -287,3 +287,22 @@ def test_at_60_columns_the_banner_and_tool_previews_break_at_words(home, server,
         assert not any(line.startswith("ing") for line in screen), screen
     finally:
         child.terminate(force=True)
+
+
+def test_new_starts_a_new_conversation_without_leaving(spawn, home):
+    chat = spawn("chat", "--system", "be brief")
+    first = banner_cid(chat.prompt())
+    assert "still empty" in chat.command("/new", "still empty")
+    chat.say("in the first")
+    out = chat.command("/new", "New conversation")
+    assert f"golem resume {first[-12:]}" in out
+    second = re.search(r"New conversation ([0-9a-f-]{36})\.", out).group(1)
+    assert second != first
+    chat.say("in the second")
+    out = chat.leave()
+    assert f"golem resume {second[-12:]}" in out
+    store = Store(home)
+    assert [m.content for m in store.load(first)] == ["be brief", "in the first", "echo: in the first"]
+    assert [m.content for m in store.load(second)] == ["be brief", "in the second", "echo: in the second"]
+    store.lock(first).release()  # neither is left held
+    store.lock(second).release()

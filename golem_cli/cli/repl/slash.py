@@ -91,6 +91,27 @@ async def _fork(repl: Repl, arg: str) -> None:
     repl.console.print(f"Forked {repl.id_markup(old, hint=True)} into {repl.id_markup(new)}; continuing in the fork.")
 
 
+async def _new(repl: Repl, arg: str) -> None:
+    """A new conversation without leaving the chat: the same model, options, system prompt
+    and tools; the one left is saved (and released), named by what resumes it."""
+    from golem_cli.session import ChatSession
+
+    old = repl.session
+    if old.is_empty:
+        repl.console.print("This conversation is still empty: type a prompt to start it.")
+        return
+    if old.unsaved is not None:  # the store refused its last save: not left behind unsaved
+        repl.console.print("The last turn is not saved yet (see above); /new waits until a turn saves it.")
+        return
+    new = ChatSession.start(old.store, old.model, system=old.system, max_messages=old.max_messages, tools=old.toolbox)
+    new.context_tokens, new.options, new.keep_unsaved = old.context_tokens, old.options, old.keep_unsaved
+    old.close()  # its lock; the toolbox (and its servers) go on in the new conversation
+    repl.session = new
+    resume = repl.id_markup(old.conversation_id, hint=True)
+    repl.console.print(f"[dim]Saved the last conversation (golem resume[/dim] {resume}[dim]). New conversation[/dim] "
+                       f"{repl.id_markup(new.conversation_id)}.")  # fmt: skip
+
+
 async def _model(repl: Repl, arg: str) -> None:
     if not arg:
         repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
@@ -344,6 +365,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/help": ("/help", "this list"),
     "/ids": ("/ids", "conversation ID, last run ID and the file"),
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
+    "/new": ("/new", "start a new conversation (same model, options and tools) without leaving"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
     "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
     "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
@@ -357,7 +379,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
-    "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
+    "/help": _help, "/ids": _ids, "/fork": _fork, "/new": _new, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
