@@ -306,3 +306,21 @@ def test_new_starts_a_new_conversation_without_leaving(spawn, home):
     assert [m.content for m in store.load(second)] == ["be brief", "in the second", "echo: in the second"]
     store.lock(first).release()  # neither is left held
     store.lock(second).release()
+
+
+def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(spawn, home, tmp_path):
+    import base64
+
+    chat = spawn("chat")
+    chat.prompt()
+    assert "Nothing to copy yet" in chat.command("/copy", "Nothing to copy")
+    chat.say("hello there")
+    chat.child.sendline("/copy")
+    raw = chat.expect_raw("Not every terminal accepts it")
+    assert "\x1b]52;c;" + base64.b64encode(b"echo: hello there").decode() + "\x07" in raw
+    chat.prompt()
+    target = tmp_path / "reply.txt"
+    assert "Wrote the last reply" in chat.command(f"/copy {target}", "Wrote the last reply")
+    assert target.read_text() == "echo: hello there\n"
+    assert "exists" in chat.command(f"/copy {target}", "only a new file")
+    chat.leave()

@@ -112,6 +112,49 @@ async def _new(repl: Repl, arg: str) -> None:
                        f"{repl.id_markup(new.conversation_id)}.")  # fmt: skip
 
 
+async def _copy(repl: Repl, arg: str) -> None:
+    """The last reply, to the clipboard through the terminal (OSC 52, which not every terminal
+    accepts: said so), or with ``/copy FILE`` to a new file."""
+    from golem_cli.core.messages import unmark_interrupted
+
+    reply = next((m.content for m in reversed(repl.session.history) if m.role == "assistant" and m.content), "")
+    if not reply:
+        repl.console.print("Nothing to copy yet: no reply has text.")
+        return
+    reply = unmark_interrupted(reply)
+    if arg:
+        _copy_to_file(repl, arg, reply)
+        return
+    import base64
+
+    out = repl.console.file
+    out.write("\x1b]52;c;" + base64.b64encode(reply.encode()).decode("ascii") + "\x07")  # golem's own sequence
+    out.flush()
+    repl.console.print(f"Copied the last reply ({len(reply):,} characters) through the terminal (OSC 52). Not every "
+                       "terminal accepts it (tmux needs set-clipboard on): /copy FILE writes it to a file.",
+                       highlight=False, markup=False)  # fmt: skip
+
+
+def _copy_to_file(repl: Repl, name: str, reply: str) -> None:
+    """The reply written to a file that does not exist yet (one line says why not)."""
+    from pathlib import Path
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    path = Path(name).expanduser()
+    shown = visible(str(path))
+    try:
+        with path.open("x", encoding="utf-8") as f:
+            f.write(reply if reply.endswith("\n") else reply + "\n")
+    except FileExistsError:
+        said = f"{shown} exists: /copy writes only a new file."
+    except OSError as e:
+        said = f"Cannot write {shown}: {e.strerror}."
+    else:
+        said = f"Wrote the last reply to {shown}."
+    repl.console.print(said, highlight=False, markup=False, soft_wrap=True)  # a path is never broken
+
+
 async def _model(repl: Repl, arg: str) -> None:
     if not arg:
         repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
@@ -366,6 +409,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/ids": ("/ids", "conversation ID, last run ID and the file"),
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
     "/new": ("/new", "start a new conversation (same model, options and tools) without leaving"),
+    "/copy": ("/copy [FILE]", "copy the last reply (to the clipboard through the terminal, or to a new FILE)"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
     "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
     "/trim": ("/trim N [tokens]", "send at most the newest N messages (or about N tokens) per run"),
@@ -379,7 +423,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
-    "/help": _help, "/ids": _ids, "/fork": _fork, "/new": _new, "/model": _model, "/system": _system,
+    "/help": _help, "/ids": _ids, "/fork": _fork, "/new": _new, "/copy": _copy, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
