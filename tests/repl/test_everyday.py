@@ -324,3 +324,49 @@ def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(spawn, home, tmp
     assert target.read_text() == "echo: hello there\n"
     assert "exists" in chat.command(f"/copy {target}", "only a new file")
     chat.leave()
+
+
+def test_tab_completes_what_each_slash_command_takes(spawn, home, tmp_path):
+    """As the shell completion does: paths after /attach, models after /model, tools after
+    /tools enable, option names after /option."""
+    (tmp_path / "notes-for-golem.txt").write_text("hello\n")
+    chat = spawn("chat")
+    chat.prompt()
+    for typed, completed in [("/model local:e", "/model local:echo"), ("/option temp", "/option temperature"),
+                             ("/tools enable sh", "/tools enable shell"),
+                             (f"/attach {tmp_path}/notes-for", f"/attach {tmp_path}/notes-for-golem.txt")]:  # fmt: skip
+        chat.child.send(typed)
+        chat.child.send("\t")
+        assert on_screen(chat, f"you> {completed}"), chat.screen()
+        chat.child.sendcontrol("c")  # clears the line
+        chat.prompt()
+    chat.leave()
+
+
+def on_screen(chat, line: str) -> bool:
+    """Whether ``line`` shows on the screen within PATIENCE (what golem printed is awaited,
+    a piece at a time: a completion is drawn among cursor moves, never as one string)."""
+    deadline = time.monotonic() + PATIENCE
+    while line not in [row.strip() for row in chat.screen()]:
+        if time.monotonic() > deadline:
+            return False
+        try:
+            chat.child.expect(r"\S", timeout=1)
+        except pexpect.TIMEOUT:
+            pass
+    return True
+
+
+def test_ctrl_x_ctrl_e_opens_the_prompt_in_the_editor(spawn, home, tmp_path):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "written in the editor" > "$1"\n')
+    editor.chmod(0o755)
+    chat = spawn("chat", env={"EDITOR": str(editor), "VISUAL": str(editor)})
+    chat.prompt()
+    chat.child.send("typed first")
+    chat.child.sendcontrol("x")
+    chat.child.sendcontrol("e")
+    assert on_screen(chat, "you> written in the editor"), chat.screen()
+    chat.child.send("\r")
+    assert "echo: written in the editor" in chat.turn()
+    chat.leave()

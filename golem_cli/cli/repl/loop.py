@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app, get_app_or_none
-from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
@@ -36,6 +35,7 @@ from golem_cli.cli.render.console import rich_console
 from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
 from golem_cli.cli.repl import slash
+from golem_cli.cli.repl.completer import SlashCompleter
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
 from golem_cli.cli.tools import servers as tool_servers
 from golem_cli.cli.tools.typeahead import KeysAfterAnswer
@@ -178,11 +178,23 @@ class Repl:
 
         return PromptSession(
             history=FileHistory(str(path)),
-            completer=WordCompleter(slash.NAMES, sentence=True, match_middle=False),
+            completer=SlashCompleter(slash.NAMES, self._tool_names),
             complete_while_typing=True,
             key_bindings=keys,
             enable_history_search=False,  # Ctrl-R searches the history
+            enable_open_in_editor=True,  # Ctrl-X Ctrl-E: the prompt in $VISUAL or $EDITOR
         )
+
+    def _tool_names(self) -> list[str]:
+        """What ``/tools enable|disable|allow`` takes in this chat: its tools, their groups and
+        servers, ``all``; without a toolbox yet, what ``-T`` takes."""
+        box = self.toolbox
+        if box is None:
+            from golem_cli.cli.completion import tool_names
+
+            return [name for name, _ in tool_names("")]
+        entries = box.registry.entries()
+        return [*(e.name for e in entries), *box.registry.groups(), "all", *(s.group for s in box.servers())]
 
     async def _read(
         self, prompt_session: PromptSession[str] | None, pre_run: Callable[[], None] | None = None
