@@ -122,6 +122,7 @@ def test_an_image_result_reaches_the_model(server: ProviderServer, home: Path, d
     server.enqueue(calls(("call_1", "demo__picture", {})))
     done = ask(home, "-m", model, "-T", "demo.picture", "--yes", "look")
     assert done.returncode == 0, done.stderr
+    assert "the tool returned an image (image/png, " in done.stderr  # named where the calls are shown
     body = server.requests[-1].json
     png = base64.b64encode(b"\x89PNG").decode()[:4]
     if model.startswith("claude"):

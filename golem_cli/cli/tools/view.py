@@ -89,6 +89,21 @@ def result_preview(text: str, lines: int = RESULT_LINES) -> tuple[list[str], int
     return shown, max(0, len(all_lines) - lines)
 
 
+def media_lines(result: Message) -> list[str]:
+    """What a result carries besides its text (a tool server's images), one line each: the
+    model sees them, so the person is told they went."""
+    from golem_cli.cli.attach import size_words
+
+    out = []
+    for part in result.parts:
+        article = "an" if part.kind[:1] in "aeiou" else "a"
+        details = ", ".join(x for x in (part.media_type, size_words(len(part.data)) if part.data else "") if x)
+        out.append(
+            f"the tool returned {article} {part.kind}" + (f" ({details})" if details else "") + ", sent to the model"
+        )
+    return out
+
+
 class _Running:
     """The live line under the output while tools run: the names of those still running and
     the time since the first of them started. One spinner for the whole line, so it spins."""
@@ -224,6 +239,8 @@ class ToolView:
             self.console.print(Text("    " + line, style="dim"), no_wrap=True, overflow="ellipsis")
         if more:
             self.console.print(Text(f"    … {more} more line{'s' if more != 1 else ''}", style="dim"))
+        for line in media_lines(result):
+            self.console.print(Text("    " + line, style="dim"), no_wrap=True, overflow="ellipsis")
 
     # --- the approval question ---------------------------------------------------------------
 
