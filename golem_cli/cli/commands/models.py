@@ -22,14 +22,24 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
+Provider = Annotated[
+    str | None,
+    typer.Argument(metavar="[PROVIDER]", help="List the models this provider's endpoint serves (GET /models)."),
+]
+
+
 @app.command("models", cls=GolemCommand, rich_help_panel="Chat")
-def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> int:
-    """Show the default model and which providers are configured."""
+def models(
+    provider: Provider = None, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
+) -> int:
+    """Show the default model and which providers are configured, or the models one serves."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.providers.resolve import provider_statuses
 
     settings = load_settings()
+    if provider:
+        return _served(provider.removesuffix(":"), settings, as_json=as_json)
     default, source = _default(settings)
     statuses = provider_statuses(settings.providers)
     path = config_file()
@@ -49,6 +59,23 @@ def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     _out(f"               {typo}\n\n" if typo else "\n")
     _print_providers(statuses)
     _out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
+    return 0
+
+
+def _served(provider: str, settings: Settings, *, as_json: bool) -> int:
+    """``golem models NAME``: what the provider's endpoint lists, with context windows."""
+    from golem_cli.cli.render.console import out, print_json
+    from golem_cli.providers.listing import served_models
+
+    url, served = served_models(provider, settings.providers, os.environ)
+    if as_json:
+        print_json({"provider": provider, "url": url or None, "models": [m.to_json() for m in served]})
+        return 0
+    out(f"{provider}: {len(served)} {'model' if len(served) == 1 else 'models'}" + (f" ({url})" if url else ""))
+    width = max((len(m.id) for m in served), default=0)
+    for m in served:
+        window = f"{m.context_window:,} tokens of context" if m.context_window else ""
+        out(f"  {provider}:{m.id:<{width}}  {window}".rstrip())
     return 0
 
 
