@@ -47,3 +47,30 @@ def test_an_endpoint_without_a_listing_is_one_line(golem, gateway):
     assert done.code != 0 and "answered HTTP 404: this endpoint lists no models" in done.err
     assert_one_line_error(done)
     assert "sk-test" not in done.err
+
+
+def test_aliases_stand_for_a_model_wherever_one_is_named(golem, home, server):
+    home.mkdir()
+    (home / "config.toml").write_text(
+        f'model = "quick"\n[aliases]\nquick = "gw:echo"\nfast = "gw:gpt-fast"\n'
+        f'[providers.gw]\nbase_url = "{server.openai_base_url}"\napi_key = "sk-test"\n'
+    )
+    done = golem("ask", "-m", "fast", "hello")
+    assert done.code == 0, done.err
+    assert server.requests[-1].json["model"] == "gpt-fast"
+    assert json.loads(golem("ask", "--json", "hi").out)["model"] == "gw:echo"  # model = "quick"
+    doc = json.loads(golem("models", "--json").out)
+    assert doc["defaultModel"] == "gw:echo" and doc["aliases"] == {"quick": "gw:echo", "fast": "gw:gpt-fast"}
+    assert "fast   gw:gpt-fast" in golem("models").out
+
+
+@pytest.mark.parametrize(("table", "says"), [
+    ('[aliases]\nfast = "no-provider"\n', 'aliases.fast must be a "provider:model" name'),
+    ('[aliases]\n"a:b" = "gw:x"\n', "an alias is a name without ':'"),
+])  # fmt: skip
+def test_a_bad_alias_is_one_line_naming_it(golem, home, table, says):
+    home.mkdir()
+    (home / "config.toml").write_text(table)
+    done = golem("ask", "-m", "offline:echo", "hi")
+    assert done.code != 0 and says in done.err, done.err
+    assert_one_line_error(done)

@@ -39,7 +39,8 @@ def models(
 
     settings = load_settings()
     if provider:
-        return _served(provider.removesuffix(":"), settings, as_json=as_json)
+        named = settings.aliases.get(provider, provider)  # an alias: its provider
+        return _served(named.partition(":")[0], settings, as_json=as_json)
     default, source = _default(settings)
     statuses = provider_statuses(settings.providers)
     path = config_file()
@@ -49,7 +50,7 @@ def models(
         providers = camel([s.to_json() for s in statuses])
         print_json({"defaultModel": default, "defaultFrom": source, "configFile": str(path),
                     "configExists": path.exists(), "unknownKeys": list(settings.unknown_keys),
-                    "providers": providers})  # fmt: skip
+                    "aliases": dict(settings.aliases), "providers": providers})  # fmt: skip
         return 0
     from golem_cli.cli.model_choice import unknown_keys_note
 
@@ -57,6 +58,9 @@ def models(
     _out(f"default model: {default} ({source})\n")
     _out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n")
     _out(f"               {typo}\n\n" if typo else "\n")
+    if settings.aliases:
+        width = max(len(alias) for alias in settings.aliases)
+        _out("aliases:\n" + "".join(f"  {a:<{width}}  {t}\n" for a, t in sorted(settings.aliases.items())) + "\n")
     _print_providers(statuses)
     _out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
     return 0
@@ -85,7 +89,10 @@ def _default(settings: Settings) -> tuple[str, str]:
     from golem_cli.providers.resolve import OFFLINE_MODEL, default_model
 
     if settings.model:
-        return settings.model, MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
+        source = MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
+        return settings.aliases.get(settings.model, settings.model), source
+            MODEL_ENV, ""
+        ).strip() else f"model in {settings.source}"
     found = default_model(settings.providers)
     return found, "a provider whose key is set" if found != OFFLINE_MODEL else "nothing configured"
 
