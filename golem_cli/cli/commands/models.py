@@ -91,8 +91,6 @@ def _default(settings: Settings) -> tuple[str, str]:
     if settings.model:
         source = MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
         return settings.aliases.get(settings.model, settings.model), source
-            MODEL_ENV, ""
-        ).strip() else f"model in {settings.source}"
     found = default_model(settings.providers)
     return found, "a provider whose key is set" if found != OFFLINE_MODEL else "nothing configured"
 
