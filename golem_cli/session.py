@@ -27,7 +27,7 @@ from golem_cli.core.history.processors import HistoryProcessor, budget_history, 
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
 from golem_cli.core.layout import ProjectInstructions, RequestLayout
-from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
+from golem_cli.core.messages import ASSISTANT, SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers import catalog
@@ -431,6 +431,7 @@ class ChatSession:
         self.history = self.history + result.new_messages
         self._save_turn()
         last = result.response
+        sent = _last_request(result.messages, len(result.new_messages), failed=False)
         return self._priced(TurnOutcome(
             prompt=prompt, reply=_reply_text(result.new_messages), run_id=run_id,
             conversation_id=self.conversation_id, usage=result.usage, stored=self.stored, sent=sent,
@@ -464,6 +465,8 @@ class ChatSession:
         self.history = self.history + (added or [asked])
         self._save_turn()
         cut = bool(added) and is_interrupted_reply(added[-1])
+        if partial is not None:
+            sent = _last_request(partial.messages, len(added), failed=e.stage == "model" and not cut)
         return TurnOutcome(
             prompt=asked.content, reply=_reply_text(added), run_id=asked.run_id, conversation_id=self.conversation_id,
             usage=partial.usage if partial else Usage(), stored=self.stored, sent=sent,
@@ -598,11 +601,12 @@ class ChatSession:
             )
 
     def request_size(self, agent: Agent) -> int:
-        """How many messages a turn's request carries, the one definition the footer shows as
-        "sent": the system prompt (if any), the stored history the agent lets through (after
-        ``--max-messages`` trimming and repair, system messages aside), and the prompt. A turn
-        whose request failed (a 401, a dropped connection) still counts what it carried; a
-        turn refused before any request (invalid input) counts 0."""
+        """How many messages a turn's first request carries, what the footer shows as "sent"
+        until a tool round makes the turn's last request longer (``_last_request``): the system
+        prompt (if any), the stored history the agent lets through (after ``--max-messages``
+        trimming and repair, system messages aside), and the prompt. A turn whose request
+        failed (a 401, a dropped connection) still counts what it carried; a turn refused
+        before any request (invalid input) counts 0."""
         history = [m for m in repair_history(agent.process_history(self.history)) if m.role != SYSTEM]
         return (1 if self.system else 0) + len(history) + 1
 
@@ -674,8 +678,12 @@ class ChatSession:
 
     def needs_repair(self) -> bool:
         """Whether a call is left without a result (a tool round that was interrupted)."""
+        return bool(self.open_calls())
+
+    def open_calls(self) -> set[str]:
+        """The IDs of the calls that have no result."""
         answered = {m.tool_call_id for m in self.history if m.role == "tool"}
-        return any(c.id and c.id not in answered for m in self.history for c in m.tool_calls)
+        return {c.id for m in self.history for c in m.tool_calls if c.id and c.id not in answered}
 
     def normalize(self) -> tuple[list[Message], HistoryRepair]:
         """Repair this conversation now; returns the history before and the report."""
@@ -724,6 +732,18 @@ def _spliced(history: list[Message], foreign: list[tuple[int, list[Message]]]) -
     for at, messages in foreign:
         history = [*history[:at], *messages, *history[at:]]
     return history
+
+
+def _last_request(messages: list[Message], added: int, *, failed: bool) -> int:
+    """How many messages a run's last request carried, from the run's request conversation
+    (its instructions first; the run ``added`` the last messages): all of them when that
+    request ``failed`` (nothing answered it), else those before the assistant message that
+    answered it (a tool turn's requests grow by each round's calls and results; the footer
+    says what the last one carried)."""
+    start = len(messages) - added
+    if failed:
+        return len(messages)
+    return max((i for i in range(start, len(messages)) if messages[i].role == ASSISTANT), default=len(messages))
 
 
 def _reply_text(added: list[Message]) -> str:

@@ -166,7 +166,16 @@ def with_files(prompt: str, files: list[TextFile]) -> str:
 def describe(item: Attachment) -> str:
     """``cat.png (image/png, 34 KB)`` for people."""
     if isinstance(item, TextFile):
-        return f"{item.name} (text, {max(1, len(item.text.encode()) // 1024)} KB)"
+        return f"{item.name} (text, {size_words(len(item.text.encode()))})"
     if item.url:
         return f"{item.url} ({item.kind} by URL)"
-    return f"{item.kind} ({item.media_type}, {max(1, len(item.data) // 1024)} KB)"
+    return f"{item.kind} ({item.media_type}, {size_words(len(item.data))})"
+
+
+def size_words(size: int) -> str:
+    """A size as people say it: ``38 bytes``, ``12 KB``, ``3.4 MB`` (a 38-byte file is not 1 KB)."""
+    if size < 1024:
+        return f"{size} byte" if size == 1 else f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size // 1024} KB"
+    return f"{size / (1024 * 1024):.1f} MB"

@@ -60,6 +60,7 @@ def model_names(incomplete: str) -> list[tuple[str, str]]:
     except Exception:  # a broken config must not print into the command line
         return []
     offered = [(settings.model, "model in config.toml")] if settings.model else []
+    offered += [(alias, f"alias of {target}") for alias, target in sorted(settings.aliases.items())]
     for ready in (True, False):
         for s in statuses:
             if (not s.problem) != ready:

@@ -33,6 +33,7 @@ def choose_model(flag: str | None = None, *, stored: str = "", fallback: bool = 
     from golem_cli.config.settings import load_settings
 
     settings = load_settings()
+    flag = real_name(flag, settings)
     notes: list[str] = []
     if stored and not flag:
         from golem_cli.core.errors import ModelError
@@ -79,7 +80,7 @@ def plan_model(flag: str | None, settings: Settings, *, fallback: bool = True) -
     nothing of the providers layer is imported when the flag or the config names the model.
     ``resolve_planned`` then checks the name (a bad one is a ``ModelError``)."""
     notes: list[str] = []
-    name = flag or settings.model
+    name = real_name(flag, settings) or real_name(settings.model, settings)
     if not name:
         from golem_cli.providers.resolve import default_model
 
@@ -98,6 +99,12 @@ def plan_model(flag: str | None, settings: Settings, *, fallback: bool = True) -
             raise InputError(f"no model configured: {how} (-m {OFFLINE} asks the offline echo model){typo}")
         notes.append(f"No model configured: using the built-in offline echo model. For a real one, {how}.")
     return Planned(name, settings, _with_notes(notes, settings))
+
+
+def real_name(name: str | None, settings: Settings) -> str | None:
+    """The model an alias stands for (``[aliases] fast = "groq:llama-3.3-70b"``), else ``name``:
+    wherever a model is named (``-m``, ``model =``, ``GOLEM_MODEL``, ``/model``)."""
+    return settings.aliases.get(name, name) if name else name
 
 
 def resolve_planned(planned: Planned, *, lazy: bool = False) -> Model:

@@ -210,6 +210,10 @@ Providers = Annotated[dict[str, ProviderTable], Meta(description="a table of [pr
 Models = Annotated[
     dict[str, ModelTable], Meta(description='a table of [models."provider:model"] tables of model options')
 ]
+AliasTarget = Annotated[
+    str, Meta(pattern=r"^[^:\s]+:\S", description='a "provider:model" name like "groq:llama-3.3-70b"')
+]
+Aliases = Annotated[dict[str, AliasTarget], Meta(description='a table of NAME = "provider:model"')]
 Tools = Annotated[tuple[str, ...], Meta(description='a list of tool or group names like ["fs", "web"]')]
 Allow = Annotated[
     tuple[str, ...], Meta(description='a list of tools, groups or rules like ["read_file", "run_command(git status*)"]')
@@ -232,6 +236,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     max_cost: Budget | None = None
     providers: Providers = field(default_factory=dict)
     models: Models = field(default_factory=dict)
+    aliases: Aliases = field(default_factory=dict)  # short names for models, wherever a model is named
     tools: Tools = ()
     allow: Allow = ()
     deny: Deny = ()
@@ -244,6 +249,9 @@ class ConfigFile(Table, frozen=True, kw_only=True):
 
     @classmethod
     def problem(cls, table: dict[str, Any]) -> str:
+        for name in table.get("aliases", {}):
+            if ":" in name or not name.strip():
+                return f"aliases.{name}: an alias is a name without ':' (it stands for a provider:model name)"
         for name in table.get("mcp_servers", {}):
             if name in RESERVED_SERVER_NAMES:
                 return f"mcp_servers.{name}: {name!r} is a name golem uses for its own tools; pick another"

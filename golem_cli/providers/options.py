@@ -62,17 +62,37 @@ def parse_value(key: str, value: object, where: str = "") -> Any:
     at = f" {where}" if where else ""
     spec = OPTIONS.get(key)
     if spec is None:
-        raise ModelError(
-            f"unknown model option {key!r}{at}",
-            hint=f"the options are {', '.join(OPTIONS)}",
-        )
+        import difflib
+
+        close = difflib.get_close_matches(key, OPTIONS, n=1, cutoff=0.7)
+        guess = f" (did you mean {close[0]}?)" if close else ""
+        raise ModelError(f"unknown model option {key!r}{at}{guess}", hint=f"the options are {', '.join(OPTIONS)}")
     if key == "stop" and isinstance(value, list):
         return tuple(parse_value(key, item, where)[0] for item in value)
     parsed = _typed(spec, value)
     if parsed is None:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:30] + "…"
-        raise ModelError(f"option {key} = {shown}{at} is not {_what(spec)}", hint=f"{key}: {spec.help}")
+        raise ModelError(f"option {key} = {_value_shown(spec, value)}{at} {_refusal(spec, value)}",
+                         hint=f"{key}: {spec.help}")  # fmt: skip
     return (parsed,) if key == "stop" else parsed
+
+
+def _value_shown(spec: OptionSpec, value: object) -> str:
+    """The value as typed: a number without quotes (``-o temperature 3`` typed 3, not '3')."""
+    if spec.kind is not str and isinstance(value, str) and _number(spec, value) is not None:
+        return value.strip()
+    return repr(value) if len(repr(value)) <= 40 else repr(value)[:30] + "…"
+
+
+def _refusal(spec: OptionSpec, value: object) -> str:
+    """Why ``value`` is refused: out of range when it is a number of the right kind."""
+    number = None if isinstance(value, bool) or spec.kind is str else _number(spec, value)
+    if number is not None and math.isfinite(number):
+        return f"is out of range: it takes {_what(spec)}"
+    return f"is not {_what(spec)}"
+
+
+def _number(spec: OptionSpec, value: object) -> float | None:
+    return _whole(value) if spec.kind is int else _real(value)
 
 
 def _typed(spec: OptionSpec, value: object) -> Any:

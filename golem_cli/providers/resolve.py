@@ -267,8 +267,9 @@ def _api_key(
     if variable and env.get(variable):
         return env[variable], variable
     if variable:
+        state = "is empty" if variable in env else "is not set"
         raise ModelError(
-            f"no API key for provider {provider!r}: {variable} is not set",
+            f"no API key for provider {provider!r}: {variable} {state}",
             hint=f"export {variable}=... or set api_key in {where}",
         )
     if kind == "anthropic" or _is_azure(table, facts):

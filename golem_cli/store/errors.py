@@ -40,6 +40,10 @@ class AmbiguousReference(StoreError, LookupError):
         self.candidates = candidates
 
 
+class ForkPointOutOfRange(StoreError, InputError):
+    """A fork point that is not one of the conversation's message numbers (1 to N)."""
+
+
 class ConversationExists(StoreError):
     """A conversation with that ID is already stored."""
 

@@ -1,7 +1,8 @@
 """Conversation IDs and the references users type for them.
 
 A conversation ID is a canonical lowercase UUID (golem mints UUIDv7, so IDs sort by creation
-time). A reference is an ID, any unique prefix of one, any unique tail of one, or ``last``.
+time). A reference is an ID, any unique prefix of one, any unique tail of one, or ``last``; a tail
+match wins over a prefix match.
 UUIDv7 IDs begin with a timestamp, so IDs made within a minute share their first 8-10
 characters, while their last characters are random and differ at once: the tail is the short
 thing to type, the prefix what sorts (and what the CLI highlights, as jj highlights change IDs).
@@ -63,11 +64,20 @@ def parse_reference(ref: str) -> str:
 
 
 def match_reference(ref: str, ids: Iterable[str]) -> str:
-    """The one ID in ``ids`` that starts or ends with ``ref`` (already validated).
+    """The one ID in ``ids`` that ends with ``ref`` or, when none does, starts with it (already
+    validated). A tail wins because it is what golem prints to copy (``short_ids.handle``):
+    a prefix of a later ID that happens to equal it must not make a printed command ambiguous.
 
     Raises ``ConversationNotFound`` or ``AmbiguousReference`` (naming the candidates).
     """
-    found = sorted({i for i in ids if i.startswith(ref) or i.endswith(ref)})
+    tails: set[str] = set()
+    prefixes: set[str] = set()
+    for i in ids:
+        if i.endswith(ref):
+            tails.add(i)
+        elif i.startswith(ref):
+            prefixes.add(i)
+    found = sorted(tails or prefixes)
     if not found:
         raise ConversationNotFound(f"no conversation ID starts or ends with {ref!r} (`golem list` shows them)")
     if len(found) > 1:

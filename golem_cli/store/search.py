@@ -73,9 +73,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class Hit:
     """The first matching message of one conversation: ``message_index`` counts from 0 in the
     file's array (what a program indexes), ``number`` as ``golem show`` and ``fork --at``
-    number messages (core/history/numbering.py: from 1, system messages aside; None for one)."""
+    number messages (core/history/numbering.py: from 1, system messages aside; None for one).
+    ``forks``: the forks whose first hit is this same message, copied (``shared_with_forks``)."""
 
-    __slots__ = ("message_index", "meta", "number", "role", "snippet")
+    __slots__ = ("forks", "message_index", "meta", "number", "role", "snippet")
 
     def __init__(self, meta: ConversationMeta, message_index: int, role: str, snippet: str, number: int | None) -> None:
         self.meta = meta
@@ -83,6 +84,7 @@ class Hit:
         self.role = role
         self.snippet = snippet
         self.number = number
+        self.forks: list[str] = []
 
     def __repr__(self) -> str:
         return f"Hit({self.meta.id!r}, {self.message_index}, {self.role!r}, {self.snippet!r})"
@@ -202,6 +204,37 @@ def _match(query: Query, body: str) -> str | None:
     assert first is not None
     i, m = first
     return _folded_snippet(pieces[i], folded[i], m.start(), m.end())
+
+
+def shared_with_forks(hits: list[Hit]) -> list[Hit]:
+    """One hit per message: a fork's hit on a message it copied from its parent, when the
+    parent's hit is that message too, is named on the parent's hit (``Hit.forks``) instead of
+    repeated (a parent with two forks gave three identical hits). Order is kept otherwise."""
+    by_id = {hit.meta.id: hit for hit in hits}
+
+    def origin(hit: Hit) -> Hit:
+        seen = {hit.meta.id}
+        while (parent := by_id.get(hit.meta.parent)) is not None and parent.meta.id not in seen:
+            if not _copied(hit, parent):
+                break
+            seen.add(parent.meta.id)
+            hit = parent
+        return hit
+
+    kept: list[Hit] = []
+    for hit in hits:
+        top = origin(hit)
+        if top is hit:
+            kept.append(hit)
+        else:
+            top.forks.append(hit.meta.id)
+    return kept
+
+
+def _copied(hit: Hit, parent: Hit) -> bool:
+    """Whether the fork's ``hit`` is the parent's hit, copied: the same message, before the fork point."""
+    same = (hit.message_index, hit.role, hit.snippet) == (parent.message_index, parent.role, parent.snippet)
+    return same and (hit.number is None or hit.number <= hit.meta.fork_at)
 
 
 def first_hit(query: Query, meta: ConversationMeta, messages: list[Message], role: str = "") -> Hit | None:

@@ -43,6 +43,7 @@ from golem_cli.store.errors import (
     ConversationLocked,
     ConversationNotFound,
     CorruptConversation,
+    ForkPointOutOfRange,
     InvalidReference,
     StoreError,
 )
@@ -436,7 +437,7 @@ class Store:
         The index is brought up to date first (``Index.catch_up``: the text of conversations
         it does not hold yet is read then, with progress); it names the conversations that may
         match, newest first, and each is confirmed in its file."""
-        from golem_cli.store.search import Found, Hit, first_hit, parse_query
+        from golem_cli.store.search import Found, Hit, first_hit, parse_query, shared_with_forks
 
         query = parse_query(text)
         self.index.catch_up()
@@ -460,6 +461,7 @@ class Store:
         finally:
             candidates.close()  # ends its read of the index
         problems = dict(self.index.problems()) | unreadable
+        hits = shared_with_forks(hits)
         prefixes = self.unique_prefixes(h.meta.id for h in hits) if hits else {}
         return Found(hits, sorted(problems.items()), prefixes)
 
@@ -844,9 +846,10 @@ class Store:
 
         messages = self.read(cid)  # nothing of the parent is saved: no descriptor kept
         shown = numbered(messages)
+        if at is not None and not 1 <= at <= shown:
+            empty = "; for a new conversation, run `golem chat`" if at < 1 else ""
+            raise ForkPointOutOfRange(f"conversation {cid} has {shown} messages: fork at 1 to {shown}{empty}")
         at = shown if at is None else at
-        if not 0 <= at <= shown:
-            raise StoreError(f"conversation {cid} has {shown} messages; fork at 0 to {shown}")
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from golem_cli.core.history.numbering import numbered
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
 
@@ -40,10 +41,13 @@ def test_forks_inherit_the_title(golem, home):
 
 
 def test_fork_at_zero_and_empty_imports_are_refused(golem, home, tmp_path):
+    """``--at`` has one range, said the same way with one exit code whichever side it misses:
+    ``--at 99`` said "fork at 0 to N" (exit 1) while ``--at 0`` was refused (exit 2)."""
     cid = chat_with_a_late_system_prompt(home)
-    for at in ("0", "-1"):
+    shown = numbered(Store(home).load(cid))
+    for at in ("0", "-1", str(shown + 1), "99"):
         done = golem("fork", cid, "--at", at, "--no-chat")
-        assert done.code == 2 and "would copy no messages" in done.err
+        assert done.code == 2 and f"fork at 1 to {shown}" in done.err, done.err
         assert_one_line_error(done)
     empty = tmp_path / "empty.json"
     empty.write_text("[]")

@@ -136,3 +136,30 @@ def test_the_bar_shows_only_once_the_work_takes_more_than_a_moment(monkeypatch, 
     now[0] += 10 * progress.MOMENT
     bar("reading conversations", 1, 5)  # a new piece of work starts its own moment
     assert capsys.readouterr().err.count("reading") == 0
+
+
+def test_a_message_shared_with_forks_is_one_hit_naming_the_forks(tmp_path):
+    """A parent and its two forks gave three identical hits for one message."""
+    store = Store(tmp_path)
+    parent = store.create([Message("system", "be brief"), Message("user", "the axolotl question"),
+                           Message("assistant", "an answer"), Message("user", "more")])  # fmt: skip
+    forks = [store.fork(parent, 2), store.fork(parent)]
+    later = store.fork(parent, 1)
+    store.save(later, [*store.load(later), Message("assistant", "another axolotl reply")])
+    hits = json.loads(run(tmp_path, "--json", "axolotl").stdout)
+    assert [(h["id"], h["number"]) for h in hits if h["id"] != later] == [(parent, 1)]
+    (shared,) = [h for h in hits if h["id"] == parent]
+    assert sorted(shared["forks"]) == sorted([*forks, later])  # its first hit is the copied message too
+    done = run(tmp_path, "axolotl")
+    assert done.stdout.count("user: the axolotl question") == 1, done.stdout
+    assert "#1 user: the axolotl question" in done.stdout  # numbered as `golem show` numbers it
+    assert all(cid[-12:] in done.stdout for cid in [*forks, later])
+
+
+def test_a_fork_whose_hit_is_its_own_message_keeps_its_hit(tmp_path):
+    store = Store(tmp_path)
+    parent = store.create([Message("user", "about the axolotl"), Message("assistant", "an answer")])
+    fork = store.fork(parent, 1)
+    store.save(fork, [Message("user", "about something else"), Message("assistant", "the axolotl again")])
+    hits = json.loads(run(tmp_path, "--json", "axolotl").stdout)
+    assert sorted((h["id"], h["forks"]) for h in hits) == sorted([(parent, []), (fork, [])])

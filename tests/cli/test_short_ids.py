@@ -68,3 +68,40 @@ def test_list_on_an_80_column_terminal_keeps_the_ids_and_counts_and_cuts_the_tit
         assert len(rows) == 3 and all(len(row.rstrip()) <= columns for row in rows), rows
         assert all(re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d +[123] ", row) for row in rows), rows
         assert all("  Please" in row and row.rstrip().endswith("…") for row in rows), rows
+
+
+def _resume_handle(out: str) -> str:
+    return re.search(r"golem resume (\S+)", out).group(1)
+
+
+def test_the_resume_hint_still_works_after_more_chats_start(golem, home):
+    """The hint is the ID's random tail: the prefix the hint used to print (the top of the
+    UUIDv7's clock) was shared by every chat of the next minute ("matches 2 conversations")."""
+    first = golem("chat", "-m", "offline:echo", input="one\n")
+    handle = _resume_handle(first.out)
+    for n in range(3):
+        assert golem("chat", "-m", "offline:echo", input=f"more {n}\n").code == 0
+    ids = [cid for cid in Store(home)._ids()]
+    assert len(ids) == 4 and len({cid[:8] for cid in ids}) == 1
+    shown = golem("show", handle)
+    assert shown.code == 0, shown.err
+    assert "one" in shown.out and len(handle) == 12
+
+
+def test_a_tail_match_wins_over_a_prefix_match(home):
+    from golem_cli.store.refs import match_reference
+
+    tail = "0123456789ab"
+    ending = f"01a0cf9e-0000-7000-8000-{tail}"
+    starting = "01234567-89ab-7000-8000-000000000000"
+    assert match_reference("01234567", [ending, starting]) == starting
+    assert match_reference(tail[-8:], [ending, "456789ab-0000-7000-8000-000000000000"]) == ending
+
+
+def test_the_footer_shows_handles_not_whole_ids(golem, home):
+    """Two whole UUIDs after every reply wrapped at 80 columns; /ids has them whole."""
+    out = golem("chat", "-m", "offline:echo", input="one\n").out
+    (cid,) = Store(home)._ids()
+    footer = next(line for line in out.splitlines() if line.startswith("run "))
+    assert f"conversation {cid[-12:]}" in footer and cid not in footer
+    assert len(footer) <= 80

@@ -50,7 +50,7 @@ CASES = [
 def test_the_repl_and_ask_say_one_ending(done, stopped, ending, code, chat_words, ask_words):
     end = turn_end(done, stopped=stopped)
     assert (end.ending, end.exit_code) == (ending, code)
-    footer = chat_footer(done, stopped=stopped, unsaved=None, unsaved_before=False, cid_markup=CID, width=200)
+    footer = chat_footer(done, stopped=stopped, unsaved=None, unsaved_before=False, width=200)
     said = "\n".join(footer.lines)
     assert all(words in said for words in chat_words), said
     assert bool(footer.lines) == bool(chat_words)
@@ -62,10 +62,10 @@ def test_the_repl_and_ask_say_one_ending(done, stopped, ending, code, chat_words
 
 def test_a_refused_save_is_said_under_the_turn():
     footer = chat_footer(outcome(reply="x"), stopped="", unsaved=OSError(28, "No space left on device"),
-                         unsaved_before=False, cid_markup=CID, width=200)  # fmt: skip
+                         unsaved_before=False, width=200)  # fmt: skip
     assert any(line.startswith("[yellow]Not saved: the disk is full.") for line in footer.lines)
     assert "2 not saved" in footer.ids
-    healed = chat_footer(outcome(reply="x"), stopped="", unsaved=None, unsaved_before=True, cid_markup=CID, width=200)
+    healed = chat_footer(outcome(reply="x"), stopped="", unsaved=None, unsaved_before=True, width=200)
     assert healed.lines == ["[dim]Saved: the turns kept in memory are on disk now.[/dim]"]
 
 

@@ -90,6 +90,38 @@ def test_truncated_args_persist_without_loss(args):
     assert dump_history(loaded) == data
 
 
+@pytest.mark.parametrize("spelling", [
+    {},  # Python's json.dump: a space after each colon, non-ASCII as u-escapes
+    {"indent": 2},  # jq's and json.dump(indent=2)'s: one key a line
+    {"ensure_ascii": False, "separators": (",", ":")},  # Go's own, for comparison
+])  # fmt: skip
+@pytest.mark.parametrize("args", ['{"sides":', "café {<&>", '"unterminated'])
+def test_truncated_args_are_recognised_in_any_json_spelling(args, spelling):
+    """A history golem wrote, re-spelled by jq or json.dump, still holds a call that was cut
+    off: it was reported only in Go's compact spelling."""
+    data = json.loads(dump_history([Message(role="assistant", tool_calls=[ToolCall("c1", "roll", args)])]))
+    respelled = json.dumps(data, **spelling).encode()
+    loaded = load_history(respelled)
+    assert loaded[0].tool_calls[0].args == args
+    assert normalize_history(loaded)[1].truncated == ["c1"]
+    assert b'"args":{"truncated_args":' in dump_history(loaded)  # written back in Go's spelling
+
+
+@pytest.mark.parametrize("args", [
+    '{"truncated_args": "{}"}',  # its string is valid JSON: golem never wraps that
+    '{"truncated_args": "{", "more": 1}',  # another key
+    '{"truncated_args": "{", "truncated_args": "{"}',  # the key twice
+    '{"truncated_args": 5}',
+])  # fmt: skip
+def test_objects_that_are_not_the_wrapper_are_kept(args):
+    data = dump_history([Message(role="assistant", tool_calls=[ToolCall("c", "f", args)])])
+    assert load_history(data)[0].tool_calls[0].args == json_compacted(args)
+
+
+def json_compacted(args: str) -> str:
+    return args.replace('": ', '":').replace(", ", ",")
+
+
 def test_genuine_truncated_args_object_is_kept_when_not_a_wrapper():
     # A model may really send {"truncated_args": "{}"}; its content is valid JSON, so it is
     # not golem's wrapper and must stay as it is.

@@ -38,6 +38,16 @@ def test_ill_typed_or_unknown_options_are_refused_with_what_they_take(key: str, 
     assert len(str(caught.value)) < 200  # a long value is not repeated whole
 
 
+def test_a_number_out_of_range_is_said_so_and_a_typo_is_named() -> None:
+    """``-o temperature 3`` said "temperature = '3' … is not a number from 0 to 2" (3 is a
+    number); ``-o temprature`` gave no "did you mean temperature"."""
+    with pytest.raises(ModelError) as caught:
+        settings_from([("temperature", "3")], "given with -o")
+    assert str(caught.value) == "option temperature = 3 given with -o is out of range: it takes a number from 0 to 2"
+    with pytest.raises(ModelError, match=r"unknown model option 'temprature' given with -o \(did you mean temperature\?\)"):
+        settings_from([("temprature", "0.2")], "given with -o")
+
+
 def test_toml_values_must_have_the_type_already() -> None:
     assert settings_from([("max_tokens", 100), ("temperature", 1), ("stop", ["a", "b"])]) == ModelSettings(
         max_tokens=100, temperature=1.0, stop=("a", "b"))

@@ -74,6 +74,7 @@ def test_config_wins_over_the_shared_environment() -> None:
     [
         ("openai:gpt-4o", None, {}, "no API key for provider 'openai'", "export OPENAI_API_KEY=..."),
         ("anthropic:claude", None, {}, "ANTHROPIC_API_KEY is not set", "export ANTHROPIC_API_KEY=..."),
+        ("anthropic:claude", None, {"ANTHROPIC_API_KEY": ""}, "ANTHROPIC_API_KEY is empty", "export ANTHROPIC_API_KEY=..."),
         ("groq:llama", {"groq": {"base_url": "https://x/v1", "api_key_env": "GROQ_API_KEY"}}, {}, "GROQ_API_KEY is not set", "export GROQ_API_KEY"),
         ("mystery:model", None, {}, "unknown provider 'mystery'", "[providers.mystery]"),
         ("gpt-4o", None, {}, "is not provider:model", "openai:gpt-4o-mini"),

@@ -37,6 +37,7 @@ def test_json_output(home):
     data = json.loads(done.stdout)
     assert data["reply"] == "echo: numbers"
     assert data["model"] == "local:echo"
+    assert (data["ending"], data["interrupted"]) == ("complete", False)
     assert data["usage"]["inputTokens"] == 11 and data["usage"]["outputTokens"] == 7
     history = Store(home).load(data["conversationId"])
     assert {m.run_id for m in history} == {data["runId"]}
@@ -74,6 +75,7 @@ def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(home, server):
     server.enqueue(Scenario(reply=Reply(text="Half", finish="max_tokens")))
     data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
     assert (data["reply"], data["finishReason"], data["refusal"]) == ("Half", "max_tokens", False)
+    assert (data["ending"], data["interrupted"]) == ("cut_off", False)
 
 
 def test_a_refusal_is_shown_saved_and_marked(home, server):
@@ -85,6 +87,7 @@ def test_a_refusal_is_shown_saved_and_marked(home, server):
     server.enqueue(Scenario(reply=Reply(refusal="-")))
     data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
     assert (data["reply"], data["finishReason"], data["refusal"]) == ("[refused]", "refusal", True)
+    assert (data["ending"], data["interrupted"]) == ("refused", False)
 
 
 def test_provider_error_is_one_line_and_nonzero(home, server):
@@ -153,6 +156,7 @@ def test_json_of_an_interrupted_reply_has_what_arrived_without_the_stored_mark(h
     (row,) = Store(home).list()
     stored = Store(home).load(row.id)[1].content
     assert reply["interrupted"] is True and stored.endswith("[reply interrupted]")
+    assert reply["ending"] == "interrupted"
     assert reply["reply"].startswith("w0 w1") and "[reply interrupted]" not in reply["reply"]
     assert stored.startswith(reply["reply"] + "\n\n")
 
@@ -299,6 +303,8 @@ def test_bad_options_are_refused_before_anything_is_sent(home, server):
     for args, says in [
         (["-o", "temperature", "hot"], "option temperature = 'hot' given with -o is not a number from 0 to 2"),
         (["-o", "colour", "red"], "unknown model option 'colour'"),
+        (["-o", "temprature", "0.2"], "unknown model option 'temprature' given with -o (did you mean temperature?)"),
+        (["-o", "temperature", "3"], "option temperature = 3 given with -o is out of range: it takes a number from 0 to 2"),
         (["-o", "thinking_budget", "2048"], "thinking_budget is an option of Anthropic models"),
         (["-m", "claude:claude-test", "-o", "seed", "3"], "seed is not an option of Anthropic models"),
     ]:

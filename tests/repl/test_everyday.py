@@ -11,7 +11,7 @@ from golem_cli.core.messages import is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
-from tests.repl.conftest import PATIENCE
+from tests.repl.conftest import PATIENCE, plain
 from tests.repl.test_chat import banner_cid
 
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
@@ -137,22 +137,44 @@ def test_footer_counts_agree_with_the_request_on_every_path(spawn, home, server)
     chat.leave()
 
 
-def test_footer_and_hints_highlight_the_part_of_the_id_to_type(spawn, home):
+def test_a_tool_turn_counts_what_its_last_request_carried(spawn, home, server, tmp_path):
+    """A tool turn makes a request per round: the footer said "1 sent" (its first) for a turn
+    whose last request carried the system prompt, the prompt, the call and its result."""
+    from tests.providerserver import ToolCallSpec
+
+    (tmp_path / "notes.txt").write_text("hello\n")
+    home.joinpath("config.toml").write_text(f'tool_root = "{tmp_path}"\n' + home.joinpath("config.toml").read_text())
+    server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("c1", "read_file", '{"path": "notes.txt"}')])))
+    chat = spawn("chat", "-T", "fs", "--system", "be brief")
+    chat.prompt()
+    out = chat.say("read it")
+    assert "tool results: c1" in out
+    assert _sent_in_last_request(server) == 4 and "5 stored, 4 sent" in out, out
+    chat.leave()
+
+
+def test_the_banner_highlights_the_prefix_and_hints_print_the_tail(spawn, home):
+    """The banner shows the whole ID, its unique prefix highlighted; the footer and the resume
+    hint print its random tail, which a conversation made a moment later does not share."""
     from golem_cli.core.messages import Message
 
     store = Store(home)
     other = store.create([Message(role="user", content="made a moment before")])
     chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    raw = chat.expect_raw("you>")
+    cid = banner_cid(plain(raw))
     unique = store.unique_prefixes([cid])[cid]
     assert unique > 8 and other[:8] == cid[:8]  # made within a minute: the first 8 are shared
-    chat.child.sendline("hello")
-    raw = chat.expect_raw(FOOTER)
     assert f"\x1b[1;36m{cid[:unique]}\x1b[0m\x1b[2;36m{cid[unique:]}" in raw
+    chat.child.sendline("hello")
+    footer = chat.expect(FOOTER)
+    assert f"conversation {cid[-12:]}" in footer and cid not in footer
     chat.prompt()
     out = chat.leave()
     typed = re.search(r"golem resume (\S+)", out).group(1)
-    assert typed == cid[:unique] and store.resolve(typed) == cid
+    assert typed == cid[-12:] and store.resolve(typed) == cid
+    store.create([Message(role="user", content="made a moment after")])
+    assert store.resolve(typed) == cid
 
 
 def test_resume_picker_asks_again_and_empty_leaves(spawn, home):
@@ -217,4 +239,134 @@ def test_a_dropped_stream_says_kept_once(spawn, home, server):
     out = chat.say("first question")
     said = out.split("error:")[1].split("\nrun ")[0]  # the error and the line after it, not the footer
     assert said.count("saved") == 1 and "The partial reply is saved" in said and "kept" not in said, said
+    chat.leave()
+
+
+def test_title_alone_shows_the_title_and_tools_has_a_legend(spawn, home):
+    """``/title`` alone printed its usage; ``/tools`` had marks nobody explained, and said
+    nothing when no tool was enabled."""
+    chat = spawn("chat")
+    chat.prompt()
+    assert "No title yet. /title TEXT names it." in chat.command("/title", "names it")
+    chat.say("what is a monad")
+    assert 'listed as "what is a monad"' in chat.command("/title", "names it")
+    chat.command("/title Monads", "Title set")
+    assert "Title: Monads" in chat.command("/title", "Title: Monads")
+    out = chat.command("/tools", "Nothing is enabled in this chat yet.")
+    assert "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking" in out
+    chat.leave()
+
+
+def test_at_60_columns_the_banner_and_tool_previews_break_at_words(home, server, tmp_path):
+    """The banner, the tools line and tool-result previews were cut by the terminal in the
+    middle of words ("edit\\n_file", "logg\\ning"): each line now fits, broken between words,
+    and a preview line too long for the screen ends in an ellipsis."""
+    import pexpect
+
+    from tests.providerserver import ToolCallSpec
+    from tests.repl.conftest import GOLEM, Chat, golem_env
+
+    (tmp_path / "log.txt").write_text("the server started logging " + "x" * 30 + " and kept on going for a while\n")
+    home.joinpath("config.toml").write_text(f'tool_root = "{tmp_path}"\n' + home.joinpath("config.toml").read_text())
+    server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("c1", "read_file", '{"path": "log.txt"}')])))
+    child = pexpect.spawn(GOLEM, ["chat", "-T", "fs"], env=golem_env(home) | {"COLUMNS": "60"}, encoding="utf-8",
+                          dimensions=(40, 60), timeout=PATIENCE)  # fmt: skip
+    try:
+        chat = Chat(child)
+        chat.prompt()
+        banner = chat.screen()[:6]
+        assert banner[:5] == ["golem 0.1.0 · model local:echo", banner[1], "/help for commands · Alt+Enter for a newline",
+                              "Ctrl-C stops a reply · Ctrl-D exits", "tools: read_file, list_files, search_files, write_file,"]
+        assert banner[5].startswith("edit_file in"), banner  # the path after it is longer than the screen: whole
+        chat.child.sendline("read the log")
+        chat.turn()
+        chat.prompt()
+        screen = chat.screen()
+        (preview,) = [line for line in screen if line.startswith("    the server started")]
+        assert len(preview) == 60 and preview.endswith("…"), screen
+        assert not any(line.startswith("ing") for line in screen), screen
+    finally:
+        child.terminate(force=True)
+
+
+def test_new_starts_a_new_conversation_without_leaving(spawn, home):
+    chat = spawn("chat", "--system", "be brief")
+    first = banner_cid(chat.prompt())
+    assert "still empty" in chat.command("/new", "still empty")
+    chat.say("in the first")
+    out = chat.command("/new", "New conversation")
+    assert f"golem resume {first[-12:]}" in out
+    second = re.search(r"New conversation ([0-9a-f-]{36})\.", out).group(1)
+    assert second != first
+    chat.say("in the second")
+    out = chat.leave()
+    assert f"golem resume {second[-12:]}" in out
+    store = Store(home)
+    assert [m.content for m in store.load(first)] == ["be brief", "in the first", "echo: in the first"]
+    assert [m.content for m in store.load(second)] == ["be brief", "in the second", "echo: in the second"]
+    store.lock(first).release()  # neither is left held
+    store.lock(second).release()
+
+
+def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(spawn, home, tmp_path):
+    import base64
+
+    chat = spawn("chat")
+    chat.prompt()
+    assert "Nothing to copy yet" in chat.command("/copy", "Nothing to copy")
+    chat.say("hello there")
+    chat.child.sendline("/copy")
+    raw = chat.expect_raw("Not every terminal accepts it")
+    assert "\x1b]52;c;" + base64.b64encode(b"echo: hello there").decode() + "\x07" in raw
+    chat.prompt()
+    target = tmp_path / "reply.txt"
+    assert "Wrote the last reply" in chat.command(f"/copy {target}", "Wrote the last reply")
+    assert target.read_text() == "echo: hello there\n"
+    assert "exists" in chat.command(f"/copy {target}", "only a new file")
+    chat.leave()
+
+
+def test_tab_completes_what_each_slash_command_takes(spawn, home, tmp_path):
+    """As the shell completion does: paths after /attach, models after /model, tools after
+    /tools enable, option names after /option."""
+    (tmp_path / "notes-for-golem.txt").write_text("hello\n")
+    chat = spawn("chat")
+    chat.prompt()
+    for typed, completed in [("/model local:e", "/model local:echo"), ("/option temp", "/option temperature"),
+                             ("/tools enable sh", "/tools enable shell"),
+                             (f"/attach {tmp_path}/notes-for", f"/attach {tmp_path}/notes-for-golem.txt")]:  # fmt: skip
+        chat.child.send(typed)
+        chat.child.send("\t")
+        assert on_screen(chat, f"you> {completed}"), chat.screen()
+        chat.child.sendcontrol("c")  # clears the line
+        chat.prompt()
+    chat.leave()
+
+
+def on_screen(chat, line: str) -> bool:
+    """Whether ``line`` shows on the screen within PATIENCE (what golem printed is awaited,
+    a piece at a time: a completion is drawn among cursor moves, never as one string)."""
+    deadline = time.monotonic() + PATIENCE
+    while line not in [row.strip() for row in chat.screen()]:
+        if time.monotonic() > deadline:
+            return False
+        try:
+            chat.child.expect(r"\S", timeout=1)
+        except pexpect.TIMEOUT:
+            pass
+    return True
+
+
+def test_ctrl_x_ctrl_e_opens_the_prompt_in_the_editor(spawn, home, tmp_path):
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "written in the editor" > "$1"\n')
+    editor.chmod(0o755)
+    chat = spawn("chat", env={"EDITOR": str(editor), "VISUAL": str(editor)})
+    chat.prompt()
+    chat.child.send("typed first")
+    chat.child.sendcontrol("x")
+    chat.child.sendcontrol("e")
+    assert on_screen(chat, "you> written in the editor"), chat.screen()
+    chat.child.send("\r")
+    assert "echo: written in the editor" in chat.turn()
     chat.leave()

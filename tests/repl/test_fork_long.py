@@ -76,5 +76,5 @@ def test_a_fork_point_past_the_end_is_one_line_and_no_fork(spawn, home, server):
     chat.child.close()
     assert chat.child.exitstatus != 0
     lines = [line for line in out.splitlines() if line.startswith("golem:")]
-    assert len(lines) == 1 and "fork at 0 to" in lines[0] and "Traceback" not in out, out
+    assert len(lines) == 1 and "fork at 1 to" in lines[0] and "Traceback" not in out, out
     assert [row.id for row in Store(home).list()] == [parent]

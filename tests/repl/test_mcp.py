@@ -122,6 +122,7 @@ def test_an_image_result_reaches_the_model(server: ProviderServer, home: Path, d
     server.enqueue(calls(("call_1", "demo__picture", {})))
     done = ask(home, "-m", model, "-T", "demo.picture", "--yes", "look")
     assert done.returncode == 0, done.stderr
+    assert "the tool returned an image (image/png, " in done.stderr  # named where the calls are shown
     body = server.requests[-1].json
     png = base64.b64encode(b"\x89PNG").decode()[:4]
     if model.startswith("claude"):
@@ -237,7 +238,7 @@ def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn
     chat.prompt()
     assert stored(home)[-1].tool_calls[0].id == "call_1"  # the call stays, without a result
     out = chat.say("and now?")
-    assert "Repaired this conversation" in out and "demo__slow" in out
+    assert "Closed the call Ctrl-C stopped (demo__slow)." in out and "Repaired" not in out
     child = int(out.split("tool results: call_2 ")[1].split()[0])
     server_pid = int((marks / "slow-started").read_text())
     chat.leave()

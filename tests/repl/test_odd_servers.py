@@ -170,6 +170,7 @@ def test_ask_json_marks_a_reply_the_model_did_not_finish_as_interrupted(home: Pa
     done = ask(home, "-m", MODELS[kind], "--json", "tell me")
     result = json.loads(done.stdout)
     assert done.returncode == 1 and result["interrupted"] is True and result["error"]
+    assert result["ending"] == "error"  # one field says how it ended
     # what arrived, without the mark the stored reply ends in (``interrupted`` says it)
     assert (result["reply"] and INTERRUPTED not in result["reply"]) if partial else result["reply"] == ""
     assert ("the partial reply is saved" if partial else "nothing of the reply arrived") in one_line(done)
@@ -177,6 +178,7 @@ def test_ask_json_marks_a_reply_the_model_did_not_finish_as_interrupted(home: Pa
     assert [m.content for m in stored(home)] == ["tell me", *kept]
     finished = json.loads(ask(home, "-c", "-m", MODELS[kind], "--json", "and now?").stdout)
     assert (finished["interrupted"], finished["error"], finished["reply"]) == (False, None, "echo: and now?")
+    assert finished["ending"] == "complete"
 
 
 # --- issue 8, items 4 and 7, as a user meets them ------------------------------------------

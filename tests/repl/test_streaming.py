@@ -159,3 +159,20 @@ def test_a_renderer_prints_the_same_blocks_however_the_reply_arrives():
     assert printed[0] == ["# T\n\n", "para one\nstill one\n\n", "```py\nx = 1\n\ny = 2\n```\n",
                           "| a | b |\n|---|---|\n\n", "end"]  # fmt: skip
     assert all(blocks == printed[0] for blocks in printed)
+
+
+def test_code_blocks_are_cropped_with_a_marker_never_wrapped():
+    """rich wrapped a long line of a code block onto the next line: a command copied from the
+    screen broke there. A line that does not fit ends in a marker; the next line is the next
+    line of code; prose still wraps at words."""
+    out = io.StringIO()
+    c = Console(file=out, force_terminal=True, width=40, height=24, color_system=None)
+    command = "curl -sSL https://example.com/a/very/long/path/that/goes/on --output file.txt"
+    r = ReplyRenderer(c, clock=lambda: 0.0)
+    r.feed(f"Run this, which fetches the file and writes it where you want it:\n\n```sh\n{command}\necho ok\n```\n\ndone")
+    r.finish()
+    lines = [line.rstrip() for line in out.getvalue().splitlines()]
+    code = [line.strip() for line in lines if line.strip().startswith(("curl", "echo", "--output", "file.txt"))]
+    assert code == ["curl -sSL https://example.com/a/very/…", "echo ok"], lines
+    assert all(len(line) <= 40 for line in lines)
+    assert any(line.startswith("Run this, which fetches the file and") for line in lines)  # prose wraps

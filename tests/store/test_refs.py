@@ -98,8 +98,9 @@ def test_any_unique_prefix_or_tail(store):
         store.create([Message("user", cid)], cid=cid)
     assert store.resolve("5b") == A and store.resolve("A5C") == B and store.resolve("0000") == C
     assert store.resolve("-000000000000") == C
+    assert store.resolve("0") == C  # the start of all three, and the end of C: a tail wins
     with pytest.raises(AmbiguousReference) as info:
-        store.resolve("0")  # the start of all three, and the end of C
+        store.resolve("01")  # the start of all three, the end of none
     assert info.value.candidates == [A, B, C] and "last characters" in str(info.value)
     with pytest.raises(ConversationNotFound):
         store.resolve("4a5d")

@@ -11,7 +11,8 @@ import pytest
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import Message, ToolCall
-from golem_cli.store import ConversationExists, ConversationNotFound, StoreError
+from golem_cli.store import ConversationExists, ConversationNotFound
+from golem_cli.store.errors import ForkPointOutOfRange
 
 HISTORY = [
     Message("user", "What is 2+2?\nPlease answer."),
@@ -68,10 +69,9 @@ def test_fork_copies_a_prefix_and_records_lineage(store):
     assert (meta.parent, meta.fork_at, meta.model, meta.messages) == (parent, 2, "m:1", 2)
     whole = store.fork(parent)
     assert store.meta(whole).fork_at == 4
-    with pytest.raises(StoreError, match="fork at 0 to 4"):
-        store.fork(parent, 5)
-    with pytest.raises(StoreError):
-        store.fork(parent, -1)
+    for at in (5, 0, -1):  # one range, one error (an input error: exit 2)
+        with pytest.raises(ForkPointOutOfRange, match="fork at 1 to 4"):
+            store.fork(parent, at)
 
 
 def test_fork_with_hold_keeps_the_lock(store):

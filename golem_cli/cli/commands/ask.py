@@ -51,6 +51,9 @@ System = Annotated[
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print reply, IDs and usage as one JSON object.")]
 NoStream = Annotated[bool, typer.Option("--no-stream", help="Print the reply only once it is complete.")]
+NoSave = Annotated[
+    bool, typer.Option("--no-save", help="A throwaway question: nothing is kept (not with -c or --cid).")
+]
 Attach = Annotated[
     list[str] | None,
     typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
@@ -77,6 +80,7 @@ def ask(
     deny: Deny = None,
     yes: Yes = False,
     no_project_instructions: NoProjectInstructions = False,
+    no_save: NoSave = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli import model_choice
@@ -89,9 +93,11 @@ def ask(
 
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
+    if no_save and (continue_last or cid):
+        raise InputError("--no-save asks a throwaway question; -c and --cid continue a saved conversation")
     attached = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt, attached=bool(attached))
-    store = open_store()
+    store = _throwaway_store() if no_save else open_store()
     existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
     settings = run_options(options, choice.model)
     tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
@@ -142,6 +148,22 @@ def _before_sending(session: ChatSession, text: str, parts: list[Part]) -> None:
     warning = session.context_warning(text, parts)
     if warning:
         note(f"golem: warning: {warning}")
+
+
+def _throwaway_store() -> Store:
+    """A store in a temporary directory, removed when golem exits: ``--no-save`` runs the turn
+    as every other (the prompt on disk before the model is asked), and leaves nothing in the
+    user's store, so scripts do not fill the list."""
+    import atexit
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from golem_cli.store import Store
+
+    where = tempfile.mkdtemp(prefix="golem-ask-")
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    return Store(Path(where))
 
 
 def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:
@@ -340,6 +362,19 @@ def _turn(
         session.close()
 
 
+def reply_ending(outcome: TurnOutcome) -> str:
+    """How the reply ended, in the one word ``--json``'s ``ending`` gives (docs/json.md):
+    ``interrupted`` (Ctrl-C), ``error`` (a failure cut it, or nothing came), ``refused``,
+    ``cut_off`` (a token limit or a content filter) or ``complete``."""
+    if outcome.interrupted:
+        return "interrupted"
+    if outcome.error is not None:
+        return "error"
+    if outcome.refusal:
+        return "refused"
+    return "cut_off" if outcome.cut_off else "complete"
+
+
 def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[str, object]]) -> None:
     """The turn as one JSON object (docs/json.md): the reply without the stored
     ``[reply interrupted]`` mark, which ``interrupted`` says."""
@@ -347,12 +382,13 @@ def _print_json(outcome: TurnOutcome, session: ChatSession, repaired: list[dict[
     from golem_cli.cli.render.console import camel, print_json
     from golem_cli.core.messages import unmark_interrupted
 
+    ending = reply_ending(outcome)
     print_json({
         "reply": unmark_interrupted(outcome.reply) if outcome.cut else outcome.reply, "runId": outcome.run_id,
         "conversationId": outcome.conversation_id, "model": session.model.name,
         "usage": camel(outcome.usage.to_json()), "cacheShare": outcome.usage.cache_share,
         "cost": outcome.cost, "spent": session.spent if outcome.cost is not None else None,
-        "interrupted": not outcome.finished,
+        "ending": ending, "interrupted": ending in ("interrupted", "error"),
         "error": None if outcome.error is None else describe(outcome.error),
         "finishReason": outcome.stop_reason or outcome.finish_reason, "refusal": outcome.refusal,
         "repaired": repaired, "tookOverLock": session.took_over or None,

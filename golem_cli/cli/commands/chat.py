@@ -127,7 +127,7 @@ def _pick(store: Store) -> str | None:
     None when the person leaves without choosing (an empty answer, Ctrl-D)."""
     from golem_cli.cli.errors import InputError
     from golem_cli.cli.render.console import local_time
-    from golem_cli.cli.render.short_ids import HINT_LENGTH
+    from golem_cli.cli.render.short_ids import PREFIX_LENGTH
     from golem_cli.cli.render.terminal_text import visible
     from golem_cli.core.errors import GolemError
 
@@ -135,7 +135,7 @@ def _pick(store: Store) -> str | None:
     if not rows:
         raise InputError("there are no conversations yet; start one with `golem chat`")
     unique = store.unique_prefixes(row.id for row in rows)
-    width = max([HINT_LENGTH, *unique.values()])
+    width = max([PREFIX_LENGTH, *unique.values()])
     for i, row in enumerate(rows, 1):
         meta = row.meta
         line = f"{i:>2}. {meta.id[:width]}  {local_time(meta.updated)}  {meta.display_title[:60]}"
@@ -263,7 +263,7 @@ def _lock(store: Store, cid: str) -> tuple[str, FileLock, list[str]] | None:
         if not sys.stdin.isatty():
             raise
         who = locked.holder.describe() if locked.holder else "holder unknown"
-        short = short_ids.hint(cid, store.unique_prefixes([cid])[cid])
+        short = short_ids.handle(cid)
         _note(f"Conversation {short} is open in another golem process ({who}).")
         if not _yes("Fork it and continue in the copy? [y/N] "):
             return None
@@ -315,8 +315,6 @@ def fork(
     from golem_cli.cli.repl.start import run_repl
     from golem_cli.core.ids import new_id
 
-    if at is not None and at < 1:
-        raise InputError(f"--at {at} would copy no messages; for a new conversation, run `golem chat`")
     if no_chat and options:
         raise InputError("-o sets options for the chat; --no-chat starts none")
     store = _store()
@@ -329,7 +327,7 @@ def fork(
     tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     project = project_root(choice.settings, no_project_instructions)
-    short = short_ids.hint(parent, store.unique_prefixes([parent])[parent])
+    short = short_ids.handle(parent)
     cid = new_id()  # the fork's, shown by the banner before the fork is made
 
     def open_session() -> tuple[ChatSession, list[str]]:

@@ -22,14 +22,25 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
+Provider = Annotated[
+    str | None,
+    typer.Argument(metavar="[PROVIDER]", help="List the models this provider's endpoint serves (GET /models)."),
+]
+
+
 @app.command("models", cls=GolemCommand, rich_help_panel="Chat")
-def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> int:
-    """Show the default model and which providers are configured."""
+def models(
+    provider: Provider = None, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
+) -> int:
+    """Show the default model and which providers are configured, or the models one serves."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.providers.resolve import provider_statuses
 
     settings = load_settings()
+    if provider:
+        named = settings.aliases.get(provider, provider)  # an alias: its provider
+        return _served(named.partition(":")[0], settings, as_json=as_json)
     default, source = _default(settings)
     statuses = provider_statuses(settings.providers)
     path = config_file()
@@ -39,7 +50,7 @@ def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
         providers = camel([s.to_json() for s in statuses])
         print_json({"defaultModel": default, "defaultFrom": source, "configFile": str(path),
                     "configExists": path.exists(), "unknownKeys": list(settings.unknown_keys),
-                    "providers": providers})  # fmt: skip
+                    "aliases": dict(settings.aliases), "providers": providers})  # fmt: skip
         return 0
     from golem_cli.cli.model_choice import unknown_keys_note
 
@@ -47,8 +58,28 @@ def models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     _out(f"default model: {default} ({source})\n")
     _out(f"config file:   {path}{'' if path.exists() else ' (not created yet)'}\n")
     _out(f"               {typo}\n\n" if typo else "\n")
+    if settings.aliases:
+        width = max(len(alias) for alias in settings.aliases)
+        _out("aliases:\n" + "".join(f"  {a:<{width}}  {t}\n" for a, t in sorted(settings.aliases.items())) + "\n")
     _print_providers(statuses)
     _out("\nUse one with: golem chat -m PROVIDER:MODEL (e.g. openai:gpt-4o-mini, ollama:llama3.2)\n")
+    return 0
+
+
+def _served(provider: str, settings: Settings, *, as_json: bool) -> int:
+    """``golem models NAME``: what the provider's endpoint lists, with context windows."""
+    from golem_cli.cli.render.console import out, print_json
+    from golem_cli.providers.listing import served_models
+
+    url, served = served_models(provider, settings.providers, os.environ)
+    if as_json:
+        print_json({"provider": provider, "url": url or None, "models": [m.to_json() for m in served]})
+        return 0
+    out(f"{provider}: {len(served)} {'model' if len(served) == 1 else 'models'}" + (f" ({url})" if url else ""))
+    width = max((len(m.id) for m in served), default=0)
+    for m in served:
+        window = f"{m.context_window:,} tokens of context" if m.context_window else ""
+        out(f"  {provider}:{m.id:<{width}}  {window}".rstrip())
     return 0
 
 
@@ -58,7 +89,8 @@ def _default(settings: Settings) -> tuple[str, str]:
     from golem_cli.providers.resolve import OFFLINE_MODEL, default_model
 
     if settings.model:
-        return settings.model, MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
+        source = MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"
+        return settings.aliases.get(settings.model, settings.model), source
     found = default_model(settings.providers)
     return found, "a provider whose key is set" if found != OFFLINE_MODEL else "nothing configured"
 

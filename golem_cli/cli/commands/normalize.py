@@ -235,5 +235,5 @@ def _print_where(
         console.out(f"wrote {where}" + (f" (backup: {backup})" if backup else ""))
     elif result.changed and not asked:
         verb = "normalize --sanitize" if sanitize else "normalize"
-        ref = short_ids.hint(src.cid, common.open_store().unique_prefixes([src.cid])[src.cid]) if src.cid else src.ref
+        ref = short_ids.handle(src.cid) if src.cid else src.ref
         console.out(f"not written: `golem {verb} {ref} -o OUT` or `--in-place` saves the repaired history")

@@ -79,19 +79,22 @@ def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = No
     if as_json:
         console.print_json([
             {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
-             "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet}
+             "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet,
+             "forks": hit.forks}
             for hit in hits
         ])  # fmt: skip
         return 0
-    from golem_cli.cli.render.short_ids import HINT_LENGTH
+    from golem_cli.cli.render.short_ids import PREFIX_LENGTH, handle
 
-    width = max([HINT_LENGTH, *found.prefixes.values()])
+    width = max([PREFIX_LENGTH, *found.prefixes.values()])
     for hit in hits:
         title = hit.meta.display_title[:40]
         console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
         # numbered as `golem show` numbers messages, so that `fork --at` takes the number
         where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
         console.out(f"    {where}: {hit.snippet}")
+        if hit.forks:  # the same message, copied into forks: shown once
+            console.out(f"    also in {'fork' if len(hit.forks) == 1 else 'forks'} {', '.join(map(handle, hit.forks))}")
     if not hits:
         console.note(f"no conversation mentions {query!r}")
         return 1

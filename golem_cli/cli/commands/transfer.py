@@ -153,7 +153,7 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
         report.print_findings(found, styled=console.styled())
     elif not trust:
         console.out(f"{label}: nothing to sanitize")
-    console.out(f"imported {len(out)} messages as {cid}")
+    console.out(f"imported {len(out)} {'message' if len(out) == 1 else 'messages'} as {cid}")
     return 0
 
 

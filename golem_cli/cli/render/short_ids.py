@@ -1,20 +1,28 @@
 """Conversation IDs as people see them: the part that is enough to type, highlighted.
 
-Every stored ID can be typed as its shortest unique prefix (or its tail: store/refs.py). Where
-golem shows an ID (``list``, ``show``, the chat's footer and hints), that prefix is bold and the
-rest dim, as jj shows change IDs, so a person sees at a glance what to type. Hints print at
-least ``HINT_LENGTH`` characters, so a command copied today still works after more
-conversations exist.
+Every stored ID can be typed as its shortest unique prefix or as its tail (store/refs.py).
+Where golem shows a whole ID (``list``, ``show``, ``/ids``) the unique prefix is bold and the
+rest dim, as jj shows change IDs. Where it prints a handle to copy (the resume hint, the
+``/retry`` and ``/fork`` notes, the footer) it prints the ID's last ``HANDLE_LENGTH``
+characters: golem's IDs are UUIDv7, whose first characters are a millisecond clock (IDs made
+within a minute share them) and whose last twelve are random, so that handle stays unique as
+more conversations are made, and a tail match wins over a prefix match when it is typed back.
 """
 
 from __future__ import annotations
 
-HINT_LENGTH = 8
+HANDLE_LENGTH = 12
+PREFIX_LENGTH = 8  # the least a listing shows of an ID, its unique prefix highlighted
 
 
-def hint(cid: str, unique: int) -> str:
-    """The ID as a hint spells it: the unique prefix, at least ``HINT_LENGTH`` characters."""
-    return cid[: max(unique, HINT_LENGTH)]
+def handle(cid: str) -> str:
+    """The ID as a hint spells it: its random tail, which later IDs do not share."""
+    return cid[-HANDLE_LENGTH:]
+
+
+def handle_markup(cid: str) -> str:
+    """rich markup for ``handle(cid)``."""
+    return f"[bold cyan]{handle(cid)}[/]"
 
 
 def markup(cid: str, unique: int, length: int | None = None) -> str:

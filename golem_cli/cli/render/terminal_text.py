@@ -168,10 +168,11 @@ class VisibleStream:
 
 def markdown(text: str) -> Markdown:
     """Markdown for text golem did not write: made visible first, and links shown with their
-    address instead of as terminal hyperlinks (OSC 8), so the link is what it says."""
-    from rich.markdown import Markdown
+    address instead of as terminal hyperlinks (OSC 8), so the link is what it says; code
+    blocks are cropped, never wrapped (``code_blocks``)."""
+    from golem_cli.cli.render.code_blocks import UnwrappedMarkdown
 
-    return Markdown(visible(text), hyperlinks=False)
+    return UnwrappedMarkdown(visible(text), hyperlinks=False)
 
 
 class _Visible:

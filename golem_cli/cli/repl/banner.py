@@ -52,27 +52,50 @@ def show(
     enabled tools, ``lines`` (a repair report, a lock taken over: text from the store, shown
     visibly) and which tool servers are starting (``Repl.begin_tool_servers`` starts them)."""
     paint = Painter()
-    out = [
-        f"{paint(f'golem {__version__}', 'bold')} · model {paint(visible(model), 'cyan')} · "
-        f"conversation {_conversation_id(paint, conversation_id, unique)}",
-        paint(HELP, "dim"),
-    ]
-    if note:  # prose: wrapped at words, not where the terminal happens to cut
-        width = shutil.get_terminal_size().columns
-        for paragraph in visible(note).splitlines():
-            wrapped = textwrap.wrap(paragraph, width, break_on_hyphens=False) or [""]
-            out += [paint(part, "yellow") for part in wrapped]
+    width = shutil.get_terminal_size().columns  # every line wrapped at words, not where the terminal cuts
+    shown_model = visible(model)
+    out = by_width([
+        (f"golem {__version__}", paint(f"golem {__version__}", "bold")),
+        (f"model {shown_model}", f"model {paint(shown_model, 'cyan')}"),
+        (f"conversation {conversation_id}", f"conversation {_conversation_id(paint, conversation_id, unique)}"),
+    ], width)  # fmt: skip
+    out += by_width([(piece, paint(piece, "dim")) for piece in HELP.split(" · ")], width)
+    if note:
+        out += [paint(part, "yellow") for part in _wrapped(visible(note), width)]
     if toolbox is not None and toolbox.enabled:
         names = ", ".join(e.name for e in toolbox.enabled)
         where = getattr(toolbox.registry.sources[0], "root", None)
         place = f" in {where.path}" if where is not None else ""
-        out.append(paint(visible(f"tools: {names}{place} · /tools to change"), "dim"))
+        out += [paint(part, "dim") for part in _wrapped(visible(f"tools: {names}{place} · /tools to change"), width)]
     out += [paint(for_terminal(line, sys.stdout)) for line in lines]
     if toolbox is not None and toolbox.to_start():
         names = ", ".join(s.group for s in toolbox.to_start())
         out.append(paint(visible(f"Starting tool servers: {names}…"), "dim"))
     sys.stdout.write("".join(line + "\n" for line in out))
     sys.stdout.flush()
+
+
+def by_width(pieces: Sequence[tuple[str, str]], width: int) -> list[str]:
+    """Pieces (plain, painted) joined by `` · `` on as few lines as ``width`` allows, a line
+    broken only between pieces."""
+    lines: list[str] = []
+    plain_len = 0
+    for plain, painted in pieces:
+        if lines and plain_len + 3 + len(plain) <= width:
+            lines[-1] += " · " + painted
+            plain_len += 3 + len(plain)
+        else:
+            lines.append(painted)
+            plain_len = len(plain)
+    return lines
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """Prose wrapped at words (a long path or name is left whole rather than cut)."""
+    out: list[str] = []
+    for paragraph in text.splitlines():
+        out += textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False) or [""]
+    return out
 
 
 def _conversation_id(paint: Painter, cid: str, unique: int) -> str:

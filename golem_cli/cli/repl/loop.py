@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app, get_app_or_none
-from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
@@ -36,6 +35,7 @@ from golem_cli.cli.render.console import rich_console
 from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
 from golem_cli.cli.repl import slash
+from golem_cli.cli.repl.completer import SlashCompleter
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
 from golem_cli.cli.signals import Termination, ending_like_ctrl_c
 from golem_cli.cli.tools import servers as tool_servers
@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 
     from golem_cli.cli.attach import Attachment
     from golem_cli.cli.tools.choice import ToolChoice
-    from golem_cli.core.messages import Part
+    from golem_cli.core.history.repair import HistoryRepair
+    from golem_cli.core.messages import Message, Part
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.tools.toolbox import Toolbox
 
@@ -79,6 +80,7 @@ class Repl:
         self._turn_task: asyncio.Future[TurnOutcome] | None = None  # the turn running, if one is
         #: The SIGTERM or SIGHUP that ended the chat (``signals.py``), once one did.
         self.ended_by: int | None = None
+        self._stopped_calls: set[str] = set()  # calls this chat's Ctrl-C left open, closed at the next turn
 
     @property
     def session(self) -> ChatSession:
@@ -180,11 +182,23 @@ class Repl:
 
         return PromptSession(
             history=FileHistory(str(path)),
-            completer=WordCompleter(slash.NAMES, sentence=True, match_middle=False),
+            completer=SlashCompleter(slash.NAMES, self._tool_names),
             complete_while_typing=True,
             key_bindings=keys,
             enable_history_search=False,  # Ctrl-R searches the history
+            enable_open_in_editor=True,  # Ctrl-X Ctrl-E: the prompt in $VISUAL or $EDITOR
         )
+
+    def _tool_names(self) -> list[str]:
+        """What ``/tools enable|disable|allow`` takes in this chat: its tools, their groups and
+        servers, ``all``; without a toolbox yet, what ``-T`` takes."""
+        box = self.toolbox
+        if box is None:
+            from golem_cli.cli.completion import tool_names
+
+            return [name for name, _ in tool_names("")]
+        entries = box.registry.entries()
+        return [*(e.name for e in entries), *box.registry.groups(), "all", *(s.group for s in box.servers())]
 
     async def _read(
         self, prompt_session: PromptSession[str] | None, pre_run: Callable[[], None] | None = None
@@ -297,6 +311,8 @@ class Repl:
             renderer.finish()
         self.footer(outcome, view.stopped_line() if view is not None else "", unsaved_before=unsaved_before)
         self.tool_notices()
+        if outcome.interrupted:
+            self._stopped_calls = self.session.open_calls()
         return outcome
 
     def _within_budget(self, text: str, parts: Sequence[Part]) -> bool:
@@ -317,10 +333,32 @@ class Repl:
         return True
 
     def _repair_before_the_turn(self) -> None:
-        """An interrupted tool round is closed before the next run, with its report."""
-        if self.session.needs_repair():
-            before, repair = self.session.normalize()
+        """An interrupted tool round is closed before the next run: in one quiet line when all
+        it closes is what this chat's own Ctrl-C left open, else with the whole report (damage
+        golem did not cause, or did not see happen)."""
+        if not self.session.needs_repair():
+            return
+        before, repair = self.session.normalize()
+        names = self._only_stopped_calls(before, repair)
+        if names is None:
             self._print_lines(slash.report_lines(before, self.session.history, repair))
+            return
+        from rich.markup import escape
+
+        calls = "call" if len(names) == 1 else "calls"
+        self.console.print(f"[dim]Closed the {calls} Ctrl-C stopped ({escape(visible(', '.join(names)))}).[/dim]",
+                           highlight=False)  # fmt: skip
+
+    def _only_stopped_calls(self, before: list[Message], repair: HistoryRepair) -> list[str] | None:
+        """The tools of the calls ``repair`` closed when that is all it did and each was one
+        this chat's Ctrl-C left open; else None."""
+        from golem_cli.cli.render.findings import SYNTHESIZED, repair_findings
+
+        stopped, self._stopped_calls = self._stopped_calls, set()
+        found = repair_findings(before, self.session.history, repair)
+        if not found or any(f.kind != SYNTHESIZED or f.call_id not in stopped for f in found):
+            return None
+        return list(dict.fromkeys(f.tool_name for f in found))
 
     def _tool_view(self, renderer: ReplyRenderer) -> ToolView | None:
         """The view of the turn's tool calls and their questions, when the chat has tools."""
@@ -519,8 +557,9 @@ class Repl:
     def id_markup(self, cid: str, *, hint: bool = False) -> str:
         """A conversation ID with the part that is enough to type highlighted; as a hint,
         only that part (at least a few characters)."""
-        unique = self.session.store.unique_prefixes([cid])[cid]
-        return short_ids.markup(cid, unique, len(short_ids.hint(cid, unique)) if hint else None)
+        if hint:
+            return short_ids.handle_markup(cid)
+        return short_ids.markup(cid, self.session.store.unique_prefixes([cid])[cid])
 
     def goodbye(self) -> int:
         """The chat's last line; the exit code: 1 when the store refused the conversation to
@@ -528,6 +567,8 @@ class Repl:
         if self._session is None or (self.session.created_here and self.session.is_empty):
             self.console.print("[dim]Nothing said, nothing saved.[/dim]")
             return 0
+        if self._stopped_calls and self.session.unsaved is None and self.session.needs_repair():
+            self._repair_before_the_turn()  # closed now: a resume later has nothing to report
         if self.session.unsaved is not None and not self.keep_unsaved():
             return 1
         cid = self.session.conversation_id

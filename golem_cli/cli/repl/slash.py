@@ -111,6 +111,70 @@ async def _fork(repl: Repl, arg: str) -> None:
     repl.console.print(f"Forked {repl.id_markup(old, hint=True)} into {repl.id_markup(new)}; continuing in the fork.")
 
 
+async def _new(repl: Repl, arg: str) -> None:
+    """A new conversation without leaving the chat: the same model, options, system prompt
+    and tools; the one left is saved (and released), named by what resumes it."""
+    from golem_cli.session import ChatSession
+
+    old = repl.session
+    if old.is_empty:
+        repl.console.print("This conversation is still empty: type a prompt to start it.")
+        return
+    if old.unsaved is not None:  # the store refused its last save: not left behind unsaved
+        repl.console.print("The last turn is not saved yet (see above); /new waits until a turn saves it.")
+        return
+    new = ChatSession.start(old.store, old.model, system=old.system, max_messages=old.max_messages, tools=old.toolbox)
+    new.context_tokens, new.options, new.keep_unsaved = old.context_tokens, old.options, old.keep_unsaved
+    old.close()  # its lock; the toolbox (and its servers) go on in the new conversation
+    repl.session = new
+    resume = repl.id_markup(old.conversation_id, hint=True)
+    repl.console.print(f"[dim]Saved the last conversation (golem resume[/dim] {resume}[dim]). New conversation[/dim] "
+                       f"{repl.id_markup(new.conversation_id)}.")  # fmt: skip
+
+
+async def _copy(repl: Repl, arg: str) -> None:
+    """The last reply, to the clipboard through the terminal (OSC 52, which not every terminal
+    accepts: said so), or with ``/copy FILE`` to a new file."""
+    from golem_cli.core.messages import unmark_interrupted
+
+    reply = next((m.content for m in reversed(repl.session.history) if m.role == "assistant" and m.content), "")
+    if not reply:
+        repl.console.print("Nothing to copy yet: no reply has text.")
+        return
+    reply = unmark_interrupted(reply)
+    if arg:
+        _copy_to_file(repl, arg, reply)
+        return
+    import base64
+
+    out = repl.console.file
+    out.write("\x1b]52;c;" + base64.b64encode(reply.encode()).decode("ascii") + "\x07")  # golem's own sequence
+    out.flush()
+    repl.console.print(f"Copied the last reply ({len(reply):,} characters) through the terminal (OSC 52). Not every "
+                       "terminal accepts it (tmux needs set-clipboard on): /copy FILE writes it to a file.",
+                       highlight=False, markup=False)  # fmt: skip
+
+
+def _copy_to_file(repl: Repl, name: str, reply: str) -> None:
+    """The reply written to a file that does not exist yet (one line says why not)."""
+    from pathlib import Path
+
+    from golem_cli.cli.render.terminal_text import visible
+
+    path = Path(name).expanduser()
+    shown = visible(str(path))
+    try:
+        with path.open("x", encoding="utf-8") as f:
+            f.write(reply if reply.endswith("\n") else reply + "\n")
+    except FileExistsError:
+        said = f"{shown} exists: /copy writes only a new file."
+    except OSError as e:
+        said = f"Cannot write {shown}: {e.strerror}."
+    else:
+        said = f"Wrote the last reply to {shown}."
+    repl.console.print(said, highlight=False, markup=False, soft_wrap=True)  # a path is never broken
+
+
 async def _model(repl: Repl, arg: str) -> None:
     if not arg:
         repl.console.print(f"model {repl.session.model.name}", highlight=False, markup=False)
@@ -298,8 +362,16 @@ async def _attach(repl: Repl, arg: str) -> None:
 
 
 async def _title(repl: Repl, arg: str) -> None:
+    """``/title`` alone shows the title (as ``/model`` and ``/system`` show theirs)."""
     if not arg:
-        repl.console.print("Usage: /title TEXT")
+        from golem_cli.cli.render.terminal_text import visible
+
+        meta = repl.session.store.meta(repl.session.conversation_id)
+        if meta.title:
+            repl.console.print(f"Title: {visible(meta.title)}", highlight=False, markup=False)
+        else:
+            shown = f' (until then it is listed as "{visible(meta.display_title)}")' if meta.display_title else ""
+            repl.console.print(f"No title yet{shown}. /title TEXT names it.", highlight=False, markup=False)
         return
     repl.session.store.set_title(repl.session.conversation_id, arg)
     repl.console.print(f"Title set: {arg}", highlight=False, markup=False)
@@ -336,8 +408,9 @@ async def _tools(repl: Repl, arg: str) -> None:
 
     for row in tool_rows(box, width=repl.console.width):  # a server's reason is its own text: shown safely
         repl.console.print(visible(row), highlight=False, markup=False, soft_wrap=True)
-    repl.console.print("/tools enable NAME, /tools disable NAME, /tools allow RULE, /tools deny RULE, /tools rules",
-                       highlight=False, markup=False)  # fmt: skip
+    lines = ["/tools enable NAME, /tools disable NAME, /tools allow RULE, /tools deny RULE, /tools rules", TOOLS_LEGEND]
+    for line in lines if box.enabled else [*lines, NOTHING_ENABLED]:
+        repl.console.print(line, highlight=False, markup=False)
 
 
 def _toolbox(repl: Repl) -> Toolbox | None:
@@ -408,6 +481,9 @@ def _print_rules(repl: Repl, box: Toolbox) -> None:
     repl.console.print("/tools forget RULE removes one for this chat.", highlight=False, markup=False)
 
 
+TOOLS_LEGEND = "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking"
+NOTHING_ENABLED = "Nothing is enabled in this chat yet."
+
 _TOOL_ACTIONS: dict[str, Callable[[Repl, Toolbox, list[str]], Awaitable[str]]] = {
     "enable": _enable,
     "disable": _disable,
@@ -425,6 +501,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/help": ("/help", "this list"),
     "/ids": ("/ids", "conversation ID, last run ID and the file"),
     "/fork": ("/fork", "continue in a copy of this conversation (lineage is recorded)"),
+    "/new": ("/new", "start a new conversation (same model, options and tools) without leaving"),
+    "/copy": ("/copy [FILE]", "copy the last reply (to the clipboard through the terminal, or to a new FILE)"),
     "/model": ("/model [NAME]", "show or switch the model (provider:model)"),
     "/system": ("/system [TEXT|clear]", "show, set or clear the system prompt"),
     "/trim": (
@@ -436,14 +514,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
     "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
-    "/title": ("/title TEXT", "name this conversation"),
+    "/title": ("/title [TEXT]", "show or set this conversation's name"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/context": ("/context", "what the next request carries, in tokens, against the context window"),
     "/cost": ("/cost", "this conversation's runs by model: requests, tokens, cost"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
-    "/help": _help, "/ids": _ids, "/fork": _fork, "/model": _model, "/system": _system,
+    "/help": _help, "/ids": _ids, "/fork": _fork, "/new": _new, "/copy": _copy, "/model": _model, "/system": _system,
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
     "/exit": _exit, "/quit": _exit,

@@ -102,6 +102,21 @@ LIVE_LINES = 6
 LIVE_KEEP = 4_000
 
 
+def media_lines(result: Message) -> list[str]:
+    """What a result carries besides its text (a tool server's images), one line each: the
+    model sees them, so the person is told they went."""
+    from golem_cli.cli.attach import size_words
+
+    out = []
+    for part in result.parts:
+        article = "an" if part.kind[:1] in "aeiou" else "a"
+        details = ", ".join(x for x in (part.media_type, size_words(len(part.data)) if part.data else "") if x)
+        out.append(
+            f"the tool returned {article} {part.kind}" + (f" ({details})" if details else "") + ", sent to the model"
+        )
+    return out
+
+
 class _Running:
     """The live line under the output while tools run: the names of those still running and
     the time since the first of them started, and under it the last lines the running calls
@@ -293,7 +308,7 @@ class ToolView:
         summary = summarize_args(call.args)
         if summary:
             line.append("  " + summary, style="cyan")
-        self.console.print(line, soft_wrap=True)
+        self.console.print(line, no_wrap=True, overflow="ellipsis")  # one line, cut to the width
 
     def print_result(self, call: ToolCall, result: Message) -> None:
         from rich.text import Text
@@ -306,10 +321,12 @@ class ToolView:
         if more:
             head.append(f" · {len(shown) + more} lines, {self.full_hint} shows all", style="dim")
         self.console.print(head, soft_wrap=True)
-        for line in shown:
-            self.console.print(Text("    " + line, style="dim"), soft_wrap=True)
+        for line in shown:  # a preview: each line cut to the width, never wrapped mid-word
+            self.console.print(Text("    " + line, style="dim"), no_wrap=True, overflow="ellipsis")
         if more:
             self.console.print(Text(f"    … {more} more line{'s' if more != 1 else ''}", style="dim"))
+        for line in media_lines(result):
+            self.console.print(Text("    " + line, style="dim"), no_wrap=True, overflow="ellipsis")
 
     # --- the approval question ---------------------------------------------------------------
 

@@ -25,7 +25,7 @@ from msgspec.structs import astuple
 from golem_cli.core.codec import goparse as _goparse
 from golem_cli.core.codec.gojson import compact_json, html_escape_json
 from golem_cli.core.codec.goparse import JSONSyntaxError, Node, Obj
-from golem_cli.core.codec.toolargs import truncated_wrapper, unwrap_truncated
+from golem_cli.core.codec.toolargs import may_be_wrapped, truncated_wrapper, unwrap_truncated
 from golem_cli.core.errors import HistoryFormatError
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, USER, Message, Part, ThinkingBlock, ToolCall
 
@@ -100,7 +100,7 @@ _encoder = msgspec.json.Encoder()
 
 def _args_from_raw(raw: msgspec.Raw) -> str:
     text = bytes(raw).decode("utf-8", "surrogateescape")
-    if text.startswith('{"truncated_args":'):
+    if may_be_wrapped(text):
         restored = unwrap_truncated(text)
         if restored is not None:
             return restored
@@ -319,7 +319,7 @@ def _bind_item(kind: str, node: Node, what: str, text: str) -> Any:
     if kind == "thinking":
         return ThinkingBlock(*_bind_object(node, _THINKING, what, text))
     call = ToolCall(*_bind_object(node, _CALL, what, text))
-    if call.args.startswith('{"truncated_args":'):
+    if may_be_wrapped(call.args):
         call = msgspec.structs.replace(call, args=unwrap_truncated(call.args) or call.args)
     return call
 

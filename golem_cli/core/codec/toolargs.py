@@ -61,19 +61,32 @@ def truncated_wrapper(args: str) -> str:
     return '{"truncated_args":' + go_quote(args) + "}"
 
 
-def unwrap_truncated(text: str) -> str | None:
-    """The verbatim arguments inside a canonical ``truncated_wrapper`` text, else None.
+_JSON_SPACE = " \t\n\r"
 
-    Only an exact inverse of how the codec persists arguments that are not valid JSON: the
-    wrapper is unwrapped when its content is not valid JSON (valid JSON is persisted as it is)
-    and wrapping the content again gives exactly the same text.
+
+def may_be_wrapped(text: str) -> bool:
+    """A cheap first look for ``unwrap_truncated``: an object that mentions the key."""
+    return text[:1] == "{" and "truncated_args" in text
+
+
+def unwrap_truncated(text: str) -> str | None:
+    """The verbatim arguments inside a ``truncated_wrapper``, in any JSON spelling, else None.
+
+    The inverse of how the codec persists arguments that are not valid JSON: an object whose
+    one key is ``truncated_args`` and whose string is not valid JSON (valid JSON is persisted
+    as it is). Any spelling, because a file golem wrote may come back re-spelled by ``jq`` or
+    Python's ``json.dump`` (spaces, indentation, escaped non-ASCII), and the call it holds was cut
+    off all the same (ADR 0002); golem writes it back in Go's spelling.
     """
-    if not text.startswith('{"truncated_args":"') or not text.endswith('"}'):
+    if not text.lstrip(_JSON_SPACE)[1:].lstrip(_JSON_SPACE).startswith('"truncated_args"'):
         return None
     try:
-        inner = msgspec.json.decode(text[18:-1].encode("utf-8", "surrogateescape"))
+        value = msgspec.json.decode(text.encode("utf-8", "surrogateescape"))
     except (msgspec.DecodeError, UnicodeEncodeError):
         return None
+    if not isinstance(value, dict) or len(value) != 1 or text.count('"truncated_args"') != 1:
+        return None  # another key, or the key twice (a decoder keeps only the last)
+    inner = value.get("truncated_args")
     if not isinstance(inner, str) or inner == "" or is_valid_json(inner):
         return None
-    return inner if truncated_wrapper(inner) == text else None
+    return inner
