@@ -5,12 +5,15 @@
 injected per request with ``Scenario``.
 """
 
+from tests.providerserver.cache import CacheFigures, PromptCache
 from tests.providerserver.recordings import RECORDINGS, load_recording, recording_paths
 from tests.providerserver.render import Reply, ToolCallSpec
 from tests.providerserver.server import PRESETS, ProviderServer, Received, Scenario
 
 __all__ = [
     "PRESETS",
+    "CacheFigures",
+    "PromptCache",
     "RECORDINGS",
     "ProviderServer",
     "Received",

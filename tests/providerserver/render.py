@@ -41,6 +41,7 @@ class Reply:
     output_tokens: int = 7
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0  # Anthropic: the part of ``cache_write_tokens`` written for an hour
 
 
 def dumps(value: Any) -> bytes:
@@ -124,8 +125,11 @@ def _anthropic_stop(reply: Reply) -> str:
 
 
 def _anthropic_usage(reply: Reply) -> dict[str, Any]:
+    by_ttl = {"ephemeral_5m_input_tokens": reply.cache_write_tokens - reply.cache_write_1h_tokens,
+              "ephemeral_1h_input_tokens": reply.cache_write_1h_tokens}  # fmt: skip
     return {"input_tokens": reply.input_tokens, "cache_creation_input_tokens": reply.cache_write_tokens,
-            "cache_read_input_tokens": reply.cache_read_tokens, "output_tokens": reply.output_tokens}  # fmt: skip
+            "cache_read_input_tokens": reply.cache_read_tokens, "cache_creation": by_ttl,
+            "output_tokens": reply.output_tokens}  # fmt: skip
 
 
 def _anthropic_blocks(reply: Reply) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import dataclasses
 import json
 import random
 import threading
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.providerserver import hostile, render, sdk
+from tests.providerserver.cache import PromptCache
 from tests.providerserver.recordings import load_recording
 from tests.providerserver.validate import anthropic_error, openai_error, validate_anthropic, validate_openai
 
@@ -87,8 +89,12 @@ class Received:
 class ProviderServer:
     """Start with ``start_in_thread()`` (tests, benchmarks) or ``await serve()`` (standalone)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, api_key: str | None = "sk-test", seed: int = 7) -> None:
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, api_key: str | None = "sk-test", seed: int = 7,
+                 prompt_cache: PromptCache | None = None) -> None:  # fmt: skip
         self.host, self.port, self.api_key = host, port, api_key
+        #: When set, a normal reply's usage (input, cache read and write) is what this cache
+        #: counts for the request, the way each API reports it (cache.py), not the Reply's own.
+        self.prompt_cache = prompt_cache
         self.requests: list[Received] = []
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
@@ -120,6 +126,7 @@ class ProviderServer:
         self.api_key = api_key
         self.hostile_sent = 0
         self.hostile_done.clear()
+        self.prompt_cache = None
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -237,7 +244,7 @@ class ProviderServer:
             self.sdk_rejections.append(mismatch)
             body_of = openai_error if protocol == "openai" else anthropic_error
             return await self._json(writer, 400, body_of(f"golem test server: {mismatch}"))
-        reply = scenario.reply or _default_reply(data)
+        reply = self._counted(protocol, data, scenario.reply or _default_reply(data))
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)
             if scenario.drop == "after_first_byte":  # a Content-Length the body never reaches
@@ -253,6 +260,15 @@ class ProviderServer:
         else:
             frames = render.anthropic_frames(reply, model, self._rng)
         return await self._stream(writer, frames, scenario)
+
+    def _counted(self, protocol: str, data: dict[str, Any], reply: render.Reply) -> render.Reply:
+        """The reply with the usage ``prompt_cache`` counts for this request, when there is one."""
+        if self.prompt_cache is None:
+            return reply
+        counted = self.prompt_cache.openai(data) if protocol == "openai" else self.prompt_cache.anthropic(data)
+        return dataclasses.replace(reply, input_tokens=counted.input_tokens, cache_read_tokens=counted.cache_read_tokens,
+                                   cache_write_tokens=counted.cache_write_tokens,
+                                   cache_write_1h_tokens=counted.cache_write_1h_tokens)  # fmt: skip
 
     async def _hostile(self, writer: asyncio.StreamWriter, scenario: Scenario, protocol: str, streaming: bool) -> bool:
         """Serve a hostile scenario; ``hostile_sent`` records the bytes it got out."""

@@ -201,6 +201,44 @@ def _anthropic(body: Any) -> str | None:
             return f"tools.{j}.custom.name: Field required"
         if "input_schema" not in tool and "type" not in tool:
             return f"tools.{j}.custom.input_schema: Field required"
+    return _anthropic_breakpoints(body)
+
+
+def _anthropic_breakpoints(body: dict[str, Any]) -> str | None:
+    """At most 4 ``cache_control`` breakpoints (the top-level automatic one counts), none on a
+    thinking block, and no 1-hour entry after a 5-minute one (in tools, system, messages order)."""
+    found: list[tuple[str, str]] = []  # (where, ttl)
+
+    def visit(where: str, block: Any) -> str | None:
+        marker = block.get("cache_control") if isinstance(block, dict) else None
+        if marker is None:
+            return None
+        if block.get("type") in ("thinking", "redacted_thinking"):
+            return f"{where}.{block['type']}.cache_control: Extra inputs are not permitted"
+        found.append((where, str(marker.get("ttl") or "5m") if isinstance(marker, dict) else "5m"))
+        return None
+
+    system = body.get("system")
+    places = [(f"tools.{j}", t) for j, t in enumerate(body.get("tools") or [])]
+    places += [(f"system.{j}", b) for j, b in enumerate(system)] if isinstance(system, list) else []
+    for i, message in enumerate(body["messages"]):
+        content = message.get("content")
+        for j, block in enumerate(content if isinstance(content, list) else []):
+            places.append((f"messages.{i}.content.{j}", block))
+            inner = block.get("content") if isinstance(block, dict) and block.get("type") == "tool_result" else None
+            places += [(f"messages.{i}.content.{j}.content.{k}", b) for k, b in enumerate(inner if isinstance(inner, list) else [])]
+    for where, block in places:
+        problem = visit(where, block)
+        if problem:
+            return problem
+    if body.get("cache_control") is not None:
+        found.append(("cache_control", str((body["cache_control"] or {}).get("ttl") or "5m")))
+    if len(found) > 4:
+        return f"A maximum of 4 blocks with cache_control may be provided. Found {len(found)}."
+    ttls = [ttl for _, ttl in found]
+    if "1h" in ttls and "5m" in ttls and ttls.index("5m") < len(ttls) - 1 - ttls[::-1].index("1h"):
+        return ("a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. "
+                "Note that blocks are processed in the following order: `tools`, `system`, `messages`.")  # fmt: skip
     return None
 
 
