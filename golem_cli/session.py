@@ -307,23 +307,28 @@ class ChatSession:
         *,
         max_messages: int = 20,
         tools: Toolbox | None = None,
+        lock: FileLock | None = None,
     ) -> tuple[ChatSession, list[Message], HistoryRepair] | None:
         """``resume`` for a run that sends only the newest ``max_messages`` (``ask -c``): only
         the file's end and its leading system messages are read (``Store.load_tail``), and only
         they are repaired (damage further back is not looked for: ``resume`` and ``normalize``
         read everything). None when the file cannot be read so, or the window's repair would
         change its head: the caller resumes whole. Returns what ``resume`` returns, the
-        history being the window."""
-        lock = store.lock(conversation_id)
+        history being the window. ``lock``: taken by the caller, kept held when None is
+        returned (for the whole ``resume`` that follows)."""
+        given = lock is not None
+        lock = store.lock(conversation_id) if lock is None else lock
         try:
             window = store.load_tail(conversation_id, max_messages + 1)
             if window is None:
-                store.release(conversation_id)
+                if not given:
+                    store.release(conversation_id)
                 return None
             before = [*window.head, *window.messages]
             repaired, report = normalize_history(before)
             if report.changed and repaired[: len(window.head)] != window.head:
-                store.release(conversation_id)
+                if not given:
+                    store.release(conversation_id)
                 return None
             if report.changed:
                 store.save(conversation_id, repaired)  # the window's tail rewritten after its head

@@ -40,6 +40,8 @@ NOT_IN_THE_TREE = {
     "Problems",  # config.tables: a table that does not fit its declaration, turned into ConfigError or a refusal
     "NotRegular",  # tools.regular (an OSError): a FIFO or device a file tool refuses, a failed result
     "ServerFailed",  # tools.mcp.connection: a tool server did not start, turned into a line by Toolbox.start
+    "SidecarChanged",  # store.sidecars: a sidecar replaced between its read and its write, merged by its kind's rule
+    "NeedsLogin",  # tools.mcp.oauth: a server wants a sign-in, turned into "run `golem mcp login NAME`"
     "Unclassifiable",  # tools.rules: a command line the splitter cannot take apart, asked about
 }  # fmt: skip
 

@@ -26,7 +26,8 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── config.ConfigError          config.toml cannot be read or holds a wrong value
     └── store.StoreError            the conversation store
         ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists
-        └── ConversationLocked      another golem process holds it (``holder``)
+        ├── ConversationLocked      another golem process holds it (``holder``)
+        └── ChangedOnDisk           replaced by another program while a save was written
 
 Not errors but signals, raised by a tool to steer its run (``core.tools``): ``ToolFailed``,
 ``ModelRetry``, ``ToolCanceled``; a tool past its deadline raises ``ToolTimeoutError`` (a

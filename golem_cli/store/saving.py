@@ -67,10 +67,16 @@ class Persisted:
         return self.count - self.skipped
 
     def release(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        """Close the descriptor, once: a record dropped unreleased (a ``Store`` a program let go
+        of) closes it when collected, so descriptors never pile up."""
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    __del__ = release
 
     def unchanged(self, path: Path) -> bool:
         """Whether ``path`` still names the file this process knows, unchanged."""

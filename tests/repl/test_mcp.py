@@ -20,7 +20,6 @@ import pexpect
 import pytest
 from golem_cli.config.schema import McpServerTable
 from golem_cli.core.history.repair import normalize_history
-from golem_cli.core.messages import INTERRUPTED
 
 from tests.mcpservers import demo_toml, http_demo, published
 from tests.providerserver import ProviderServer, Scenario
@@ -236,14 +235,17 @@ def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn
     assert "Stopped demo__slow after " in chat.expect(FOOTER)
     assert wait_for(marks / "slow-cancelled") == "yes"  # MCP's cancellation reached the server
     chat.prompt()
-    assert stored(home)[-1].tool_calls[0].id == "call_1"  # the call stays, without a result
+    last = stored(home)[-1]  # the call that started gets its own truthful result (issue 24 bug 1)
+    assert last.role == "tool" and last.tool_call_id == "call_1" and "stopped by the user" in last.content, last
     out = chat.say("and now?")
-    assert "Closed the call Ctrl-C stopped (demo__slow)." in out and "Repaired" not in out
+    assert "Repaired this conversation" not in out
+    assert "tool results: call_2 " in out, out
     child = int(out.split("tool results: call_2 ")[1].split()[0])
     server_pid = int((marks / "slow-started").read_text())
     chat.leave()
     history = stored(home)
-    assert [(m.tool_call_id, m.content) for m in history if m.role == "tool"][0] == ("call_1", INTERRUPTED)
+    first = [(m.tool_call_id, m.content) for m in history if m.role == "tool"][0]
+    assert first[0] == "call_1" and first[1].startswith("The call was stopped by the user (Ctrl-C)")
     assert not normalize_history(history)[1].changed
     assert gone(server_pid) and gone(child)  # the server and what it started stop with the chat
 

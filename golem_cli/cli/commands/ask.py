@@ -250,12 +250,14 @@ def _session(
     from golem_cli.cli.render.findings import repair_findings
     from golem_cli.cli.repl.slash import report_lines
 
+    lock = store.lock(existing)  # one lock for both attempts: it says whose lock it took over
     opened = None
     if windowed and system is None:
-        opened = ChatSession.resume_window(store, existing, choice.model, max_messages=limit, tools=tools.toolbox())
+        opened = ChatSession.resume_window(store, existing, choice.model, max_messages=limit, tools=tools.toolbox(),
+                                           lock=lock)  # fmt: skip
     if opened is None:
         opened = ChatSession.resume(store, existing, choice.model, system=system, max_messages=limit,
-                                    tools=tools.toolbox())  # fmt: skip
+                                    tools=tools.toolbox(), lock=lock)  # fmt: skip
     session, before, repair = opened
     repaired = [f.to_json() for f in repair_findings(before, session.history, repair)] if repair.changed else []
     if session.took_over:

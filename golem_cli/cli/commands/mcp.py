@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from golem_cli.tools.mcp.config import ServerConfig
 
 app = typer.Typer(name="mcp", rich_help_panel="Chat",
-                  help="Tool servers (MCP): `golem mcp list`, `import FILE`, `login NAME`, `logout NAME`.")  # fmt: skip
+                  help="Tool servers (MCP): list, import, login, logout.")  # fmt: skip
 
 
 # --- list ----------------------------------------------------------------------------------

@@ -69,8 +69,9 @@ def list_tools(
     what: Annotated[str | None, typer.Argument(metavar="[rules]", help="rules: list the allow and deny rules.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tools as JSON.")] = False,
 ) -> int:
-    """List the tools a chat can use (-T NAME enables them), or with `rules` the rules for
-    what runs without asking."""
+    """List the tools a chat can use, or the rules (`rules`).
+
+    -T NAME enables them in a chat."""
     import asyncio
     import shutil
     import sys
