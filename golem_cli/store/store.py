@@ -285,18 +285,23 @@ class Store:
         self._know(cid, persisted(fd, len(messages)))
         return messages
 
+    def _open_history(self, cid: str, path: Path) -> tuple[int, os.stat_result]:
+        """A descriptor of the conversation's file (regular, within the size limit), its
+        refusals as the store's errors."""
+        try:
+            return open_regular(path, self.max_history_bytes, follow=False)
+        except FileNotFoundError:
+            raise ConversationNotFound(f"no conversation {cid}") from None
+        except UnreadableFile as e:
+            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+
     def _read_held(self, cid: str) -> tuple[list[Message], int]:
         """The file's messages and an open descriptor of the very file they were read from."""
         from golem_cli.core.codec.history import PIECE, read_history, read_history_pieces
         from golem_cli.core.errors import HistoryFormatError
 
         path = self.messages_path(cid)
-        try:
-            fd, st = open_regular(path, self.max_history_bytes, follow=False)
-        except FileNotFoundError:
-            raise ConversationNotFound(f"no conversation {cid}") from None
-        except UnreadableFile as e:
-            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        fd, st = self._open_history(cid, path)
         try:
             read = read_history_pieces(pieces_of(fd, st, path, self.max_history_bytes, PIECE))
             if read is None:  # declined by the fast path: the whole file, read as Go reads it
@@ -325,12 +330,7 @@ class Store:
         from golem_cli.store.tail import read_tail
 
         path = self.messages_path(cid)
-        try:
-            fd, st = open_regular(path, self.max_history_bytes, follow=False)
-        except FileNotFoundError:
-            raise ConversationNotFound(f"no conversation {cid}") from None
-        except UnreadableFile as e:
-            raise CorruptConversation(cid, path, str(e), salvageable=False) from None
+        fd, st = self._open_history(cid, path)
         try:
             close = closing_bracket(fd, st.st_size)
             total = self._count(cid, st.st_size)

@@ -96,3 +96,26 @@ def test_the_banner_shows_the_conversation_the_first_turn_is_saved_in(spawn, hom
     chat.say("hello")
     chat.leave()
     assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
+
+
+def test_the_session_is_open_when_ready_returns_even_before_the_openings_callback_ran():
+    """The opening's future can be done before its done-callback has run (the callback waits
+    its turn in the loop); a line acted on at that moment still finds the session open."""
+    import asyncio
+
+    from golem_cli.cli.repl.loop import Repl
+    from golem_cli.cli.repl.opening import PendingSession
+
+    session = object()
+    pending = PendingSession(model="m", conversation_id="c", unique=8, open=lambda: (session, []))
+    repl = Repl(pending, markdown=False, plain_input=True)
+
+    async def main() -> object:
+        assert repl._opener is not None
+        repl._opener.start()
+        repl._opener._work.result()  # the thread is done: its result is queued for the loop
+        await asyncio.sleep(0)  # the loop sets the future, and queues the callback after this task
+        await repl.ready()
+        return repl.session
+
+    assert asyncio.run(main()) is session

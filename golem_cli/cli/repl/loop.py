@@ -114,7 +114,10 @@ class Repl:
 
     def _opened(self, opened: asyncio.Future[Opened]) -> None:
         """The opening's end: the session, and its lines printed above the prompt; or its
-        error, which closes the prompt (``ready`` raises it)."""
+        error, which closes the prompt (``ready`` raises it). Runs once per opening, from the
+        future's callback or from ``ready``, whichever comes first."""
+        if self._session is not None:
+            return
         error = opened.exception()
         if error is not None:
             app = get_app_or_none()
@@ -141,8 +144,12 @@ class Repl:
     async def ready(self) -> None:
         """Wait for the session to be open (its opening starts now if the prompt ended before
         it was drawn); raises the opening's error (a bad model, a store that cannot be written)."""
-        if self._opener is not None:
-            await self._opener.start()
+        if self._opener is not None and self._session is None:
+            opened = self._opener.start()
+            await opened
+            # A future already done when awaited returns at once, before its callbacks run:
+            # the session is taken here too, not left to ``_opened``'s turn in the loop.
+            self._opened(opened)
 
     def close(self) -> None:
         """When the chat ends, however it ends: what the store refused still goes somewhere,
