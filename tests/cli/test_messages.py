@@ -9,7 +9,7 @@ from tests.cli.conftest import assert_one_line_error
 
 USAGE_MISTAKES = [
     (["list", "--bogus"], "no such option: --bogus (`golem list --help` shows how)"),
-    (["export", "last", "--format", "html"], "invalid value for '--format' / '-f': ", "'html' is not one of 'json', 'markdown' (`golem export --help` shows how)"),
+    (["export", "last", "--format", "html"], "invalid value for '--format' / '-f': ", "'html' is not one of 'json', 'golem', 'markdown' (`golem export --help` shows how)"),
     (["chat", "--max-messages", "0"], "invalid value for '--max-messages': ", "1 (`golem chat --help` shows how)"),
     (["list", "-n", "x"], "invalid value for '--limit' / '-n': ", "'x' is not a valid int range (`golem list --help` shows how)"),
     (["show"], "missing argument 'ID' (`golem show --help` shows how)"),

@@ -20,6 +20,7 @@ from golem_cli.cli.options import ConversationId
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
+    from golem_cli.cli.common import Source as common_Source
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
@@ -29,6 +30,7 @@ app = typer.Typer()
 
 class Format(enum.StrEnum):
     json = "json"
+    golem = "golem"
     markdown = "markdown"
 
 
@@ -38,7 +40,11 @@ def export(
     fmt: Annotated[
         Format,
         typer.Option(
-            "--format", "-f", metavar="json|markdown", help="json: the Go-readable message array; markdown: a document."
+            "--format",
+            "-f",
+            metavar="json|golem|markdown",
+            help="json: the Go-readable message array; golem: it with the title, model, lineage and settings "
+            "(import reads it); markdown: a document.",
         ),
     ] = Format.json,
     output: Annotated[
@@ -46,9 +52,10 @@ def export(
         typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout (- is stdout)."),
     ] = None,
 ) -> int:
-    """Export a conversation as JSON or markdown.
+    """Export a conversation as JSON, a golem conversation file or markdown.
 
-    JSON is exactly what a Go golem program unmarshals as []model.Message."""
+    JSON is exactly what a Go golem program unmarshals as []model.Message; golem is an object
+    holding that array and what golem knows beside it (docs/json.md)."""
     import sys
 
     from golem_cli.cli import common
@@ -65,6 +72,11 @@ def export(
         from golem_cli.core.codec.history import drain_chunks
 
         data = drain_chunks(messages)  # written as encoded, each batch freed once written
+    elif fmt is Format.golem:
+        from golem_cli.cli.conversation_file import document_chunks
+        from golem_cli.core.codec.history import drain_chunks
+
+        data = document_chunks(drain_chunks(messages), store.meta(cid))
     else:
         from golem_cli.cli.render.transcript import markdown_document
         from golem_cli.store.ledger import answered, runs_of
@@ -81,13 +93,17 @@ def export(
         data = [visible(b"".join(data).decode()).encode()]
     for chunk in data:
         sys.stdout.buffer.write(chunk)
-    if fmt is Format.json and sys.stdout.isatty():
+    if fmt is not Format.markdown and sys.stdout.isatty():
         sys.stdout.buffer.write(b"\n")
     return 0
 
 
 HistoryFile = Annotated[
-    Path, typer.Argument(metavar="FILE", help="A JSON array of golem messages (- reads standard input).")
+    Path,
+    typer.Argument(
+        metavar="FILE",
+        help="A JSON array of golem messages, or a file of `export --format golem` (- reads standard input).",
+    ),
 ]
 Trust = Annotated[bool, typer.Option("--trust", help="Store the history as it is, without sanitizing.")]
 Title = Annotated[str | None, typer.Option("--title", metavar="TEXT", help="A title for the imported conversation.")]
@@ -112,7 +128,7 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
     source = common.standard_input() if common.is_stdio(file) else common.Source(str(file), file)
     label = source.label
     try:
-        history = common.read_messages(source, missing="no such file")
+        history, meta = _read_import(source)
     except HistoryFormatError as e:
         raise HistoryFormatError(
             f"{e}; `golem normalize --salvage {source.ref} -o OUT.json` keeps its complete messages to import"
@@ -129,8 +145,12 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
         found = findings.sanitize_findings(history, out, rep)
         if not out:
             raise InputError(f"{label}: nothing is left once sanitized (--trust imports it as it is)")
-    own, why = _own_id(file, history, store)
-    cid = store.create(out, cid=own, title=title or "")
+    from golem_cli.cli.conversation_file import chosen, lineage, own_id
+
+    own, why = _own_id(file, history, store, own_id(meta))
+    kept_title, model = chosen(meta)
+    parent, fork_at = lineage(meta)
+    cid = store.create(out, cid=own, title=title or kept_title, model=model, parent=parent, fork_at=fork_at)
     if why:
         console.note(why)
     if as_json:
@@ -157,12 +177,45 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
     return 0
 
 
-def _own_id(file: Path, history: list[Message], store: Store) -> tuple[str | None, str]:
-    """The file's own conversation ID when it is free: the file name (a copy of a stored
-    conversation), else the conversation ID stamped on its last messages."""
+def _read_import(source: common_Source) -> tuple[list[Message], dict[str, object]]:
+    """The history of a file to import, and the ``meta`` of a golem conversation file ({} for
+    a bare history): the first bytes tell which it is."""
+    from golem_cli.cli import common
+    from golem_cli.cli.conversation_file import is_document, read_document
+
+    if source.stdin:
+        data = common.read_bytes(source)
+    else:
+        if not is_document(_head(source.path)):
+            return common.read_messages(source, missing="no such file"), {}
+        data = common.read_bytes(source, missing="no such file")
+    if not is_document(data):
+        return common.parse_history(data, source.label), {}
+    messages, meta = read_document(data, source.label)
+    return common.parse_history(messages, source.label), meta
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of the file to import, read as every outside file is (a FIFO or a
+    device refused, never waited on); b"" when it cannot be read (``read_messages`` says why)."""
+    from golem_cli.store.files import UnreadableFile, read_pieces
+
+    pieces = read_pieces(path, 1 << 62, piece=64)  # the size is read_messages's to bound
+    try:
+        return next(pieces, b"")
+    except (UnreadableFile, OSError):
+        return b""
+    finally:
+        pieces.close()
+
+
+def _own_id(file: Path, history: list[Message], store: Store, recorded: str = "") -> tuple[str | None, str]:
+    """The file's own conversation ID when it is free: the one a conversation file records,
+    else the file name (a copy of a stored conversation), else the conversation ID stamped on
+    its last messages."""
     from golem_cli.store import is_conversation_id
 
-    candidates = []
+    candidates = [recorded] if is_conversation_id(recorded) else []
     if file.name.endswith(".json") and is_conversation_id(file.name[:-5]):
         candidates.append(file.name[:-5])
     stamped = next((m.conversation_id for m in reversed(history) if m.conversation_id), "")
