@@ -12,6 +12,7 @@ layers live here, because the core imports no other layer; the other layers subc
     │   ├── HistoryFormatError      not a JSON array of golem messages (names the position)
     │   │   └── store.CorruptConversation    a stored conversation file that does not load
     │   ├── store.InvalidReference  text that cannot be a conversation ID (``../x``)
+    │   ├── store.ForkPointOutOfRange  a fork point that is not a message number (1 to N)
     │   ├── tools.ToolSelectionError  a tool or group name that does not exist, or names clash
     │   └── tools.RuleError         an allow or deny rule golem cannot read (``rules.py``)
     ├── HistoryValidationError      a history or prompt breaks the run-start rules (spec §1.3)

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
-from golem_cli.store.atomic import PRIVATE_FILE, fsync_dir, temp_name
+from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, fsync_dir, temp_name
 from golem_cli.store.files import UnreadableFile, read_with_stat
 
 #: The format version every document and log record carries as ``"v"``. It changes only for
@@ -301,7 +301,7 @@ def _open_log(path: Path) -> int:
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
     flags |= getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags, PRIVATE_FILE)
+        fd = _open_creating_dir(path, flags)
     except OSError as e:
         if e.errno in (errno.ELOOP, errno.EISDIR, errno.ENXIO):
             raise UnreadableFile(f"{path} is not a regular file; move it away to keep this log") from None
@@ -311,6 +311,16 @@ def _open_log(path: Path) -> int:
         os.close(fd)
         raise UnreadableFile(f"{path} is not a regular file; move it away to keep this log", st)
     return fd
+
+
+def _open_creating_dir(path: Path, flags: int) -> int:
+    """A log may be a conversation's first file (the run ledger's start record is written
+    before the conversation is created): its folder is made private when it is missing."""
+    try:
+        return os.open(path, flags, PRIVATE_FILE)
+    except FileNotFoundError:
+        ensure_private_dir(path.parent)
+        return os.open(path, flags, PRIVATE_FILE)
 
 
 def _read_bounded(fd: int, limit: int) -> bytes:

@@ -102,6 +102,6 @@ def test_the_footer_shows_handles_not_whole_ids(golem, home):
     """Two whole UUIDs after every reply wrapped at 80 columns; /ids has them whole."""
     out = golem("chat", "-m", "offline:echo", input="one\n").out
     (cid,) = Store(home)._ids()
-    footer = next(line for line in out.splitlines() if line.startswith("run "))
-    assert f"conversation {cid[-12:]}" in footer and cid not in footer
+    footer = next(line for line in out.splitlines() if " stored, " in line)
+    assert cid[-12:] in footer and cid not in footer
     assert len(footer) <= 80

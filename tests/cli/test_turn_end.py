@@ -57,7 +57,7 @@ def test_the_repl_and_ask_say_one_ending(done, stopped, ending, code, chat_words
     lines = ask_lines(end, CID)
     assert all(any(line.startswith(words) for line in lines) for words in ask_words), lines
     assert len(lines) == len(ask_words)
-    assert footer.ids == f"[dim]conversation[/dim] {CID} · [dim]2 stored, 1 sent[/dim] · [dim]run r1[/dim]"
+    assert footer.ids == f"[dim]conversation[/dim] [bold cyan]{CID[-12:]}[/] · [dim]2 stored, 1 sent[/dim] · [dim]run r1[/dim]"
 
 
 def test_a_refused_save_is_said_under_the_turn():
@@ -70,7 +70,7 @@ def test_a_refused_save_is_said_under_the_turn():
 
 
 RUN = "019ad1c2-7f00-7000-8000-00000000abcd"
-SHORT = "01a0cf9e"
+SHORT = CID[-12:]  # the handle (issue 27): the footer never shows a whole ID
 PRICED = dict(usage=Usage(input_tokens=12_000, output_tokens=340, cache_read_tokens=10_440, cache_write_tokens=800),
               cost=0.0123, total_cost=0.4567)  # fmt: skip
 
@@ -79,25 +79,25 @@ def figures(width: int, **kw: object) -> str:
     from rich.text import Text
 
     done = TurnOutcome(prompt="q", reply="x", run_id=RUN, conversation_id=CID, stored=14, sent=9, **{**PRICED, **kw})  # type: ignore[arg-type]
-    ids = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, cid_markup=CID, cid_short=SHORT, width=width).ids
+    ids = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, width=width).ids
     plain = Text.from_markup(ids).plain
     assert len(plain) <= width, (len(plain), plain)
     return plain
 
 
 def test_the_figures_line_holds_everything_when_wide():
-    assert figures(200) == (f"conversation {CID} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87% · "
-                            f"12,000 in / 340 out tokens · run {RUN}")  # fmt: skip
+    assert figures(200) == (f"conversation {SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87% · "
+                            f"12,000 in / 340 out tokens · run {RUN[-12:]}")  # fmt: skip
 
 
 def test_the_figures_line_fits_80_columns_dropping_in_the_issues_order():
     """Kept in this order: the short conversation ID, stored/sent, cost, cache share, tokens,
     the run ID (issue 22 item 3)."""
-    assert figures(80) == f"conversation {SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87%"
-    assert figures(70) == f"conversation {SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567)"
-    assert figures(50) == f"conversation {SHORT} · 14 stored, 9 sent"
-    assert figures(30) == f"conversation {SHORT}"
-    assert figures(110) == (f"conversation {SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87% · "
+    assert figures(80) == f"{SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87%"
+    assert figures(60) == f"{SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567)"
+    assert figures(50) == f"{SHORT} · 14 stored, 9 sent"
+    assert figures(30) == f"{SHORT}"
+    assert figures(110) == (f"{SHORT} · 14 stored, 9 sent · $0.0123 (total $0.4567) · cache 87% · "
                             "12,000 in / 340 out tokens")  # fmt: skip
 
 
@@ -106,12 +106,12 @@ def test_an_unknown_price_shows_tokens_only_and_says_it_once():
     assert "$" not in shown and "12,000 in / 340 out tokens" in shown
     hint = 'The price of openai:x is unknown: set it in config.toml: [models."openai:x"] price = ...'
     done = outcome(reply="x", price_hint=hint)
-    lines = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, cid_markup=CID, width=200).lines
+    lines = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, width=200).lines
     assert lines == [f"[dim]{hint.replace('[', chr(92) + '[')}[/dim]"]
 
 
 def test_a_first_turn_has_no_separate_total_and_a_passed_budget_is_said():
     assert "$0.0123 · cache" in figures(200, total_cost=0.0123)
     done = outcome(reply="x", over_budget="$0.0200 spent, past the budget of $0.0100")
-    lines = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, cid_markup=CID, width=200).lines
+    lines = chat_footer(done, stopped="", unsaved=None, unsaved_before=False, width=200).lines
     assert lines == ["[yellow]Budget: $0.0200 spent, past the budget of $0.0100; the next turn is refused.[/yellow]"]

@@ -25,11 +25,11 @@ def test_the_footer_fits_80_columns_with_cost_and_cache_share(spawn, server):
     chat.prompt()
     first = chat.say("one")
     # 1000 in at $2 and 50 out at $8 per million: $0.0024
-    footer = re.search(r"conversation \S+ · 2 stored, 1 sent[^\n]*", first).group(0)
+    footer = re.search(r"\S+ · 2 stored, 1 sent[^\n]*", first).group(0)
     assert "$0.0024" in footer and "total" not in footer and len(footer.rstrip()) <= 80
     second = chat.say("two")
     # 400 at $2, 1600 cached at $0.50, 100 out at $8: $0.0024; the conversation $0.0048
-    footer = re.search(r"conversation \S+ · 4 stored, 3 sent[^\n]*", second).group(0)
+    footer = re.search(r"\S+ · 4 stored, 3 sent[^\n]*", second).group(0)
     assert "$0.0024 (total $0.0048) · cache 80%" in footer and len(footer.rstrip()) <= 80
     assert "run " not in footer  # what does not fit 80 columns goes, the run ID first
     chat.leave()
@@ -125,5 +125,5 @@ def test_a_retry_is_a_run_of_kind_retry_and_its_fork_keeps_the_first(spawn, serv
     store = Store(home)
     runs = list(runs_of(store, cid).values())
     assert [r.kind for r in runs] == ["turn", "retry"] and all(r.ended for r in runs)
-    (fork,) = [c for c in (i.id for i in store.list()) if c.startswith(kept)]
+    (fork,) = [c for c in (i.id for i in store.list()) if c.endswith(kept)]  # the note names its handle
     assert [r.run_id for r in runs_of(store, fork).values()] == [runs[0].run_id]  # the reply it keeps

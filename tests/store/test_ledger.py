@@ -106,3 +106,13 @@ def test_any_log_with_any_torn_tail_reads_every_whole_record(tmp_path_factory, e
     assert {rid: (r.usage.input_tokens if r.ended else None) for rid, r in runs.items()} == expected
     Ledger(path).started("019ad1c2-0000-7000-8000-00000000000f", kind="turn", model="m:x")
     assert list(read_runs(path)) == [*expected, "019ad1c2-0000-7000-8000-00000000000f"]
+
+
+def test_a_run_started_before_its_conversation_exists_is_recorded(tmp_path):
+    """The first turn of a new store records its start before the conversation is created (and
+    before the store made its folder): the record is kept, in a private folder."""
+    folder = tmp_path / "conversations"
+    ledger = Ledger(folder / "c.runs.jsonl")
+    ledger.started("r1", kind="turn", model="offline:echo")
+    assert ledger.problem == "" and folder.stat().st_mode & 0o777 == 0o700
+    assert read_runs(ledger.path)["r1"].model == "offline:echo"

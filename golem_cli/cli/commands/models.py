@@ -32,7 +32,7 @@ Provider = Annotated[
 def models(
     provider: Provider = None, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False
 ) -> int:
-    """Show the default model and which providers are configured, or the models one serves."""
+    """The default model and providers, or the models one serves."""
     from golem_cli.config.paths import config_file
     from golem_cli.config.settings import load_settings
     from golem_cli.providers.resolve import provider_statuses

@@ -52,7 +52,7 @@ def export(
         typer.Option("--output", "-o", metavar="FILE", help="Write to FILE instead of stdout (- is stdout)."),
     ] = None,
 ) -> int:
-    """Export a conversation as JSON, a golem conversation file or markdown.
+    """Export a conversation: JSON, a golem file or markdown.
 
     JSON is exactly what a Go golem program unmarshals as []model.Message; golem is an object
     holding that array and what golem knows beside it (docs/json.md)."""

@@ -28,8 +28,9 @@ def context(
     max_messages: MaxMessages = None,
     context_tokens: ContextTokens = None,
 ) -> int:
-    """What the next request of a conversation carries, in tokens (estimated offline),
-    against the model's context window."""
+    """What a conversation's next request carries, in tokens.
+
+    Estimated offline, against the model's context window."""
     import sys
 
     from golem_cli.cli.common import open_store, set_window
@@ -69,7 +70,9 @@ Since = Annotated[
 
 @app.command("usage", cls=GolemCommand, rich_help_panel=PANEL)
 def usage(by: By = "model", since: Since = None, as_json: Json = False) -> int:
-    """Tokens and cost of every conversation's runs, each run counted once (forks share theirs)."""
+    """Tokens and cost of all runs, each counted once (forks share).
+
+    Answered from the usage index."""
     import sys
 
     from golem_cli.cli.common import open_store

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from golem_cli.cli.errors import EXIT_INTERRUPTED, EXIT_OK, describe, exit_code_for, stopped_at_question
 from golem_cli.cli.render.notices import ending_notice, what_is_saved
+from golem_cli.cli.render.short_ids import handle, handle_markup
 from golem_cli.core.cost import usd
 
 if TYPE_CHECKING:
@@ -78,14 +79,12 @@ class Footer:
 
 
 def chat_footer(
-    outcome: TurnOutcome, *, stopped: str, unsaved: BaseException | None, unsaved_before: bool, cid_markup: str,
-    width: int, cid_short: str = "",
-) -> Footer:  # fmt: skip
+    outcome: TurnOutcome, *, stopped: str, unsaved: BaseException | None, unsaved_before: bool, width: int
+) -> Footer:
     """The turn's last lines in the REPL: how it ended when not normally, whether it is saved
     when a save was refused (``unsaved``: this turn's refusal; ``unsaved_before``: an earlier
-    one's that this turn's save made good), then its figures on one line of at most ``width``
-    (``footer_fields``). ``cid_markup``: the conversation's ID as the REPL highlights it;
-    ``cid_short``: its short form, markup too, for a line too narrow for the whole ID."""
+    one's that this turn's save made good), a budget passed, an unknown price, then its
+    figures on one line of at most ``width`` (``footer_fields``)."""
     from rich.markup import escape
 
     from golem_cli.cli.render.terminal_text import visible
@@ -103,15 +102,15 @@ def chat_footer(
         lines.append(f"[yellow]Budget: {outcome.over_budget}; the next turn is refused.[/yellow]")
     if outcome.price_hint:
         lines.append(f"[dim]{escape(outcome.price_hint)}[/dim]")
-    return Footer(lines=lines, ids=footer_fields(outcome, unsaved is None, cid_markup, cid_short or cid_markup, width))
+    return Footer(lines=lines, ids=footer_fields(outcome, saved=unsaved is None, width=width))
 
 
-def footer_fields(outcome: TurnOutcome, saved: bool, cid_markup: str, cid_short: str, width: int) -> str:
-    """The figures of a turn on one line of at most ``width`` columns, as markup: the
-    conversation's ID, stored and sent counts, the turn's cost and the conversation's, the
-    share of the input read from cache, the tokens, the run's ID. What does not fit is left
-    out from the end of that list (the issue's order); the whole ID gives way to its short
-    form first."""
+def footer_fields(outcome: TurnOutcome, *, saved: bool, width: int) -> str:
+    """The figures of a turn on one line of at most ``width`` columns, as markup, each ID as
+    its handle (``/ids`` shows them whole): the conversation, stored and sent counts, the
+    turn's cost and the conversation's, the share of the input read from cache, the tokens,
+    the run. What does not fit is left out from the end of that list (issue 22's order), after
+    the word "conversation" before the handle."""
     fields = [f"{outcome.stored} {'stored' if saved else 'not saved'}, {outcome.sent} sent"]
     if outcome.cost is not None:
         total = f" (total {usd(outcome.total_cost)})" if outcome.total_cost > outcome.cost + 1e-12 else ""
@@ -122,13 +121,13 @@ def footer_fields(outcome: TurnOutcome, saved: bool, cid_markup: str, cid_short:
         fields.append(f"cache {share:.0%}")
     if not u.is_zero():
         fields.append(f"{u.input_tokens:,} in / {u.output_tokens:,} out tokens")
-    fields.append(f"run {outcome.run_id}")
-    whole = f"[dim]conversation[/dim] {cid_markup}"
-    kept = _fitting(whole, fields, width)
-    if len(kept) < len(fields):
-        whole = f"[dim]conversation[/dim] {cid_short}"
-        kept = _fitting(whole, fields, width)
-    return " · ".join([whole, *(f"[dim]{field}[/dim]" for field in kept)])
+    fields.append(f"run {handle(outcome.run_id)}")
+    head = f"[dim]conversation[/dim] {handle_markup(outcome.conversation_id)}"
+    kept = _fitting(head, fields, width)
+    if len(kept) < len(fields):  # the word "conversation" gives way first
+        head = handle_markup(outcome.conversation_id)
+        kept = _fitting(head, fields, width)
+    return " · ".join([head, *(f"[dim]{field}[/dim]" for field in kept)])
 
 
 def _fitting(head: str, fields: list[str], width: int) -> list[str]:

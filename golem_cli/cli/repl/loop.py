@@ -555,8 +555,7 @@ class Repl:
         for line in self.session.take_notices():  # what the store found on disk while saving
             self.console.print(f"[yellow]golem: {escape(visible(line))}[/yellow]", soft_wrap=True, highlight=False)
         footer = chat_footer(outcome, stopped=stopped, unsaved=self.session.unsaved, unsaved_before=unsaved_before,
-                             cid_markup=self.id_markup(outcome.conversation_id), width=self.console.width,
-                             cid_short=self.id_markup(outcome.conversation_id, hint=True))  # fmt: skip
+                             width=self.console.width)  # fmt: skip
         for line in footer.lines:
             self.console.print(line)
         self.console.print(footer.ids, soft_wrap=True)
