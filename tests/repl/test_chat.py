@@ -18,13 +18,14 @@ def banner_cid(text: str) -> str:
 
 
 def test_three_turns_are_all_stored_with_run_ids(spawn, home):
-    chat = spawn("chat")
+    chat = spawn("chat", env={"COLUMNS": "200"})  # wide enough for the footer's last field, the run
+    chat.child.setwinsize(40, 200)
     cid = banner_cid(chat.prompt())
     runs = []
     for word in ("alpha", "beta", "gamma"):
         out = chat.say(f"say {word}")
         assert f"echo: say {word}" in out
-        runs.append(re.search(r"run ([0-9a-f]{12}) ", out).group(1))  # the footer shows each ID's tail
+        runs.append(re.search(r"run ([0-9a-f]{12})\b", out).group(1))  # the footer shows each ID's tail
     assert "golem resume" in chat.leave()
     history = Store(home).load(cid)
     assert [m.role for m in history] == ["user", "assistant"] * 3

@@ -116,7 +116,7 @@ def ask(
     _before_sending(session, text, parts)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome, ended_by = _turn(session, with_files(text, files), parts, reply, view, stream=not no_stream)
+    outcome, ended_by = _turn(session, text, parts, reply, view, stream=not no_stream)
     if as_json:
         _print_json(outcome, session, repaired)
     else:
