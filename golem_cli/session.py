@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
+    from golem_cli.store.meta import ChatSettings
     from golem_cli.store.store import Saved
     from golem_cli.tools.toolbox import Toolbox
 
@@ -190,6 +191,10 @@ class ChatSession:
         self.skipped = 0  # set by ``resume_window``: messages of the file this session does not hold
         #: what the store said of this session's saves (``take_notices``)
         self.notices: list[str] = []
+        #: where the system prompt came from ("-s", "/system"), and the chat's settings as last
+        #: kept beside the conversation (cli/restore.py)
+        self.system_source = "-s" if system else ""
+        self.kept_settings: ChatSettings | None = None
         #: messages from elsewhere merged into the file within a turn: (where, which)
         self._foreign: list[tuple[int, list[Message]]] = []
         if system is not None and system != system_prompt_of(self.history):
@@ -223,6 +228,7 @@ class ChatSession:
         session = cls(store, cid, model, history=history, max_messages=max_messages, tools=tools)
         session.created_here = True
         session.uncreated = with_prompt
+        session.system_source = "-s" if system else ""
         return session
 
     @classmethod
@@ -540,6 +546,7 @@ class ChatSession:
 
     def set_system(self, text: str) -> None:
         self.system = text
+        self.system_source = "/system" if text else ""
         self.history = with_system_prompt(self.history, text)
         self.save()
 

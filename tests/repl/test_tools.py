@@ -638,8 +638,14 @@ def test_anthropic_protocol_round_trip(server: ProviderServer, home: Path, proje
 
 
 def test_resuming_a_conversation_with_tool_calls_with_or_without_its_tools(server: ProviderServer, home: Path, project: Path):
+    from golem_cli.store import Store
+    from golem_cli.store.meta import ChatSettings
+
     server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"})))
     assert "call_1 hello" in ask(home, "-T", "fs", "read").stdout
+    restored = ask(home, "-c", "with them?")  # kept with the conversation: restored (test_restore_settings.py)
+    assert "Restored this chat's settings: tools fs." in restored.stderr and "tools" in server.requests[-1].json
+    Store(home).set_settings(stored_id(home), ChatSettings())  # as a conversation of an older golem
     # no tools now: the history's calls still go to the provider, which accepts them
     again = ask(home, "-c", "and again?")
     assert again.returncode == 0 and "echo: and again?" in again.stdout, again.stderr

@@ -42,9 +42,41 @@ class ToolChoice:
     project: ProjectRules | None = None
     _box: Toolbox | None = None
 
+    #: The tools and disabled tools a resumed chat restores (cli/restore.py), enabled after the
+    #: others; one that no longer selects anything is left out with a line.
+    restored: list[str] = field(default_factory=list)
+    off: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # why a restored name was left out
+
+    @property
+    def configured(self) -> list[str]:
+        """The tools the config and the trusted project file enable."""
+        return [*self.settings.tools, *(self.project.tools if self.project else ())]
+
     @property
     def names(self) -> list[str]:
-        return [*self.settings.tools, *(self.project.tools if self.project else ()), *self.tool]
+        return [*self.configured, *self.tool, *self.restored]
+
+    def restore(self, names: list[str], off: list[str]) -> None:
+        """Enable ``names`` and disable ``off`` as well (kept with a resumed conversation)."""
+        self.restored, self.off = list(names), list(off)
+        if self._box is not None:
+            self._apply_restored(self._box)
+
+    def _apply_restored(self, box: Toolbox) -> None:
+        from golem_cli.tools.registry import ToolSelectionError
+
+        for name in list(self.restored):
+            try:
+                box.enable([name])
+            except ToolSelectionError as e:
+                self.restored.remove(name)
+                self.left_out.append(f"left out the tool {name} kept with this conversation: {e}")
+        for name in self.off:
+            try:
+                box.disable([name])
+            except ToolSelectionError:
+                continue  # a tool gone since: nothing to disable
 
     def toolbox(self) -> Toolbox | None:
         """The chat's toolbox, or None when no tool is enabled (nothing to import)."""
@@ -68,7 +100,8 @@ class ToolChoice:
             ours = self.project
             try:
                 self._box = toolbox(
-                    enabled=self.names, allow=[*s.allow, *(ours.allow if ours else ()), *self.allow],
+                    enabled=[*self.configured, *self.tool],
+                    allow=[*s.allow, *(ours.allow if ours else ()), *self.allow],
                     deny=[*s.deny, *(ours.deny if ours else ()), *self.deny], yes=self.yes, root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
                     command_env=s.command_env, key_variables=key_variables(s.providers),
@@ -77,6 +110,7 @@ class ToolChoice:
             except (ToolSelectionError, RuleError) as e:
                 raise self._located(e) from None
             self._box.approvals.remember = self._remember
+            self._apply_restored(self._box)
         return self._box
 
     def _remember(self, rules: tuple[str, ...]) -> str:
