@@ -30,7 +30,9 @@ from golem_cli.core.messages import SYSTEM, USER, Message, Part, is_interrupted_
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
+from golem_cli.store.calls import Closed, close_started
 from golem_cli.store.errors import StoreError
+from golem_cli.store.sidecars import RUNS
 
 if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
@@ -195,6 +197,8 @@ class ChatSession:
         #: kept beside the conversation (cli/restore.py)
         self.system_source = "-s" if system else ""
         self.kept_settings: ChatSettings | None = None
+        #: set by ``resume``: calls that had started when golem stopped, closed as such
+        self.closed: list[Closed] = []
         #: messages from elsewhere merged into the file within a turn: (where, which)
         self._foreign: list[tuple[int, list[Message]]] = []
         if system is not None and system != system_prompt_of(self.history):
@@ -252,9 +256,9 @@ class ChatSession:
         ``session.took_over`` names a dead process whose lock was taken over, if any."""
         lock = store.lock(conversation_id) if lock is None else lock
         try:
-            before = store.load(conversation_id)
+            before, closed = close_started(store.load(conversation_id), store.sidecar_path(conversation_id, RUNS))
             repaired, report = normalize_history(before)
-            if report.changed:
+            if report.changed or closed:
                 store.save(conversation_id, repaired)
             store.set_model(conversation_id, model.name)
         except BaseException:
@@ -264,6 +268,7 @@ class ChatSession:
             store, conversation_id, model, history=repaired, system=system, max_messages=max_messages, tools=tools
         )
         session.took_over = lock.took_over.describe() if lock.took_over else ""
+        session.closed = closed
         return session, before, report
 
     @classmethod
@@ -292,13 +297,13 @@ class ChatSession:
                 if not given:
                     store.release(conversation_id)
                 return None
-            before = [*window.head, *window.messages]
+            before, closed = close_started([*window.head, *window.messages], store.sidecar_path(conversation_id, RUNS))
             repaired, report = normalize_history(before)
             if report.changed and repaired[: len(window.head)] != window.head:
                 if not given:
                     store.release(conversation_id)
                 return None
-            if report.changed:
+            if report.changed or closed:
                 store.save(conversation_id, repaired)  # the window's tail rewritten after its head
             store.set_model(conversation_id, model.name)
         except BaseException:
@@ -307,6 +312,7 @@ class ChatSession:
         session = cls(store, conversation_id, model, history=repaired, max_messages=max_messages, tools=tools)
         session.skipped = window.skipped
         session.took_over = lock.took_over.describe() if lock.took_over else ""
+        session.closed = closed
         return session, before, report
 
     @property
@@ -422,7 +428,32 @@ class ChatSession:
                 self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
-        return RunHooks(on_delta=on_delta, on_event=on_event, approve=approve, on_record=record)
+        return RunHooks(on_delta=on_delta, on_event=self._calls_heard(on_event), approve=approve, on_record=record)
+
+    def _calls_heard(self, on_event: Callable[[object], object] | None) -> Callable[[object], object]:
+        """``on_event`` after each call's start and end is recorded beside the conversation
+        (store/calls.py): the start before the call runs, so a ``resume`` after the process was
+        killed knows it started."""
+        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+        from golem_cli.store.calls import CallLog
+        from golem_cli.store.sidecars import RUNS
+
+        logs: dict[str, CallLog] = {}
+
+        def hear(event: object) -> object:
+            if isinstance(event, ToolCallStarted | ToolCallFinished):
+                cid = self.conversation_id
+                log = logs.get(cid) or logs.setdefault(cid, CallLog(self.store.sidecar_path(cid, RUNS)))
+                try:
+                    if isinstance(event, ToolCallStarted):
+                        log.started(event.call.id, self.last_run_id, event.call.name)
+                    else:
+                        log.ended(event.call.id, self.last_run_id)
+                except OSError:
+                    pass  # less to say after a crash, never a failed call
+            return on_event(event) if on_event is not None else None
+
+        return hear
 
     def _failed_run(self, e: RunError, asked: Message, sent: int) -> TurnOutcome:
         """A run that failed or was interrupted: what it produced is kept and saved (at least

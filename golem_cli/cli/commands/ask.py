@@ -213,7 +213,7 @@ def _session(
                                     with_prompt=True)  # fmt: skip
         return session, []
     from golem_cli.cli.render.findings import repair_findings
-    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.cli.repl.slash import closed_lines, report_lines
 
     lock = store.lock(existing)  # one lock for both attempts: it says whose lock it took over
     opened = None
@@ -227,7 +227,7 @@ def _session(
     repaired = [f.to_json() for f in repair_findings(before, session.history, repair)] if repair.changed else []
     if session.took_over:
         note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
-    for line in report_lines(before, session.history, repair, when=" before continuing"):
+    for line in closed_lines(session) + report_lines(before, session.history, repair, when=" before continuing"):
         note(line)
     return session, repaired
 

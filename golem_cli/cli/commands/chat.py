@@ -282,9 +282,9 @@ LOAD_AFTER_THE_PROMPT = 1 << 20
 
 def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair) -> list[str]:
     """The repair report of a conversation just resumed."""
-    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.cli.repl.slash import closed_lines, report_lines
 
-    return report_lines(before, session.history, repair, when=" before continuing")
+    return closed_lines(session) + report_lines(before, session.history, repair, when=" before continuing")
 
 
 @app.command("fork", cls=GolemCommand, rich_help_panel=PANEL)
