@@ -32,6 +32,7 @@ from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers import catalog
 from golem_cli.store import Store
+from golem_cli.store.calls import Closed, close_started
 from golem_cli.store.errors import StoreError
 from golem_cli.store.ledger import Ledger, Run, read_runs, totals
 from golem_cli.store.sidecars import RUNS
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
+    from golem_cli.store.meta import ChatSettings
     from golem_cli.store.store import Saved
     from golem_cli.tools.toolbox import Toolbox
 
@@ -202,6 +204,12 @@ class ChatSession:
         self.skipped = 0  # set by ``resume_window``: messages of the file this session does not hold
         #: what the store said of this session's saves (``take_notices``)
         self.notices: list[str] = []
+        #: where the system prompt came from ("-s", "/system"), and the chat's settings as last
+        #: kept beside the conversation (cli/restore.py)
+        self.system_source = "-s" if system else ""
+        self.kept_settings: ChatSettings | None = None
+        #: set by ``resume``: calls that had started when golem stopped, closed as such
+        self.closed: list[Closed] = []
         #: messages from elsewhere merged into the file within a turn: (where, which)
         self._foreign: list[tuple[int, list[Message]]] = []
         #: The config's ``[models."provider:model"]`` tables: prices and context windows that
@@ -261,6 +269,7 @@ class ChatSession:
         session = cls(store, cid, model, history=history, max_messages=max_messages, tools=tools)
         session.created_here = True
         session.uncreated = with_prompt
+        session.system_source = "-s" if system else ""
         return session
 
     @classmethod
@@ -284,9 +293,9 @@ class ChatSession:
         ``session.took_over`` names a dead process whose lock was taken over, if any."""
         lock = store.lock(conversation_id) if lock is None else lock
         try:
-            before = store.load(conversation_id)
+            before, closed = close_started(store.load(conversation_id), store.sidecar_path(conversation_id, RUNS))
             repaired, report = normalize_history(before)
-            if report.changed:
+            if report.changed or closed:
                 store.save(conversation_id, repaired)
             store.set_model(conversation_id, model.name)
         except BaseException:
@@ -296,6 +305,7 @@ class ChatSession:
             store, conversation_id, model, history=repaired, system=system, max_messages=max_messages, tools=tools
         )
         session.took_over = lock.took_over.describe() if lock.took_over else ""
+        session.closed = closed
         return session, before, report
 
     @classmethod
@@ -324,13 +334,13 @@ class ChatSession:
                 if not given:
                     store.release(conversation_id)
                 return None
-            before = [*window.head, *window.messages]
+            before, closed = close_started([*window.head, *window.messages], store.sidecar_path(conversation_id, RUNS))
             repaired, report = normalize_history(before)
             if report.changed and repaired[: len(window.head)] != window.head:
                 if not given:
                     store.release(conversation_id)
                 return None
-            if report.changed:
+            if report.changed or closed:
                 store.save(conversation_id, repaired)  # the window's tail rewritten after its head
             store.set_model(conversation_id, model.name)
         except BaseException:
@@ -339,6 +349,7 @@ class ChatSession:
         session = cls(store, conversation_id, model, history=repaired, max_messages=max_messages, tools=tools)
         session.skipped = window.skipped
         session.took_over = lock.took_over.describe() if lock.took_over else ""
+        session.closed = closed
         return session, before, report
 
     @property
@@ -459,7 +470,32 @@ class ChatSession:
                 self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
-        return RunHooks(on_delta=on_delta, on_event=on_event, approve=approve, on_record=record)
+        return RunHooks(on_delta=on_delta, on_event=self._calls_heard(on_event), approve=approve, on_record=record)
+
+    def _calls_heard(self, on_event: Callable[[object], object] | None) -> Callable[[object], object]:
+        """``on_event`` after each call's start and end is recorded beside the conversation
+        (store/calls.py): the start before the call runs, so a ``resume`` after the process was
+        killed knows it started."""
+        from golem_cli.core.events import ToolCallFinished, ToolCallStarted
+        from golem_cli.store.calls import CallLog
+        from golem_cli.store.sidecars import RUNS
+
+        logs: dict[str, CallLog] = {}
+
+        def hear(event: object) -> object:
+            if isinstance(event, ToolCallStarted | ToolCallFinished):
+                cid = self.conversation_id
+                log = logs.get(cid) or logs.setdefault(cid, CallLog(self.store.sidecar_path(cid, RUNS)))
+                try:
+                    if isinstance(event, ToolCallStarted):
+                        log.started(event.call.id, self.last_run_id, event.call.name)
+                    else:
+                        log.ended(event.call.id, self.last_run_id)
+                except OSError:
+                    pass  # less to say after a crash, never a failed call
+            return on_event(event) if on_event is not None else None
+
+        return hear
 
     def _failed_run(self, e: RunError, asked: Message, sent: int) -> TurnOutcome:
         """A run that failed or was interrupted: what it produced is kept and saved (at least
@@ -674,6 +710,7 @@ class ChatSession:
 
     def set_system(self, text: str) -> None:
         self.system = text
+        self.system_source = "/system" if text else ""
         self.history = with_system_prompt(self.history, text)
         self.save()
 

@@ -87,3 +87,120 @@ def read_outside(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# --- the project's rules: .golem/config.toml ----------------------------------------------------
+
+PROJECT_FILE = Path(".golem") / "config.toml"
+PROJECT_KEYS = ("tools", "allow", "deny")
+MAX_PROJECT_FILE = 64 * 1024
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProjectRules:
+    """What a project's ``.golem/config.toml`` says (only ``tools``, ``allow``, ``deny``), the
+    hash of its bytes (what trust is given to), and what in it golem could not use."""
+
+    path: Path
+    digest: str = ""
+    tools: tuple[str, ...] = ()
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tools or self.allow or self.deny)
+
+    def described(self) -> str:
+        said = [f"{key} = {list(getattr(self, key))}" for key in PROJECT_KEYS if getattr(self, key)]
+        return "; ".join(said)
+
+
+def read_project_rules(root: Path) -> ProjectRules | None:
+    """The project file of ``root``, or None when there is none. A file that cannot be read or
+    parsed gives rules with only ``problems`` (nothing of it applies)."""
+    import hashlib
+    import tomllib
+
+    path = root.resolve() / PROJECT_FILE
+    if not path.exists():
+        return None
+    try:
+        data = read_outside(path, MAX_PROJECT_FILE + 1)
+        if len(data) > MAX_PROJECT_FILE:
+            raise OSError(0, f"larger than {MAX_PROJECT_FILE // 1024} KB")
+        table = tomllib.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as e:
+        return ProjectRules(path=path, problems=(f"{path}: {getattr(e, 'strerror', None) or e}",))
+    problems = [f"{path}: {key} is not a key of a project file (only {', '.join(PROJECT_KEYS)})"
+                for key in table if key not in PROJECT_KEYS]  # fmt: skip
+    lists: dict[str, tuple[str, ...]] = {}
+    for key in PROJECT_KEYS:
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append(f"{path}: {key} must be a list of strings")
+            value = []
+        lists[key] = tuple(value)
+    return ProjectRules(path=path, digest=hashlib.sha256(data).hexdigest(), problems=tuple(problems), **lists)
+
+
+def trust_file() -> Path:
+    from golem_cli.config.paths import config_dir
+
+    return config_dir() / "trusted-projects.json"
+
+
+def trusted(rules: ProjectRules) -> bool:
+    """Whether the person trusted this file, as it is now (its path and the hash of its bytes)."""
+    return bool(rules.digest) and _trust_table().get(str(rules.path)) == rules.digest
+
+
+def trust(rules: ProjectRules) -> None:
+    """Record that the person trusts this file as it is now; a change asks again."""
+    import json
+
+    table = _trust_table()
+    table[str(rules.path)] = rules.digest
+    _replace(trust_file(), json.dumps(table, indent=1, sort_keys=True).encode())
+
+
+def _trust_table() -> dict[str, str]:
+    import json
+
+    try:
+        table = json.loads(read_outside(trust_file(), 4 * 1024 * 1024))
+    except (OSError, ValueError):
+        return {}
+    return (
+        {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(table, dict) else {}
+    )
+
+
+def remember(root: Path, allow: tuple[str, ...]) -> ProjectRules:
+    """Add ``allow`` rules to the project file (created if need be), written whole in golem's
+    spelling (the file holds only tools, allow and deny), and trust it as written."""
+    import json
+
+    now = read_project_rules(root) or ProjectRules(path=root.resolve() / PROJECT_FILE)
+    lists = {key: list(getattr(now, key)) for key in PROJECT_KEYS}
+    lists["allow"] += [rule for rule in allow if rule not in lists["allow"]]
+    text = "".join(f"{key} = [{', '.join(json.dumps(v) for v in values)}]\n" for key, values in lists.items() if values)
+    _replace(now.path, text.encode())
+    written = read_project_rules(root)
+    assert written is not None
+    trust(written)
+    return written
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """``path`` replaced whole by ``data`` (a temporary file renamed over it, private)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(temp, path)

@@ -12,8 +12,9 @@ crash between the two writes (or lost altogether) is detected and the metadata i
   the last foreign conversation ID before the first message stamped with this conversation's
   own ID, and the fork point is the index of that first own message.
 
-Only what a user chose and no message records cannot be derived: an explicit title and the
-model. Those survive in the sidecar, which is kept even when its counts are stale.
+Only what a user chose and no message records cannot be derived: an explicit title, the
+model and the chat's settings (``ChatSettings``). Those survive in the sidecar, which is kept
+even when its counts are stale.
 
 An ``Entry`` is one conversation as the index knows it: its metadata, worked out from its files
 (``build_entry``), and the ``stat`` signatures of those files, by which the index tells that
@@ -38,6 +39,21 @@ from golem_cli.store.sidecars import VERSION
 SUMMARY_LENGTH = 80
 
 
+class ChatSettings(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """How a chat was set up beyond its model (issue 24 bug 3), restored by ``resume``, ``fork``
+    and ``ask -c`` under the command line's flags and over the config. Read from disk, so every
+    value is checked again where it is used (cli/restore.py); None and empty mean "as the
+    config says" (``context_tokens`` 0: a message window, whatever the config's budget)."""
+
+    tools: list[str] = []  # the names that enabled tools (-T, /tools enable), as typed
+    off: list[str] = []  # tools the person disabled (/tools disable)
+    options: dict[str, int | float | str | list[str]] = {}  # -o and /option values
+    max_messages: int | None = None
+    context_tokens: int | None = None
+    trim_stride: int | None = None
+    system: str = ""  # where the system prompt came from: "-s" or "/system"
+
+
 class ConversationMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     """The sidecar's content. Times are Unix seconds; ``fork_at`` is -1 when not a fork.
     ``v`` is the sidecar format (``sidecars.VERSION``; sidecars written before it was recorded
@@ -56,6 +72,7 @@ class ConversationMeta(msgspec.Struct, kw_only=True, omit_defaults=True):
     size: int = -1  # bytes of the messages file this metadata describes
     summary: str = ""
     changed: float = 0.0
+    settings: ChatSettings | None = None
 
     @property
     def display_title(self) -> str:
@@ -87,7 +104,7 @@ def decode_meta(data: bytes) -> ConversationMeta | None:
 #: What a person chose (no message records it): kept from the sidecar when the rest is derived
 #: again, and merged field by field when another program changed the sidecar (``merge_meta``).
 #: A new chosen field (a chat setting) is added to the struct and named here.
-CHOSEN = ("title", "model", "parent", "fork_at")
+CHOSEN = ("title", "model", "parent", "fork_at", "settings")
 
 
 def chosen_changes(old: ConversationMeta, new: ConversationMeta) -> list[str]:
@@ -286,6 +303,7 @@ def _worked_out(cid: str, decoded: Decoded, sidecar: ConversationMeta | None) ->
             meta,
             title=sidecar.title,
             model=sidecar.model,
+            settings=sidecar.settings,
             created=sidecar.created or meta.created,
             changed=sidecar.changed,
         )

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
     from golem_cli.core.messages import Message
     from golem_cli.store.index import Index
     from golem_cli.store.locks import FileLock, LockHolder
-    from golem_cli.store.meta import ConversationMeta
+    from golem_cli.store.meta import ChatSettings, ConversationMeta
     from golem_cli.store.refresh import Progress
     from golem_cli.store.saving import Persisted
     from golem_cli.store.search import Found
@@ -516,6 +516,7 @@ class Store:
         parent: str = "",
         fork_at: int = -1,
         hold: bool = False,
+        settings: ChatSettings | None = None,
     ) -> str:
         """Store a new conversation (a fresh UUIDv7 unless ``cid`` is given) and return its
         ID. With ``hold=True`` the lock stays held for the caller (``release`` frees it)."""
@@ -530,7 +531,7 @@ class Store:
             from golem_cli.store.meta import ConversationMeta
 
             meta = ConversationMeta(
-                id=cid, title=title, model=model, created=time.time(), parent=parent, fork_at=fork_at
+                id=cid, title=title, model=model, created=time.time(), parent=parent, fork_at=fork_at, settings=settings
             )
             self._write(cid, messages, meta)
         except BaseException:
@@ -723,6 +724,7 @@ class Store:
             created=time.time(),
             parent=cid,
             fork_at=numbered(list(messages[: known.held])) + known.skipped,
+            settings=parent.settings,
         )
         path = self.messages_path(new)
         try:
@@ -814,11 +816,14 @@ class Store:
         self.notices.append(f"conversation {cid}: its metadata kept changing on disk; not updated this time")
         return ours
 
-    def update_meta(self, cid: str, *, title: str | None = None, model: str | None = None) -> ConversationMeta:
-        """Set the title and/or the model (what the messages cannot tell)."""
+    def update_meta(
+        self, cid: str, *, title: str | None = None, model: str | None = None, settings: ChatSettings | None = None
+    ) -> ConversationMeta:
+        """Set the title, the model and/or the chat's settings (what the messages cannot tell)."""
         with self.lock(cid):
             meta = self.meta(cid)
-            changes = {k: v for k, v in (("title", title), ("model", model)) if v is not None and v != getattr(meta, k)}
+            given = (("title", title), ("model", model), ("settings", settings))
+            changes = {k: v for k, v in given if v is not None and v != getattr(meta, k)}
             if not changes and self.meta_path(cid).exists():
                 return meta  # nothing to write (resume sets the model it already has)
             import msgspec
@@ -835,6 +840,10 @@ class Store:
 
     def set_model(self, cid: str, model: str) -> ConversationMeta:
         return self.update_meta(cid, model=model)
+
+    def set_settings(self, cid: str, settings: ChatSettings) -> ConversationMeta:
+        """Keep how the chat is set up with the conversation, for ``resume`` to restore."""
+        return self.update_meta(cid, settings=settings)
 
     def fork(self, cid: str, at: int | None = None, *, hold: bool = False, new: str | None = None) -> str:
         """Copy the first ``at`` messages (all by default) into a new conversation titled
@@ -853,7 +862,8 @@ class Store:
         parent = self.meta(cid)
         title = f"{parent.display_title} (fork)" if parent.display_title else ""
         copied = messages[: through(messages, at)]
-        new = self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=True)
+        new = self.create(copied, cid=new, title=title, model=parent.model, parent=cid, fork_at=at, hold=True,
+                          settings=parent.settings)  # fmt: skip
         try:
             self._fork_sidecars(cid, new, copied)
         finally:

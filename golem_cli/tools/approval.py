@@ -53,6 +53,7 @@ class Answer:
     choice: Choice
     reason: str = ""  # a denial's reason, read by the model
     rules: tuple[str, ...] = ()  # with "always": what to allow from now on (the tool when empty)
+    remember: bool = False  # with "always": also for the project (its .golem/config.toml)
 
 
 Ask = Callable[[Question], Awaitable[Answer]]
@@ -88,6 +89,9 @@ class Approvals:
         self._waiting_deny: list[str] = []
         self.ask = ask
         self.shown: Shown | None = None
+        #: Writes rules to the project's file (the CLI's: the tools layer writes no config);
+        #: returns where they went. None: nothing can be remembered for the project.
+        self.remember: Callable[[tuple[str, ...]], str] | None = None
         self.deny(deny)
         self.allow(allow)
 
@@ -233,6 +237,8 @@ class Approvals:
         answer = await self.ask(asked)
         if answer.choice == "always":
             self.allow(answer.rules or [entry.name])
+            if answer.remember and self.remember is not None:
+                self.remember(answer.rules or (entry.name,))
         if answer.choice in ("yes", "always"):
             return APPROVED
         return Approval(approved=False, reason=answer.reason.strip())

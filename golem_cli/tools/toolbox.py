@@ -92,6 +92,16 @@ class Toolbox:
         self._refused.update(e.name for e in chosen)
         return gone
 
+    @property
+    def chosen(self) -> list[str]:
+        """The names that enabled this chat's tools, each once, in the order given."""
+        return list(dict.fromkeys(self._chosen))
+
+    @property
+    def refused(self) -> list[str]:
+        """The tools the person disabled."""
+        return sorted(self._refused)
+
     def is_enabled(self, name: str) -> bool:
         return name in self._enabled
 

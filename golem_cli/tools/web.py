@@ -1,8 +1,9 @@
 """``fetch_url``: a web page as readable text for the model.
 
 Only ``http`` and ``https`` URLs (redirects included) are fetched, and a redirect is
-followed only on the host the person approved: one to another host is reported to the model,
-which must call again (and so be approved again) to go there. The body is read in pieces
+followed only within the origin the person approved (scheme, host and port): one to another
+origin, another port of the same host included, is reported to the model, which must call
+again (and so be approved again) to go there. The body is read in pieces
 and decompressed by golem in bounded steps, and the reading stops at ``max_bytes`` of text,
 so a huge, endless or compressed-bomb response costs that much at most; the whole fetch has
 a deadline. HTML becomes readable text (``page_text``); other text types are returned as
@@ -57,14 +58,14 @@ class Web:
         import httpx  # only when a page is fetched
 
         url = check_url(url)
-        host = _host(url)
+        origin = _origin(url)
         headers = {"user-agent": USER_AGENT, "accept-encoding": "gzip, deflate"}
         try:
             async with asyncio.timeout(self.timeout):
                 async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout, headers=headers) as client:
                     for _ in range(MAX_REDIRECTS + 1):
                         async with client.stream("GET", url) as response:
-                            target = _redirect(response, url, host)
+                            target = _redirect(response, url, origin)
                             if target is None:
                                 return await self._read(response, url)
                         url = target
@@ -102,15 +103,20 @@ class Web:
         return bytes(body), False
 
 
-def _redirect(response: httpx.Response, url: str, host: str) -> str | None:
+def _redirect(response: httpx.Response, url: str, origin: tuple[str, str, int]) -> str | None:
     """Where a redirect leads (None when the response is not one); ``ToolFailed`` for one to
-    another host, which the person did not approve."""
+    another origin, which the person did not approve: another host, or another scheme or port
+    of the same host (another service: a second one on the loopback address, say)."""
     if not (response.is_redirect and "location" in response.headers):
         return None
     target = check_url(urljoin(url, response.headers["location"]))
-    if _host(target) != host:
+    there = _origin(target)
+    if there != origin:
+        what = (
+            "another host" if there[1] != origin[1] else "another port" if there[2] != origin[2] else "another scheme"
+        )
         raise ToolFailed(
-            f"{url} redirects to another host: {target} ({response.status_code}); "
+            f"{url} redirects to {what}: {target} ({response.status_code}); "
             "golem does not follow it unasked. Call fetch_url with that URL to fetch it."
         )
     return target
@@ -128,8 +134,15 @@ def _refuse_binary(url: str, kind: str, body: bytes, size: str, encoding: str) -
         )
 
 
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
+def _origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a checked URL, the port its scheme's when none is given."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:  # a port out of range or not a number
+        raise ToolFailed(f"{url!r} has an invalid port") from None
+    return scheme, (parts.hostname or "").lower(), port or (443 if scheme == "https" else 80)
 
 
 def _decoder(encoding: str, url: str) -> Any:

@@ -88,7 +88,9 @@ def test_sigterm_during_a_command_in_ask_saves_the_round_with_the_call_stopped(
     history = stored(home)
     assert [m.role for m in history] == ["user", "assistant", "tool"]
     assert history[2].failed and history[2].content.startswith("The call was stopped by a signal (SIGTERM) after ")
-    assert history[2].content.endswith("Its output so far:\nstart")
+    # Whether golem had read "start" from the pipe when the signal came is not observable here
+    # (no view in a pipe); test_tools waits for it on the screen and checks it is kept.
+    assert history[2].content.endswith(("Its output so far:\nstart", "It had produced no output."))
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])

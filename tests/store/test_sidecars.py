@@ -236,3 +236,29 @@ def test_a_fork_copies_the_runs_and_summaries_of_what_it_copies(store):
     )
     plain = store.fork(store.create([Message("user", "x")]))
     assert sidecars.names_of(store.conversations_dir, plain) == [f"{plain}.meta.json"]
+
+
+# --- the chat's settings in the meta document (issue 24 bug 3) -------------------------------------
+
+
+def test_chat_settings_are_a_chosen_field_kept_through_saves_rebuilds_and_forks(tmp_path):
+    from golem_cli.store import Store
+    from golem_cli.store.meta import ChatSettings, read_entry, signature
+
+    store = Store(tmp_path)
+    cid = store.create([Message("user", "hi")])
+    settings = ChatSettings(tools=["fs"], options={"temperature": 0.2, "stop": ["END"]}, max_messages=7)
+    store.set_settings(cid, settings)
+    store.save(cid, [Message("user", "hi"), Message("assistant", "hello")])
+    assert store.meta(cid).settings == settings
+    path = store.messages_path(cid)
+    path.write_bytes(path.read_bytes().replace(b"hello", b"hello there"))  # another program: the sidecar is stale
+    entry, _ = read_entry(store.conversations_dir, cid, signature(path.stat()))
+    assert entry.meta.settings == settings and entry.meta.messages == 2
+    assert store.meta(store.fork(cid)).settings == settings
+    assert b'"settings"' not in path.read_bytes()  # beside the history, never in it
+    base = ConversationMeta(id=cid)
+    theirs = msgspec.structs.replace(base, settings=settings, changed=5.0)
+    merged, decided = merge_meta(base, msgspec.structs.replace(base, messages=3), theirs)
+    assert merged.settings == settings and decided == []
+    assert decode_meta(encode_meta(merged)) == merged

@@ -51,6 +51,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(302)
             self.send_header("location", f"http://localhost:{self.server.server_address[1]}/plain")
             self.end_headers()
+        elif self.path.startswith("/to/"):  # a redirect to the URL that follows
+            self.send_response(302)
+            self.send_header("location", self.path.removeprefix("/to/"))
+            self.end_headers()
         elif self.path == "/redirect":
             self.send_response(302)
             self.send_header("location", "/plain")
@@ -142,6 +146,27 @@ def test_a_redirect_to_another_host_is_reported_not_followed(site: str):
     port = site.rsplit(":", 1)[1]
     assert f"redirects to another host: http://localhost:{port}/plain (302)" in str(failed.value)
     assert "Call fetch_url with that URL" in str(failed.value)
+
+
+def test_a_redirect_to_another_port_or_scheme_of_the_host_is_reported_not_followed(site: str):
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # a second service on the loopback address
+    asked: list[str] = []
+    other.RequestHandlerClass = type("Counting", (Handler,), {"do_GET": lambda self: asked.append(self.path)})
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        second = f"http://127.0.0.1:{other.server_address[1]}/plain"
+        with pytest.raises(ToolFailed) as failed:
+            run(Web().fetch_url(f"{site}/to/{second}"))
+        assert f"redirects to another port: {second} (302)" in str(failed.value)
+        host, port = site.removeprefix("http://").split(":")
+        secure = f"https://{host}:{port}/plain"
+        with pytest.raises(ToolFailed, match=f"redirects to another scheme: {secure}"):
+            run(Web().fetch_url(f"{site}/to/{secure}"))
+        assert run(Web().fetch_url(f"{site}/to/{site}/plain")).startswith(f"{site}/plain (200 OK")  # same origin
+    finally:
+        other.shutdown()
+        other.server_close()
+    assert asked == []
 
 
 def test_compressed_bodies_are_decompressed_in_bounded_steps(site: str):

@@ -28,12 +28,15 @@ from golem_cli.cli.options import (
 from golem_cli.cli.render.console import note
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from golem_cli.cli.model_choice import Choice
     from golem_cli.cli.tools.choice import ToolChoice
     from golem_cli.cli.tools.view import ToolView
     from golem_cli.core.messages import Part
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.store import Store
+    from golem_cli.store.meta import ChatSettings
 
 app = typer.Typer()
 
@@ -85,11 +88,10 @@ def ask(
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli import model_choice
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.common import open_store, project_root, set_window
-    from golem_cli.cli.model_choice import run_options
+    from golem_cli.cli.common import open_store, project_root
     from golem_cli.cli.render.terminal_text import visible
     from golem_cli.cli.render.turn import ask_lines, turn_end
-    from golem_cli.cli.tools.choice import choose_tools
+    from golem_cli.cli.restore import keep, reopen
 
     if continue_last and cid:
         raise InputError("use either --continue or --cid, not both")
@@ -98,25 +100,26 @@ def ask(
     attached = [part_from(source) for source in attach or ()]
     text = _prompt_text(prompt, attached=bool(attached))
     store = _throwaway_store() if no_save else open_store()
-    existing, choice = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
-    settings = run_options(options, choice.model)
-    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
+    existing, choice, stored = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
+    kept, tools = reopen(stored, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
+                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     # Only the file's end is read when a message window is all a run sends; a trim stride counts
     # its steps from the file's first message, which a window read from the end cannot place.
-    stride = trim_stride if trim_stride is not None else choice.settings.trim_stride
-    windowed = model_choice.context_tokens(context_tokens, choice.settings) is None and stride == 1
-    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=max_messages,
+    stride = kept.trim_stride if kept.trim_stride is not None else choice.settings.trim_stride
+    windowed = not model_choice.context_tokens(kept.context_tokens, choice.settings) and stride == 1
+    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=kept.max_messages,
                                  windowed=windowed)  # fmt: skip
-    set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
+    kept.apply(session, choice, max_cost=max_cost)
     session.project_root = project_root(choice.settings, no_project_instructions)
-    if choice.note:
-        note(choice.note)
+    for line in filter(None, [choice.note, *kept.lines()]):
+        note(line)
     text = with_files(text, files)
     _before_sending(session, text, parts)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome, ended_by = _turn(session, text, parts, reply, view, stream=not no_stream)
+    outcome, ended_by = _turn(session, text, parts, reply, view, stream=not no_stream,
+                              kept=lambda: keep(session, tools))  # fmt: skip
     if as_json:
         _print_json(outcome, session, repaired)
     else:
@@ -166,14 +169,19 @@ def _throwaway_store() -> Store:
     return Store(Path(where))
 
 
-def _conversation_and_model(store: Store, ref: str | None, model: str | None) -> tuple[str, Choice]:
-    """The conversation ``ref`` names ("" for a new one) and the model to ask: ``-m``, else the
-    conversation's, else the configured one (never the offline model unless named)."""
+def _conversation_and_model(
+    store: Store, ref: str | None, model: str | None
+) -> tuple[str, Choice, ChatSettings | None]:
+    """The conversation ``ref`` names ("" for a new one), the model to ask (``-m``, else the
+    conversation's, else the configured one; never the offline model unless named) and the
+    settings kept with the conversation."""
     from golem_cli.cli.model_choice import choose_model
 
-    existing = store.resolve(ref) if ref is not None else ""
-    choice = choose_model(model, stored=store.meta(existing).model, fallback=False) if existing else None
-    return existing, choice or choose_model(model, fallback=False)
+    if ref is None:
+        return "", choose_model(model, fallback=False), None
+    existing = store.resolve(ref)
+    meta = store.meta(existing)
+    return existing, choose_model(model, stored=meta.model, fallback=False), meta.settings
 
 
 def _print_reply(text: str, streamed: StreamedReply | None) -> None:
@@ -248,7 +256,7 @@ def _session(
                                     with_prompt=True)  # fmt: skip
         return session, []
     from golem_cli.cli.render.findings import repair_findings
-    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.cli.repl.slash import closed_lines, report_lines
 
     lock = store.lock(existing)  # one lock for both attempts: it says whose lock it took over
     opened = None
@@ -262,7 +270,7 @@ def _session(
     repaired = [f.to_json() for f in repair_findings(before, session.history, repair)] if repair.changed else []
     if session.took_over:
         note(f"golem: took over the lock left by a golem process that is gone ({session.took_over})")
-    for line in report_lines(before, session.history, repair, when=" before continuing"):
+    for line in closed_lines(session) + report_lines(before, session.history, repair, when=" before continuing"):
         note(line)
     return session, repaired
 
@@ -311,10 +319,11 @@ def _turn(
     view: ToolView | None,
     *,
     stream: bool,
+    kept: Callable[[], None],
 ) -> tuple[TurnOutcome, int | None]:
-    """Run the one turn: the session's tool servers started first (quietly) and everything
-    closed after, the session too, whatever ended the turn. SIGTERM and SIGHUP stop the turn
-    as Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
+    """Run the one turn: the tool servers started first (quietly), everything closed after (the
+    settings ``kept`` first), whatever ended the turn. SIGTERM and SIGHUP stop the turn as
+    Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
     from golem_cli.cli.model_choice import close_model
@@ -351,6 +360,7 @@ def _turn(
                 servers.show_notices(box, say)
                 await box.close()
             await close_model(session.model)
+            kept()
 
     try:
         return asyncio.run(run()), termination.signum

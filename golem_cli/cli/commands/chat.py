@@ -192,35 +192,37 @@ def resume(
     no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
-    from golem_cli.cli.model_choice import choose_model, run_options
+    from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.start import run_repl
+    from golem_cli.cli.restore import reopen
 
     store = _store()
     cid = _to_resume(store, ref)
     if cid is None:
         _note("nothing resumed")
         return 0
-    choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
-    settings = run_options(options, choice.model)  # refused before the conversation is opened
-    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
-    toolbox = tools.toolbox()
+    meta = store.meta(cid)
+    choice = choose_model(model, stored=meta.model, lazy=True)
+    kept, tools = reopen(meta.settings, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
+                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
+    toolbox = tools.toolbox()  # -o is refused before the conversation is opened
     project = project_root(choice.settings, no_project_instructions)
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
         _note("nothing resumed")
         return 1
     cid, lock, lines = held
-    lines = instructions_lines(project) + lines
+    lines = instructions_lines(project) + kept.lines() + lines
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
 
         session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox, lock=lock
+            store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox, lock=lock
         )
-        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
+        kept.apply(session, choice, max_cost=max_cost)
         session.project_root = project
         return session, _resumed(before, session, repair)
 
@@ -283,9 +285,9 @@ LOAD_AFTER_THE_PROMPT = 1 << 20
 
 def _resumed(before: list[Message], session: ChatSession, repair: HistoryRepair) -> list[str]:
     """The repair report of a conversation just resumed."""
-    from golem_cli.cli.repl.slash import report_lines
+    from golem_cli.cli.repl.slash import closed_lines, report_lines
 
-    return report_lines(before, session.history, repair, when=" before continuing")
+    return closed_lines(session) + report_lines(before, session.history, repair, when=" before continuing")
 
 
 @app.command("fork", cls=GolemCommand, rich_help_panel=PANEL)
@@ -308,11 +310,12 @@ def fork(
 ) -> int:
     """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.model_choice import choose_model, run_options
+    from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
     from golem_cli.cli.repl.opening import PendingSession
     from golem_cli.cli.repl.start import run_repl
+    from golem_cli.cli.restore import reopen
     from golem_cli.core.ids import new_id
 
     if no_chat and options:
@@ -322,10 +325,11 @@ def fork(
     if no_chat:
         sys.stdout.write(_fork_only(store, parent, at) + "\n")
         return 0
-    choice = choose_model(model, stored=store.meta(parent).model, lazy=True)
-    settings = run_options(options, choice.model)  # a refused option leaves no fork behind
-    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
-    toolbox = tools.toolbox()
+    meta = store.meta(parent)
+    choice = choose_model(model, stored=meta.model, lazy=True)
+    kept, tools = reopen(meta.settings, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
+                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
+    toolbox = tools.toolbox()  # a refused -o leaves no fork behind
     project = project_root(choice.settings, no_project_instructions)
     short = short_ids.handle(parent)
     cid = new_id()  # the fork's, shown by the banner before the fork is made
@@ -335,20 +339,20 @@ def fork(
 
         store.fork(parent, at, new=cid)
         session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(max_messages, choice.settings), tools=toolbox
+            store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox
         )
-        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
+        kept.apply(session, choice, max_cost=max_cost)
         session.project_root = project
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 
+    lines = instructions_lines(project) + kept.lines()
     if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
         session, report = open_session()
-        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=instructions_lines(project) + report,
-                        tools=tools)  # fmt: skip
+        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=lines + report, tools=tools)
     # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
     pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=_unique_prefix(cid),
                              open=open_session, toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools, lines=instructions_lines(project))
+    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools, lines=lines)
 
 
 def _fork_only(store: Store, parent: str, at: int | None) -> str:

@@ -285,10 +285,19 @@ class Repl:
             if text.startswith("/"):
                 if await slash.dispatch(self, text) == slash.EXIT:
                     return self.goodbye()
+                self.keep_settings()
                 continue
             await self.ask(text)
+            self.keep_settings()
             if termination is not None and termination.signum is not None:
                 return 128 + termination.signum
+
+    def keep_settings(self) -> None:
+        """The chat's settings (/option, /trim, /tools, /system) kept with the conversation as
+        they change, for ``resume`` to restore (cli/restore.py)."""
+        from golem_cli.cli.restore import keep
+
+        keep(self.session, self.tools)
 
     async def ask(self, text: str, parts: Sequence[Part] | None = None) -> TurnOutcome | None:
         """One turn with the reply streamed, Ctrl-C cancelling just this turn. Pending

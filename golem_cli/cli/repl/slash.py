@@ -54,6 +54,17 @@ def report_lines(before: list[Message], after: list[Message], repair: HistoryRep
     return [head, *lines(found)]
 
 
+def closed_lines(session: ChatSession) -> list[str]:
+    """The calls ``resume`` closed as started when golem stopped (store/calls.py), one line each."""
+    from golem_cli.cli.render.terminal_text import visible
+
+    return [
+        f"Closed {visible(c.call_id)} ({visible(c.tool)}): it {'finished' if c.finished else 'had started'} when golem "
+        "stopped, its result was not saved; the model is told its outcome is unknown."
+        for c in session.closed
+    ]
+
+
 def _error(repl: Repl, exc: BaseException) -> None:
     from rich.markup import escape
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from golem_cli.cli.tools.view import ToolView
+    from golem_cli.config.project import ProjectRules
     from golem_cli.config.settings import Settings
     from golem_cli.tools.toolbox import Toolbox
 
@@ -23,6 +25,7 @@ def choose_tools(
     from golem_cli.cli.render.console import note
 
     choice = ToolChoice(settings, list(tool or ()), list(allow or ()), yes, list(deny or ()))
+    choice.project = project_rules(settings)
     for line in choice.check():
         note(line)
     return choice
@@ -35,11 +38,45 @@ class ToolChoice:
     allow: list[str] = field(default_factory=list)
     yes: bool = False
     deny: list[str] = field(default_factory=list)
+    #: The project's ``.golem/config.toml``, when the person trusts it as it is now.
+    project: ProjectRules | None = None
     _box: Toolbox | None = None
+
+    #: The tools and disabled tools a resumed chat restores (cli/restore.py), enabled after the
+    #: others; one that no longer selects anything is left out with a line.
+    restored: list[str] = field(default_factory=list)
+    off: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # why a restored name was left out
+
+    @property
+    def configured(self) -> list[str]:
+        """The tools the config and the trusted project file enable."""
+        return [*self.settings.tools, *(self.project.tools if self.project else ())]
 
     @property
     def names(self) -> list[str]:
-        return [*self.settings.tools, *self.tool]
+        return [*self.configured, *self.tool, *self.restored]
+
+    def restore(self, names: list[str], off: list[str]) -> None:
+        """Enable ``names`` and disable ``off`` as well (kept with a resumed conversation)."""
+        self.restored, self.off = list(names), list(off)
+        if self._box is not None:
+            self._apply_restored(self._box)
+
+    def _apply_restored(self, box: Toolbox) -> None:
+        from golem_cli.tools.registry import ToolSelectionError
+
+        for name in list(self.restored):
+            try:
+                box.enable([name])
+            except ToolSelectionError as e:
+                self.restored.remove(name)
+                self.left_out.append(f"left out the tool {name} kept with this conversation: {e}")
+        for name in self.off:
+            try:
+                box.disable([name])
+            except ToolSelectionError:
+                continue  # a tool gone since: nothing to disable
 
     def toolbox(self) -> Toolbox | None:
         """The chat's toolbox, or None when no tool is enabled (nothing to import)."""
@@ -60,17 +97,29 @@ class ToolChoice:
 
             s = self.settings
             root = self._root()
+            ours = self.project
             try:
                 self._box = toolbox(
-                    enabled=self.names, allow=[*s.allow, *self.allow], deny=[*s.deny, *self.deny], yes=self.yes,
-                    root=root,
+                    enabled=[*self.configured, *self.tool],
+                    allow=[*s.allow, *(ours.allow if ours else ()), *self.allow],
+                    deny=[*s.deny, *(ours.deny if ours else ()), *self.deny], yes=self.yes, root=root,
                     output_limit=s.tool_output_limit, command_timeout=s.command_timeout, servers=s.mcp_servers,
                     command_env=s.command_env, key_variables=key_variables(s.providers),
                     tokens=state_dir() / "mcp-auth" if s.mcp_servers else None,
                 )  # fmt: skip
             except (ToolSelectionError, RuleError) as e:
                 raise self._located(e) from None
+            self._box.approvals.remember = self._remember
+            self._apply_restored(self._box)
         return self._box
+
+    def _remember(self, rules: tuple[str, ...]) -> str:
+        """``a`` remembered for the project: the rules written to its file (trusted as
+        written); where they went, in words."""
+        from golem_cli.config.project import remember
+
+        self.project = remember(_tool_root(self.settings), rules)
+        return str(self.project.path)
 
     def check(self) -> list[str]:
         """Refuse ``--allow`` names that allow nothing here, before anything starts: an
@@ -135,6 +184,40 @@ class ToolChoice:
                 self._box.approvals.ask = view.ask
                 self._box.hooks.elicit = view.elicit
         return view
+
+
+def _tool_root(settings: Settings) -> Path:
+    return Path(settings.tool_root).expanduser() if settings.tool_root else Path.cwd()
+
+
+def project_rules(settings: Settings) -> ProjectRules | None:
+    """The project file's rules when the person trusts the file as it is now: asked once on
+    the terminal (again when the file changed), else left out with a line saying how to
+    trust it."""
+    from golem_cli.cli.render.console import note
+    from golem_cli.config.project import read_project_rules, trust, trusted
+
+    rules = read_project_rules(_tool_root(settings))
+    if rules is None:
+        return None
+    for problem in rules.problems:
+        note(f"golem: {problem}")
+    if rules.empty or trusted(rules):
+        return rules if not rules.empty else None
+    if not can_ask():
+        note(f"golem: {rules.path} is not trusted, its rules are left out ({rules.described()}); "
+             "run golem in a terminal there once to trust it")  # fmt: skip
+        return None
+    sys.stderr.write(f"{rules.path} sets rules for this project: {rules.described()}\n")
+    try:
+        answer = input("Trust this file (asked again when it changes)? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() not in ("y", "yes"):
+        note("golem: the project file's rules are left out")
+        return None
+    trust(rules)
+    return rules
 
 
 def can_ask() -> bool:

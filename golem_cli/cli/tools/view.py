@@ -377,16 +377,20 @@ class ToolView:
                 row.append("  " + ", ".join(visible(r) for r in rules), style="dim")
             self.console.print(row, soft_wrap=True)
         numbers = {str(n): str(n) for n in range(1, len(question.offers) + 1)}
-        line, by_key = await _read_answer(self.after_answer, f"1-{len(numbers)}, other: back", numbers, "Which?")
-        picked = line.strip()
+        hint = f"1-{len(numbers)}; 2p: also for this project; other: back"
+        line, by_key = await _read_answer(self.after_answer, hint, numbers, "Which?")
+        picked = line.strip().lower()
+        remember = picked.endswith("p")
+        picked = picked.removesuffix("p").strip()
         if picked not in numbers:
             return None
         if by_key:
             self.after_answer.start(picked)
         rules = question.offers[int(picked) - 1][1]
-        said = f"  Allowed for this chat: {', '.join(visible(r) for r in rules)} (/tools rules lists them)"
+        where = "this chat and this project (.golem/config.toml)" if remember else "this chat"
+        said = f"  Allowed for {where}: {', '.join(visible(r) for r in rules)} (/tools rules lists them)"
         self.console.print(Text(said, style="dim"), soft_wrap=True)
-        return Answer("always", rules=rules)
+        return Answer("always", rules=rules, remember=remember)
 
     def page(self, question: Question) -> None:
         """The whole call in the pager (``$PAGER``, else ``less``), shown as ``visible`` text;
