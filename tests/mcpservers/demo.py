@@ -9,7 +9,8 @@ pid, spawn_child (a process in the server's group), authorization (the request's
 HTTP), hostile (text with terminal escapes), grow (adds a tool, ``grown``, and says the list
 changed), ask_user (a form for the user: elicitation), visit (a URL-mode elicitation), roots
 (the client's roots), steps (progress, then waits for a gate file) and warn (log lines).
-``--instructions TEXT`` gives the server instructions for the model. ``--start-gate FILE`` makes it slow to start:
+``--instructions TEXT`` gives the server instructions for the model. A prompt, greet, and
+resources, ``demo://readme`` and the template ``demo://notes/{topic}``. ``--start-gate FILE`` makes it slow to start:
 it leaves its pid in ``starting`` and answers nothing until FILE exists (the test opens the
 gate when it wants the server ready); ``--exit-at-start STATUS`` makes it exit instead."""
 
@@ -212,6 +213,24 @@ async def warn(ctx: Context) -> str:
     await ctx.warning("disk \x1b[31malmost\x1b[0m full")
     await ctx.info("all is well")
     return "logged"
+
+
+@app.prompt()
+def greet(name: str, style: str = "plain") -> str:
+    """Greet someone by name."""
+    return f"Please greet {name} in a {style} way."
+
+
+@app.resource("demo://readme", mime_type="text/markdown")
+def readme() -> str:
+    """The demo's readme."""
+    return "# Demo\nA server for golem's tests."
+
+
+@app.resource("demo://notes/{topic}")
+def notes(topic: str) -> str:
+    """Notes on a topic."""
+    return f"notes on {topic}"
 
 
 if __name__ == "__main__":

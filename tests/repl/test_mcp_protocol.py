@@ -163,3 +163,23 @@ def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(se
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     a, b = server.requests[-2].json["tools"], server.requests[-1].json["tools"]
     assert json.dumps(a) == json.dumps(b)
+
+
+def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path):
+    import subprocess
+
+    from tests.repl.conftest import GOLEM, golem_env
+
+    configure(home, demo_toml("demo") + demo_toml("bad", "--exit-at-start", "3"))
+    listed = subprocess.run([GOLEM, "mcp", "prompts"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "demo: 1 prompt\n  /demo:greet name=... style?=...  Greet someone by name." in listed.stdout
+    assert "bad: did not start: exited at start" in listed.stdout
+    found = subprocess.run([GOLEM, "mcp", "resources", "demo", "--json"], capture_output=True, text=True,
+                           env=golem_env(home), timeout=60)  # fmt: skip
+    (row,) = json.loads(found.stdout)
+    assert [r["uri"] for r in row["resources"]] == ["demo://readme"]
+    assert [t["uriTemplate"] for t in row["templates"]] == ["demo://notes/{topic}"]
+    text = subprocess.run([GOLEM, "mcp", "resources", "demo"], capture_output=True, text=True, env=golem_env(home),
+                          timeout=60).stdout  # fmt: skip
+    assert "demo: 1 resource, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text

@@ -279,6 +279,27 @@ class Connection:
             )
         return tools
 
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """The server's prompts as JSON objects ([] when it offers none), within ``MAX_LIST_PAGES``."""
+        client = self._client
+        if client is None or client.server_capabilities.prompts is None:
+            return []
+        return await _pages(lambda cursor: client.list_prompts(cursor=cursor, cache_mode="bypass"), "prompts")
+
+    async def list_resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The server's resources and resource templates as JSON objects (none when it offers none)."""
+        client = self._client
+        if client is None or client.server_capabilities.resources is None:
+            return [], []
+        resources = await _pages(lambda cursor: client.list_resources(cursor=cursor, cache_mode="bypass"), "resources")
+        try:
+            templates = await _pages(
+                lambda cursor: client.list_resource_templates(cursor=cursor, cache_mode="bypass"), "resource_templates"
+            )
+        except MCPError:  # a server that lists resources need not have templates
+            templates = []
+        return resources, templates
+
     async def _listen(self, client: Client) -> None:
         """On a 2026-07-28 connection the server's changes come on a ``subscriptions/listen``
         stream (earlier ones send notifications, ``_on_message``); a server that offers no
@@ -366,6 +387,19 @@ async def list_tools(client: Client, offers: Callable[[str], bool]) -> tuple[lis
         if not cursor or len(tools) > MAX_TOOLS:
             break
     return tools[:MAX_TOOLS], len(tools) > MAX_TOOLS or bool(cursor)
+
+
+async def _pages(fetch: Callable[[str | None], Any], field: str) -> list[dict[str, Any]]:
+    """A listing's items as JSON objects, page by page, within ``MAX_LIST_PAGES`` and ``MAX_TOOLS``."""
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await fetch(cursor)
+        found += [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in getattr(page, field)]
+        cursor = page.next_cursor
+        if not cursor or len(found) >= MAX_TOOLS:
+            break
+    return found[:MAX_TOOLS]
 
 
 def login_words(error: NeedsLogin, config: ServerConfig) -> str:

@@ -128,6 +128,14 @@ class McpSource:
             return text
         return raw[:MAX_INSTRUCTIONS].decode("utf-8", "ignore").rstrip() + "\n" + CUT_MARK
 
+    async def prompts(self) -> list[dict[str, Any]]:
+        """The started server's prompts (``prompts/list``) as JSON objects."""
+        return await self._connection.list_prompts() if self._connection is not None else []
+
+    async def resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The started server's resources and resource templates as JSON objects."""
+        return await self._connection.list_resources() if self._connection is not None else ([], [])
+
     def changed(self) -> set[str]:
         """The lists the server said have changed since they were read (``tools``...)."""
         return set(self._connection.changed) if self._connection is not None else set()
