@@ -162,6 +162,9 @@ class Toolbox:
         changed, for the chat to show."""
         lines: list[str] = []
         for source in self.servers():
+            prompts = getattr(source, "relist_prompts", None)
+            if source.started and prompts is not None:
+                await prompts()
             relist = getattr(source, "relist", None)
             if not source.started or relist is None or "tools" not in source.changed():  # type: ignore[attr-defined]
                 continue

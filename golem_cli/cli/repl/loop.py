@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.application import Application, get_app, get_app_or_none
-from prompt_toolkit.completion import WordCompleter
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
@@ -37,6 +36,7 @@ from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
 from golem_cli.cli.repl import slash
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
+from golem_cli.cli.repl.prompts import SlashCompleter
 from golem_cli.cli.signals import Termination, ending_like_ctrl_c
 from golem_cli.cli.tools import servers as tool_servers
 from golem_cli.cli.tools.typeahead import KeysAfterAnswer
@@ -187,7 +187,7 @@ class Repl:
 
         return PromptSession(
             history=FileHistory(str(path)),
-            completer=WordCompleter(slash.NAMES, sentence=True, match_middle=False),
+            completer=SlashCompleter(slash.NAMES, lambda: self.toolbox),
             complete_while_typing=True,
             key_bindings=keys,
             enable_history_search=False,  # Ctrl-R searches the history

@@ -416,6 +416,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
+    "/SERVER:PROMPT": ("/SERVER:PROMPT [ARG=VALUE...]", "send a tool server's prompt (golem mcp prompts lists them)"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
@@ -423,13 +424,18 @@ HANDLERS: dict[str, Handler] = {
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
-NAMES = list(COMMANDS)
+NAMES = [name for name in COMMANDS if name != "/SERVER:PROMPT"]
 
 
 async def dispatch(repl: Repl, line: str) -> str | None:
     name, _, arg = line.strip().partition(" ")
     handler = HANDLERS.get(name)
     if handler is None:
+        from golem_cli.cli.repl import prompts
+
+        if prompts.is_prompt(name):  # a tool server's prompt, /SERVER:PROMPT
+            await prompts.run(repl, name, arg.strip())
+            return None
         repl.console.print(f"Unknown command {name}; /help lists them.", highlight=False, markup=False)
         return None
     return await handler(repl, arg.strip())

@@ -286,6 +286,17 @@ class Connection:
             return []
         return await _pages(lambda cursor: client.list_prompts(cursor=cursor, cache_mode="bypass"), "prompts")
 
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """The messages of the server's prompt ``name`` (``GetPromptResult`` as JSON), or ``ToolFailed``."""
+        client = await self._client_for_call()
+        try:
+            result = await client.get_prompt(name, arguments)
+        except MCPError as e:
+            raise ToolFailed(f"tool server {self.name!r} refused the prompt: {clip(e.message)}") from None
+        except (OSError, ExceptionGroup, pydantic.ValidationError) as e:
+            raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
     async def list_resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The server's resources and resource templates as JSON objects (none when it offers none)."""
         client = self._client

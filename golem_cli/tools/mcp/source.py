@@ -73,6 +73,8 @@ class McpSource:
         self.problem = ""
         self._entries: list[ToolEntry] = []
         self._connection: Connection | None = None
+        #: Its prompts as it listed them (``prompts/list``), read at start and when they change.
+        self.prompt_list: list[dict[str, Any]] = []
 
     def claims(self, selector: str) -> bool:
         """Whether ``selector`` names this server or tools of it."""
@@ -111,6 +113,16 @@ class McpSource:
         self._connection = connection
         self._entries = list(self._build(listing))
         self.started = True
+        await self._read_prompts()
+
+    async def _read_prompts(self) -> None:
+        """The prompts it offers, kept for the chat's slash commands and their completion."""
+        try:
+            self.prompt_list = await self.prompts()
+        except Exception as e:  # its prompts are a convenience: the tools work without them
+            from golem_cli.tools.mcp.connection import describe_error
+
+            self.notify(f"tool server {self.group!r} did not list its prompts: {describe_error(e)}")
 
     async def close(self) -> None:
         if self._connection is not None:
@@ -131,6 +143,21 @@ class McpSource:
     async def prompts(self) -> list[dict[str, Any]]:
         """The started server's prompts (``prompts/list``) as JSON objects."""
         return await self._connection.list_prompts() if self._connection is not None else []
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """The messages of its prompt ``name`` with ``arguments``; ``ToolFailed`` when it cannot."""
+        if self._connection is None:
+            raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
+        return await self._connection.get_prompt(name, arguments)
+
+    async def relist_prompts(self) -> bool:
+        """Its prompts read again when it said they changed; whether it had."""
+        connection = self._connection
+        if connection is None or "prompts" not in connection.changed:
+            return False
+        connection.changed.discard("prompts")
+        await self._read_prompts()
+        return True
 
     async def resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The started server's resources and resource templates as JSON objects."""

@@ -1,0 +1,142 @@
+"""A tool server's prompts as slash commands: ``/SERVER:PROMPT [ARG=VALUE ...]`` (values
+quoted as in a shell) asks the server for the prompt's messages and sends them as the user's
+next turn, stored with that run's IDs like any prompt. Tab completes the commands, the
+prompts of the servers that are running, and their arguments' names.
+
+What the server returns is its text: it is shown through ``terminal_text`` when echoed, and
+the model reads it as the user's words (the user chose to send it).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+
+if TYPE_CHECKING:
+    from golem_cli.cli.repl.slash import Repl
+    from golem_cli.tools.toolbox import Toolbox
+
+
+def is_prompt(name: str) -> bool:
+    """Whether a slash command's name is a server's prompt (``/SERVER:PROMPT``)."""
+    server, colon, prompt = name[1:].partition(":")
+    return name.startswith("/") and bool(colon and server and prompt)
+
+
+def servers(box: Toolbox | None) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Each running server's name with the prompts it offers."""
+    for source in box.servers() if box is not None else ():
+        listed = getattr(source, "prompt_list", None)
+        if source.started and isinstance(listed, list):
+            yield source.group, listed
+
+
+def arguments(text: str) -> dict[str, str]:
+    """``ARG=VALUE`` words (shell quoting) as a mapping; ``ValueError`` for anything else."""
+    found: dict[str, str] = {}
+    for word in shlex.split(text):
+        name, equals, value = word.partition("=")
+        if not equals or not name:
+            raise ValueError(f"{word!r} is not ARG=VALUE")
+        found[name] = value
+    return found
+
+
+async def run(repl: Repl, name: str, rest: str) -> None:
+    """``/SERVER:PROMPT ARGS``: the prompt's messages, sent as the next turn."""
+    from golem_cli.cli.render.terminal_text import visible
+    from golem_cli.core.tools import ToolFailed
+
+    server, _, prompt = name[1:].partition(":")
+    if not await repl.tool_servers_ready():
+        return
+    box = repl.session.toolbox
+    offered = dict(servers(box)).get(server)
+    if offered is None or box is None:
+        repl.console.print(f"No running tool server named {visible(server)!r}; /tools lists them.", markup=False)
+        return
+    spec = next((p for p in offered if p.get("name") == prompt), None)
+    if spec is None:
+        names = ", ".join(f"/{server}:{p.get('name')}" for p in offered) or "none"
+        repl.console.print(visible(f"{server} has no prompt {prompt!r}; it offers: {names}"), markup=False)
+        return
+    try:
+        given = arguments(rest)
+        missing = [a["name"] for a in spec.get("arguments") or [] if a.get("required") and a.get("name") not in given]
+        if missing:
+            raise ValueError(f"it needs {' '.join(m + '=...' for m in missing)}")
+        source = next(s for s in box.servers() if s.group == server)
+        result = await source.get_prompt(prompt, given)  # type: ignore[attr-defined]
+    except (ValueError, ToolFailed) as e:
+        repl.console.print(visible(f"/{server}:{prompt}: {getattr(e, 'reason', None) or e}"), markup=False)
+        return
+    text = prompt_text(result.get("messages") or [])
+    if not text.strip():
+        repl.console.print(f"/{visible(server)}:{visible(prompt)} gave no text to send.", markup=False)
+        return
+    await repl.ask(text)
+
+
+def prompt_text(messages: Sequence[object]) -> str:
+    """A prompt's messages as one turn's text: each message's text (an embedded resource's
+    too); an assistant's message is marked as such so the model reads the exchange as given."""
+    parts = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        text = _content_text(content)
+        if text:
+            parts.append(f"[assistant]\n{text}" if message.get("role") == "assistant" else text)
+    return "\n\n".join(parts)
+
+
+def _content_text(content: object) -> str:
+    if not isinstance(content, dict):
+        return ""
+    if content.get("type") == "text":
+        return str(content.get("text") or "")
+    if content.get("type") == "resource" and isinstance(content.get("resource"), dict):
+        resource = content["resource"]
+        if isinstance(resource.get("text"), str):
+            return f"[resource: {resource.get('uri', '')}]\n{resource['text']}"
+    kind = content.get("type")
+    return f"[golem: the prompt's {kind} content was left out]" if kind else ""
+
+
+class SlashCompleter(Completer):
+    """Completes golem's slash commands, the running servers' prompts and their arguments."""
+
+    def __init__(self, names: Iterable[str], box: Callable[[], Toolbox | None] = lambda: None) -> None:
+        self.names = list(names)
+        self.box = box
+
+    def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if not text.startswith("/"):
+            return
+        if " " not in text:
+            for name in [*self.names, *self._prompt_names()]:
+                if name.startswith(text):
+                    yield Completion(name, start_position=-len(text))
+            return
+        command, _, rest = text.partition(" ")
+        word = rest.rsplit(" ", 1)[-1]
+        if "=" in word or not is_prompt(command):
+            return
+        for argument in self._arguments(command):
+            if argument.startswith(word) and f"{argument}=" not in rest:
+                yield Completion(f"{argument}=", start_position=-len(word))
+
+    def _prompt_names(self) -> list[str]:
+        return [f"/{server}:{p.get('name')}" for server, listed in servers(self.box()) for p in listed]
+
+    def _arguments(self, command: str) -> list[str]:
+        server, _, prompt = command[1:].partition(":")
+        offered = dict(servers(self.box())).get(server) or []
+        spec = next((p for p in offered if p.get("name") == prompt), {})
+        return [str(a.get("name")) for a in spec.get("arguments") or [] if a.get("name")]
