@@ -54,31 +54,39 @@ async def run(repl: Repl, name: str, rest: str) -> None:
     server, _, prompt = name[1:].partition(":")
     if not await repl.tool_servers_ready():
         return
-    box = repl.session.toolbox
-    offered = dict(servers(box)).get(server)
-    if offered is None or box is None:
-        repl.console.print(f"No running tool server named {visible(server)!r}; /tools lists them.", markup=False)
+    found = _find(repl, server, prompt)
+    if isinstance(found, str):
+        repl.console.print(visible(found), markup=False)
         return
-    spec = next((p for p in offered if p.get("name") == prompt), None)
-    if spec is None:
-        names = ", ".join(f"/{server}:{p.get('name')}" for p in offered) or "none"
-        repl.console.print(visible(f"{server} has no prompt {prompt!r}; it offers: {names}"), markup=False)
-        return
+    source, spec = found
     try:
         given = arguments(rest)
         missing = [a["name"] for a in spec.get("arguments") or [] if a.get("required") and a.get("name") not in given]
         if missing:
             raise ValueError(f"it needs {' '.join(m + '=...' for m in missing)}")
-        source = next(s for s in box.servers() if s.group == server)
-        result = await source.get_prompt(prompt, given)  # type: ignore[attr-defined]
+        result = await source.get_prompt(prompt, given)
     except (ValueError, ToolFailed) as e:
         repl.console.print(visible(f"/{server}:{prompt}: {getattr(e, 'reason', None) or e}"), markup=False)
         return
     text = prompt_text(result.get("messages") or [])
     if not text.strip():
-        repl.console.print(f"/{visible(server)}:{visible(prompt)} gave no text to send.", markup=False)
+        repl.console.print(visible(f"/{server}:{prompt} gave no text to send."), markup=False)
         return
     await repl.ask(text)
+
+
+def _find(repl: Repl, server: str, prompt: str) -> tuple[Any, dict[str, Any]] | str:
+    """The running server's source and its prompt's listing, or what is wrong in words."""
+    box = repl.session.toolbox
+    offered = dict(servers(box)).get(server)
+    source = next((s for s in box.servers() if s.group == server), None) if box is not None else None
+    if offered is None or source is None:
+        return f"No running tool server named {server!r}; /tools lists them."
+    spec = next((p for p in offered if p.get("name") == prompt), None)
+    if spec is None:
+        names = ", ".join(f"/{server}:{p.get('name')}" for p in offered) or "none"
+        return f"{server} has no prompt {prompt!r}; it offers: {names}"
+    return source, spec
 
 
 def prompt_text(messages: Sequence[object]) -> str:
