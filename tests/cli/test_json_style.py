@@ -54,7 +54,7 @@ def stored(home, tmp_path):
 COMMANDS = [
     ["list"], ["list", "--tree"], ["show", "ID"], ["search", "walrus"], ["models"], ["normalize", "ID"],
     ["import", "FILE"], ["delete", "GONE", "--yes"], ["ask", "-m", "offline:echo", "hello"], ["tools"],
-    ["mcp", "list", "--no-start"],
+    ["mcp", "list", "--no-start"], ["mcp", "prompts"], ["mcp", "resources"],
 ]  # fmt: skip
 
 
