@@ -157,15 +157,15 @@ class Toolbox:
         return self.registry.lazy_sources()
 
     async def refresh_servers(self) -> list[str]:
-        """List again the tools (and prompts) of the servers that said they changed (between
+        """List again the tools (prompts, resources) of the servers that said they changed (between
         turns), and enable the new tools the chat's names select. Returns a line per server
         whose tools changed, for the chat to show."""
         lines: list[str] = []
         for source in self.servers():
             if source.started:
-                prompts = getattr(source, "relist_prompts", None)
-                if prompts is not None:
-                    await prompts()
+                for relist in (getattr(source, "relist_prompts", None), getattr(source, "relist_resources", None)):
+                    if relist is not None:
+                        await relist()
                 line = await self._relist(source)
                 if line:
                     lines.append(line)
@@ -261,10 +261,12 @@ def toolbox(
     extra: list[ToolSource] = []
     hooks = ServerHooks()
     if servers:
+        from golem_cli.tools.mcp.reader import ResourceReader
         from golem_cli.tools.mcp.source import server_sources
 
-        extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
-                                    root=settings.root, tokens=tokens))  # fmt: skip
+        sources = server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
+                                 root=settings.root, tokens=tokens)  # fmt: skip
+        extra = [*sources, ResourceReader(lambda: sources, settings.output_limit)]  # read_resource, off unless named
     registry = builtin_registry(settings, extra)
     approvals = Approvals(registry, yes=yes, allow=allow, deny=deny, ask=ask, root=str(settings.root.resolve()))
     box = Toolbox(registry, enabled, approvals, hooks)

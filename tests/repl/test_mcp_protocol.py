@@ -180,11 +180,11 @@ def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path)
     found = subprocess.run([GOLEM, "mcp", "resources", "demo", "--json"], capture_output=True, text=True,
                            env=golem_env(home), timeout=60)  # fmt: skip
     (row,) = json.loads(found.stdout)
-    assert [r["uri"] for r in row["resources"]] == ["demo://readme"]
+    assert [r["uri"] for r in row["resources"]] == ["demo://readme", "demo://pixel.png"]
     assert [t["uriTemplate"] for t in row["templates"]] == ["demo://notes/{topic}"]
     text = subprocess.run([GOLEM, "mcp", "resources", "demo"], capture_output=True, text=True, env=golem_env(home),
                           timeout=60).stdout  # fmt: skip
-    assert "demo: 1 resource, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text
+    assert "demo: 2 resources, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text
 
 
 def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: ProviderServer, home: Path):

@@ -34,7 +34,7 @@ from golem_cli.cli.render import short_ids
 from golem_cli.cli.render.console import rich_console
 from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
-from golem_cli.cli.repl import slash
+from golem_cli.cli.repl import resources, slash
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
 from golem_cli.cli.repl.prompts import SlashCompleter
 from golem_cli.cli.signals import Termination, ending_like_ctrl_c
@@ -272,7 +272,8 @@ class Repl:
                 if await slash.dispatch(self, text) == slash.EXIT:
                     return self.goodbye()
                 continue
-            await self.ask(text)
+            if await resources.attach_mentions(self, text):  # @SERVER:URI: a tool server's resource
+                await self.ask(text)
             if termination is not None and termination.signum is not None:
                 return 128 + termination.signum
 

@@ -9,16 +9,20 @@ the model reads it as the user's words (the user chose to send it).
 
 from __future__ import annotations
 
+import asyncio
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 
 if TYPE_CHECKING:
-    from golem_cli.cli.repl.slash import Repl
+    from golem_cli.cli.repl.resources import Repl
     from golem_cli.tools.toolbox import Toolbox
+
+#: How long Tab waits for a server's completions (``completion/complete``) before offering none.
+COMPLETION_WAIT = 2.0
 
 
 def is_prompt(name: str) -> bool:
@@ -61,7 +65,7 @@ async def run(repl: Repl, name: str, rest: str) -> None:
     source, spec = found
     try:
         given = arguments(rest)
-        missing = [a["name"] for a in spec.get("arguments") or [] if a.get("required") and a.get("name") not in given]
+        missing = [a["name"] for a in spec.get("arguments") or [] if a.get("required") and not given.get(a.get("name"))]
         if missing:
             raise ValueError(f"it needs {' '.join(m + '=...' for m in missing)}")
         result = await source.get_prompt(prompt, given)
@@ -117,7 +121,9 @@ def _content_text(content: object) -> str:
 
 
 class SlashCompleter(Completer):
-    """Completes golem's slash commands, the running servers' prompts and their arguments."""
+    """Completes golem's slash commands, the running servers' prompts and their arguments,
+    and ``@SERVER:URI`` of their resources anywhere in a line; where golem has nothing to
+    offer, the server's own completions of a prompt's argument value or a template's variable."""
 
     def __init__(self, names: Iterable[str], box: Callable[[], Toolbox | None] = lambda: None) -> None:
         self.names = list(names)
@@ -125,6 +131,10 @@ class SlashCompleter(Completer):
 
     def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
         text = document.text_before_cursor
+        word = text.rsplit(None, 1)[-1] if text.strip() and not text[-1].isspace() else ""
+        if word.startswith("@"):  # a tool server's resource, anywhere in the line
+            yield from self._resources(word)
+            return
         if not text.startswith("/"):
             return
         if " " not in text:
@@ -140,6 +150,80 @@ class SlashCompleter(Completer):
             if argument.startswith(word) and f"{argument}=" not in rest:
                 yield Completion(f"{argument}=", start_position=-len(word))
 
+    async def get_completions_async(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> AsyncGenerator[Completion, None]:
+        """golem's own completions, and where there are none the server's (``completion/complete``)
+        for a prompt's ``ARG=`` value or a resource template's variable."""
+        local = list(self.get_completions(document, complete_event))
+        for completion in local:
+            yield completion
+        if local:
+            return
+        for completion in await self._from_server(document.text_before_cursor):
+            yield completion
+
+    async def _from_server(self, text: str) -> list[Completion]:
+        word = text.rsplit(" ", 1)[-1]
+        asked = self._argument_asked(text, word) if is_prompt(text.partition(" ")[0]) else None
+        asked = asked or self._variable_asked(word)
+        if asked is None:
+            return []
+        source, ref, argument, value, given, make = asked
+        try:
+            values = await asyncio.wait_for(source.complete(ref, argument, value, given), COMPLETION_WAIT)
+        except (TimeoutError, Exception):
+            return []  # a completion is a convenience: none is offered
+        from golem_cli.cli.render.terminal_text import visible
+
+        offered = [make(v) for v in values if visible(v) == v and "\n" not in v]
+        return [Completion(o, start_position=-len(word)) for o in offered if o != word]
+
+    def _argument_asked(self, text: str, word: str) -> _Asked | None:
+        """A prompt's ``ARG=partial`` being typed: what to ask its server."""
+        name, equals, value = word.partition("=")
+        command, _, rest = text.partition(" ")
+        if not equals or name not in self._arguments(command):
+            return None
+        server, _, prompt = command[1:].partition(":")
+        source = _source(self.box(), server)
+        try:
+            given = arguments(rest[: len(rest) - len(word)])
+        except ValueError:
+            given = {}
+        return source, {"type": "ref/prompt", "name": prompt}, name, value.lstrip("\"'"), given, _quoted(name)
+
+    def _variable_asked(self, word: str) -> _Asked | None:
+        """``@SERVER:`` and a template's fixed part, then its first variable being typed."""
+        from golem_cli.cli.repl.resources import running
+
+        server, colon, uri = word[1:].partition(":")
+        if not word.startswith("@") or not colon:
+            return None
+        source = running(self.box()).get(server)
+        for template in getattr(source, "template_list", None) or []:
+            pattern = str(template.get("uriTemplate", ""))
+            fixed, brace, after = pattern.partition("{")
+            variable = after.partition("}")[0].lstrip("+#./;?&")
+            if brace and variable and uri.startswith(fixed) and "/" not in uri[len(fixed) :]:
+                ref = {"type": "ref/resource", "uri": pattern}
+                return source, ref, variable, uri[len(fixed) :], {}, lambda v, head=f"@{server}:{fixed}": head + v
+        return None
+
+    def _resources(self, word: str) -> Iterator[Completion]:
+        """``@SERVER:URI`` of the running servers' resources, and their templates' fixed part."""
+        from golem_cli.cli.render.terminal_text import visible
+        from golem_cli.cli.repl.resources import listed
+
+        seen: set[str] = set()
+        for server, uri, about in listed(self.box()):
+            offered = f"@{server}:{uri.partition('{')[0]}"
+            fits = offered.startswith(word) and offered != word and visible(offered) == offered and " " not in offered
+            if fits and offered not in seen:
+                seen.add(offered)
+                meta = "template " + uri if "{" in uri else about
+                yield Completion(offered, start_position=-len(word), display_meta=visible(meta)[:80])
+
     def _prompt_names(self) -> list[str]:
         return [f"/{server}:{p.get('name')}" for server, listed in servers(self.box()) for p in listed]
 
@@ -148,3 +232,21 @@ class SlashCompleter(Completer):
         offered = dict(servers(self.box())).get(server) or []
         spec = next((p for p in offered if p.get("name") == prompt), {})
         return [str(a.get("name")) for a in spec.get("arguments") or [] if a.get("name")]
+
+
+_Asked = tuple[Any, dict[str, str], str, str, dict[str, str], Callable[[str], str]]
+
+
+def _source(box: Toolbox | None, server: str) -> Any:
+    return next((s for s in box.servers() if s.group == server), None) if box is not None else None
+
+
+def _quoted(name: str) -> Callable[[str], str]:
+    """``NAME=VALUE`` with the value quoted as a shell would need (double quotes)."""
+
+    def word(value: str) -> str:
+        if value and all(c.isalnum() or c in "-_.,:/@+%" for c in value):
+            return f"{name}={value}"
+        return f'{name}="' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+    return word

@@ -263,8 +263,13 @@ async def _attach(repl: Repl, arg: str) -> None:
     if not arg:
         shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
         repl.console.print(
-            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False
+            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL|@SERVER:URI", highlight=False, markup=False
         )
+        return
+    if arg.startswith("@"):  # a tool server's resource, @SERVER:URI
+        from golem_cli.cli.repl.resources import attach
+
+        await attach(repl, arg)
         return
     try:
         (part,) = fetch_for(repl.session.model, [part_from(arg)])  # downloaded if the provider cannot
@@ -413,7 +418,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
-    "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
+    "/attach": ("/attach PATH|URL|@SERVER:URI", "attach a file, or a tool server's resource, to your next prompt"),
     "/title": ("/title TEXT", "name this conversation"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/SERVER:PROMPT": ("/SERVER:PROMPT [ARG=VALUE...]", "send a tool server's prompt (golem mcp prompts lists them)"),

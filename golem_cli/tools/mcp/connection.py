@@ -52,6 +52,8 @@ Transport = StdioTransport | HttpTransport
 #: Tool listings golem reads at most (pages of the server's ``tools/list``).
 MAX_LIST_PAGES = 20
 MAX_TOOLS = 500
+#: The most argument completions golem takes from a server (the protocol's own limit is 100).
+MAX_COMPLETIONS = 100
 _CLOSE_TIMEOUT = 5.0
 #: The lists a server can say have changed, by the notification's method.
 CHANGES = {
@@ -310,6 +312,34 @@ class Connection:
         except MCPError:  # a server that lists resources need not have templates
             templates = []
         return resources, templates
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """The server's resource ``uri`` (``ReadResourceResult`` as JSON), or ``ToolFailed``."""
+        client = await self._client_for_call()
+        try:
+            result = await client.read_resource(uri, cache_mode="bypass")
+        except MCPError as e:
+            raise ToolFailed(f"tool server {self.name!r} could not read {clip(uri, 200)}: {clip(e.message)}") from None
+        except (OSError, ExceptionGroup, pydantic.ValidationError) as e:
+            raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def complete(self, ref: dict[str, str], argument: str, value: str, given: dict[str, str]) -> list[str]:
+        """The server's completions of ``argument`` (typed so far: ``value``) of a prompt
+        (``{"type": "ref/prompt", "name": ...}``) or a resource template (``ref/resource``,
+        ``uri``); [] when it offers none or cannot. At most ``MAX_COMPLETIONS``."""
+        client = self._client
+        if client is None or client.server_capabilities.completions is None:
+            return []
+        if ref.get("type") == "ref/prompt":
+            reference: Any = mcp_types.PromptReference(type="ref/prompt", name=ref.get("name", ""))
+        else:
+            reference = mcp_types.ResourceTemplateReference(type="ref/resource", uri=ref.get("uri", ""))
+        try:
+            result = await client.complete(reference, {"name": argument, "value": value}, given or None)
+        except (MCPError, OSError, ExceptionGroup, pydantic.ValidationError):
+            return []  # a completion is a convenience: none is offered
+        return [v for v in result.completion.values if isinstance(v, str)][:MAX_COMPLETIONS]
 
     async def _listen(self, client: Client) -> None:
         """On a 2026-07-28 connection the server's changes come on a ``subscriptions/listen``

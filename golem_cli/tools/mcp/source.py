@@ -73,8 +73,11 @@ class McpSource:
         self.problem = ""
         self._entries: list[ToolEntry] = []
         self._connection: Connection | None = None
-        #: Its prompts as it listed them (``prompts/list``), read at start and when they change.
+        #: Its prompts, resources and resource templates as it listed them, read at start and
+        #: when it says they changed (for the chat's slash commands, ``@SERVER:URI`` and Tab).
         self.prompt_list: list[dict[str, Any]] = []
+        self.resource_list: list[dict[str, Any]] = []
+        self.template_list: list[dict[str, Any]] = []
 
     def claims(self, selector: str) -> bool:
         """Whether ``selector`` names this server or tools of it."""
@@ -114,6 +117,7 @@ class McpSource:
         self._entries = list(self._build(listing))
         self.started = True
         await self._read_prompts()
+        await self._read_resources()
 
     async def _read_prompts(self) -> None:
         """The prompts it offers, kept for the chat's slash commands and their completion."""
@@ -123,6 +127,15 @@ class McpSource:
             from golem_cli.tools.mcp.connection import describe_error
 
             self.notify(f"tool server {self.group!r} did not list its prompts: {describe_error(e)}")
+
+    async def _read_resources(self) -> None:
+        """The resources and templates it offers, kept for ``@SERVER:URI`` and its completion."""
+        try:
+            self.resource_list, self.template_list = await self.resources()
+        except Exception as e:  # a convenience too: a resource can be read by its URI without a listing
+            from golem_cli.tools.mcp.connection import describe_error
+
+            self.notify(f"tool server {self.group!r} did not list its resources: {describe_error(e)}")
 
     async def close(self) -> None:
         if self._connection is not None:
@@ -158,6 +171,27 @@ class McpSource:
         connection.changed.discard("prompts")
         await self._read_prompts()
         return True
+
+    async def relist_resources(self) -> bool:
+        """Its resources read again when it said they changed; whether it had."""
+        connection = self._connection
+        if connection is None or "resources" not in connection.changed:
+            return False
+        connection.changed.discard("resources")
+        await self._read_resources()
+        return True
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """Its resource ``uri`` (``ReadResourceResult`` as JSON); ``ToolFailed`` when it cannot."""
+        if self._connection is None:
+            raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
+        return await self._connection.read_resource(uri)
+
+    async def complete(self, ref: dict[str, str], argument: str, value: str, given: dict[str, str]) -> list[str]:
+        """The server's completions for an argument of a prompt or a resource template ([] if none)."""
+        if self._connection is None:
+            return []
+        return await self._connection.complete(ref, argument, value, given)
 
     async def resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """The started server's resources and resource templates as JSON objects."""
@@ -246,7 +280,8 @@ class McpSource:
             raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
         from golem_cli.tools.mcp.results import tool_result
 
-        return tool_result(await self._connection.call(own, arguments, call_id), limit=self.output_limit)
+        return tool_result(await self._connection.call(own, arguments, call_id), limit=self.output_limit,
+                           server=self.group)  # fmt: skip
 
 
 def server_sources(
