@@ -68,7 +68,7 @@ def part_from(source: str) -> Attachment:
     data = _read(source, path)
     kind = kind_of(media_type)
     if kind is None:
-        text = _text_of(data, media_type)
+        text = text_of(data, media_type)
         if text is None:
             raise InputError(f"{source}: cannot attach {media_type or 'a binary file of unknown type'}; "
                              "attach text files, images, PDF documents, audio or video")  # fmt: skip
@@ -108,7 +108,7 @@ def _link_note(path: Path) -> str:
     return f" (a link to {os.path.realpath(path)})"
 
 
-def _text_of(data: bytes, media_type: str) -> str | None:
+def text_of(data: bytes, media_type: str) -> str | None:
     """The text of a file that is text: a text media type, or (type unknown) UTF-8 without NULs."""
     if media_type and not _is_text_type(media_type):
         return None
@@ -144,7 +144,7 @@ def _downloaded(url: str) -> Attachment:
     kind = kind_of(media_type)
     if kind is not None:
         return Part(kind, data=got.data, media_type=media_type)
-    text = _text_of(got.data, media_type)
+    text = text_of(got.data, media_type)
     if text is None:
         raise InputError(f"{url}: cannot attach {media_type or 'a binary file of unknown type'}")
     return TextFile(got.name, text)

@@ -167,24 +167,32 @@ class Toolbox:
         return self.registry.lazy_sources()
 
     async def refresh_servers(self) -> list[str]:
-        """List again the tools of the servers that said they changed (between turns), and
-        enable the new ones the chat's names select. Returns a line per server whose tools
-        changed, for the chat to show."""
+        """List again the tools (prompts, resources) of the servers that said they changed (between
+        turns), and enable the new tools the chat's names select. Returns a line per server
+        whose tools changed, for the chat to show."""
         lines: list[str] = []
         for source in self.servers():
-            relist = getattr(source, "relist", None)
-            if not source.started or relist is None or "tools" not in source.changed():  # type: ignore[attr-defined]
-                continue
-            before = {e.name for e in self.registry.entries() if e.group == source.group}
-            if not await relist():
-                continue
-            self.registry.refresh()
-            after = [e for e in self.registry.entries() if e.group == source.group]
-            self._enable_new(after, before)
-            added = [e.name for e in after if e.name not in before]
-            removed = sorted(before - {e.name for e in after})
-            lines.append(_change_line(source.group, added, removed))
+            if source.started:
+                for relist in (getattr(source, "relist_prompts", None), getattr(source, "relist_resources", None)):
+                    if relist is not None:
+                        await relist()
+                line = await self._relist(source)
+                if line:
+                    lines.append(line)
         return lines
+
+    async def _relist(self, source: LazySource) -> str:
+        relist = getattr(source, "relist", None)
+        if relist is None or "tools" not in source.changed():  # type: ignore[attr-defined]
+            return ""
+        before = {e.name for e in self.registry.entries() if e.group == source.group}
+        if not await relist():
+            return ""
+        self.registry.refresh()
+        after = [e for e in self.registry.entries() if e.group == source.group]
+        self._enable_new(after, before)
+        added = [e.name for e in after if e.name not in before]
+        return _change_line(source.group, added, sorted(before - {e.name for e in after}))
 
     def _enable_new(self, entries: list[ToolEntry], before: set[str]) -> None:
         for entry in entries:
@@ -263,10 +271,12 @@ def toolbox(
     extra: list[ToolSource] = []
     hooks = ServerHooks()
     if servers:
+        from golem_cli.tools.mcp.reader import ResourceReader
         from golem_cli.tools.mcp.source import server_sources
 
-        extra = list(server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
-                                    root=settings.root, tokens=tokens))  # fmt: skip
+        sources = server_sources(servers, output_limit=settings.output_limit, notify=notices.append, hooks=hooks,
+                                 root=settings.root, tokens=tokens)  # fmt: skip
+        extra = [*sources, ResourceReader(lambda: sources, settings.output_limit)]  # read_resource, off unless named
     registry = builtin_registry(settings, extra)
     approvals = Approvals(registry, yes=yes, allow=allow, deny=deny, ask=ask, root=str(settings.root.resolve()))
     box = Toolbox(registry, enabled, approvals, hooks)

@@ -62,7 +62,8 @@ def stored(home, tmp_path):
 COMMANDS = [
     ["list"], ["list", "--tree"], ["show", "ID"], ["search", "walrus"], ["models"], ["normalize", "ID"],
     ["import", "FILE"], ["delete", "GONE", "--yes"], ["ask", "-m", "offline:echo", "hello"], ["tools"],
-    ["mcp", "list", "--no-start"], ["usage"], ["usage", "--by", "conversation"], ["context", "ID"],
+    ["mcp", "list", "--no-start"], ["mcp", "prompts"], ["mcp", "resources"], ["usage"], ["usage", "--by", "conversation"],
+    ["context", "ID"],
 ]  # fmt: skip
 
 

@@ -104,7 +104,7 @@ def test_list_starts_each_server_and_says_how_it_went(golem, home):
     done = golem("mcp", "list")
     assert done.code == 0, done.err
     lines = done.out.splitlines()
-    assert lines[0].startswith(f"demo  stdio  {sys.executable}") and lines[1].strip().startswith("ready, 18 tools (")
+    assert lines[0].startswith(f"demo  stdio  {sys.executable}") and lines[1].strip().startswith("ready, 19 tools (")
     assert lines[3].strip() == "did not start: exited at start (exit status 4; it said: demo: refusing to start (told to))"
     assert lines[5].strip() == "disabled (enabled = false)"
     listed = json.loads(golem("mcp", "list", "--json").out)

@@ -8,8 +8,11 @@ mid-call), picture (an image), structured (structured content only), flood (much
 pid, spawn_child (a process in the server's group), authorization (the request's header, over
 HTTP), hostile (text with terminal escapes), grow (adds a tool, ``grown``, and says the list
 changed), ask_user (a form for the user: elicitation), visit (a URL-mode elicitation), roots
-(the client's roots), steps (progress, then waits for a gate file) and warn (log lines).
-``--instructions TEXT`` gives the server instructions for the model. ``--start-gate FILE`` makes it slow to start:
+(the client's roots), steps (progress, then waits for a gate file), warn (log lines) and linked
+(a resource_link to the readme); grow adds a prompt and a resource too, and says so.
+``--instructions TEXT`` gives the server instructions for the model. A prompt, greet, and
+resources, ``demo://readme``, ``demo://pixel.png`` and the template ``demo://notes/{topic}``,
+with completions for greet's style and the template's topic. ``--start-gate FILE`` makes it slow to start:
 it leaves its pid in ``starting`` and answers nothing until FILE exists (the test opens the
 gate when it wants the server ready); ``--exit-at-start STATUS`` makes it exit instead."""
 
@@ -29,7 +32,17 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
 from mcp.server.mcpserver.utilities.types import Image
-from mcp.types import CallToolResult, ListRootsResult, ToolAnnotations
+from mcp.types import (
+    CallToolResult,
+    Completion,
+    CompletionArgument,
+    ListRootsResult,
+    PromptReference,
+    ResourceLink,
+    ResourceTemplateReference,
+    TextContent,
+    ToolAnnotations,
+)
 from pydantic import BaseModel, Field
 
 PNG = base64.b64decode(
@@ -153,12 +166,32 @@ async def grow(ctx: Context) -> str:
         """A tool added while the server ran."""
         return f"grown: {text}"
 
+    def grown_prompt() -> str:
+        """A prompt added while the server ran."""
+        return "a grown prompt"
+
+    def grown_note() -> str:
+        return "a grown note"
+
     app.add_tool(grown)
-    if ctx.protocol_version == "2026-07-28":
-        await ctx.notify_tools_changed()  # to the client's subscriptions/listen stream
+    app.prompt(name="grown")(grown_prompt)
+    app.resource("demo://grown", name="grown")(grown_note)
+    if ctx.protocol_version == "2026-07-28":  # to the client's subscriptions/listen stream
+        await ctx.notify_tools_changed()
+        await ctx.notify_prompts_changed()
+        await ctx.notify_resources_changed()
     else:
         await ctx.session.send_tool_list_changed()
+        await ctx.session.send_prompt_list_changed()
+        await ctx.session.send_resource_list_changed()
     return "added grown"
+
+
+@app.tool()
+def linked() -> CallToolResult:
+    """A link to the readme resource (a resource_link), not its contents."""
+    link = ResourceLink(type="resource_link", uri="demo://readme", name="readme", mime_type="text/markdown")
+    return CallToolResult(content=[TextContent(type="text", text="see the readme"), link])
 
 
 class Person(BaseModel):
@@ -212,6 +245,42 @@ async def warn(ctx: Context) -> str:
     await ctx.warning("disk \x1b[31malmost\x1b[0m full")
     await ctx.info("all is well")
     return "logged"
+
+
+@app.prompt()
+def greet(name: str, style: str = "plain") -> str:
+    """Greet someone by name."""
+    return f"Please greet {name} in a {style} way."
+
+
+@app.resource("demo://readme", mime_type="text/markdown")
+def readme() -> str:
+    """The demo's readme."""
+    return "# Demo\nA server for golem's tests."
+
+
+@app.resource("demo://pixel.png", mime_type="image/png")
+def pixel() -> bytes:
+    """A one-pixel PNG."""
+    return PNG
+
+
+@app.resource("demo://notes/{topic}")
+def notes(topic: str) -> str:
+    """Notes on a topic."""
+    return f"notes on {topic}"
+
+
+@app.completion()
+async def complete(ref: object, argument: CompletionArgument, context: object) -> Completion | None:
+    """greet's style and the notes' topic, completed from what was typed."""
+    if isinstance(ref, PromptReference) and ref.name == "greet" and argument.name == "style":
+        choices = ["plain", "warm", "very warm", "formal"]
+    elif isinstance(ref, ResourceTemplateReference) and argument.name == "topic":
+        choices = ["alpha", "beta", "gamma"]
+    else:
+        return None
+    return Completion(values=[c for c in choices if c.startswith(argument.value)])
 
 
 if __name__ == "__main__":

@@ -72,7 +72,7 @@ def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: Provider
                    calls(("call_4", "demo__echo", {"text": "b"})))  # fmt: skip
     chat = spawn("chat", "-T", "demo")
     chat.prompt()
-    assert "demo (18 tools)" in chat.expect(READY)
+    assert "demo (19 tools)" in chat.expect(READY)
     listed = chat.command("/tools", r"/tools enable NAME")
     assert "* demo__echo" in listed and "mcp:demo" in listed and "Say the text back." in listed
     assert "bad" in listed and "not started (/tools enable bad)" in listed
@@ -255,7 +255,7 @@ def test_two_servers_with_the_same_tool_names(spawn, server: ProviderServer, dem
     chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
     chat.prompt()
     ready = {chat.expect(READY).split(": ")[-1] for _ in range(2)}  # one line each, as each is ready
-    assert ready == {"alpha (18 tools)", "beta (18 tools)"}
+    assert ready == {"alpha (19 tools)", "beta (19 tools)"}
     out = chat.say("both")
     assert "tool results: c1 alpha says: x; c2 beta says: y" in out
     sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
@@ -288,7 +288,7 @@ def test_the_prompt_does_not_wait_for_a_slow_server_and_the_first_turn_does(spaw
     chat.expect("Waiting for tool servers: late")
     open_gate(marks)
     out = chat.expect(FOOTER)
-    assert "late (18 tools)" in out  # said when it came, before the turn went on
+    assert "late (19 tools)" in out  # said when it came, before the turn went on
     assert "tool results: c1 late says: early" in out
     sent = [t["function"]["name"] for t in server.requests[0].json["tools"]]
     assert "late__echo" in sent  # the first request already had the server's tools
@@ -307,7 +307,7 @@ def test_ctrl_c_while_the_first_turn_waits_for_a_server_sends_nothing(spawn, ser
     assert "Stopped waiting for the tool servers; nothing was sent." in chat.expect("nothing was sent[^\n]*")
     chat.prompt()
     open_gate(marks)
-    assert "late (18 tools)" in chat.expect(READY)  # the server went on starting
+    assert "late (19 tools)" in chat.expect(READY)  # the server went on starting
     assert "echo: and now" in chat.say("and now")
     assert len(server.requests) == 1
     chat.leave()
@@ -361,7 +361,7 @@ def test_a_streamable_http_server_in_a_chat(spawn, server: ProviderServer, home:
         config.write_text(config.read_text() + f'\n[mcp_servers.remote]\nurl = "{url}"\nbearer_token_env_var = "DEMO_TOKEN"\n')
         chat = spawn("chat", "-T", "remote", "--yes", env={"DEMO_TOKEN": "s3cret"})
         chat.prompt()
-        assert "remote (18 tools)" in chat.expect(READY)
+        assert "remote (19 tools)" in chat.expect(READY)
         out = chat.say("over the wire")
         chat.leave()
     assert "← remote__echo ok" in out and "tool results: c1 web-demo says: over http; c2 Bearer s3cret" in out

@@ -7,8 +7,10 @@ provider is the loopback one, whose reply after tool results is ``tool results: 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.mcpservers import demo_toml, refusing
@@ -163,3 +165,63 @@ def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(se
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     a, b = server.requests[-2].json["tools"], server.requests[-1].json["tools"]
     assert json.dumps(a) == json.dumps(b)
+
+
+def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path):
+    import subprocess
+
+    from tests.repl.conftest import GOLEM, golem_env
+
+    configure(home, demo_toml("demo") + demo_toml("bad", "--exit-at-start", "3"))
+    listed = subprocess.run([GOLEM, "mcp", "prompts"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    assert listed.returncode == 0, listed.stderr
+    assert "demo: 1 prompt\n  /demo:greet name=... style?=...  Greet someone by name." in listed.stdout
+    assert "bad: did not start: exited at start" in listed.stdout
+    found = subprocess.run([GOLEM, "mcp", "resources", "demo", "--json"], capture_output=True, text=True,
+                           env=golem_env(home), timeout=60)  # fmt: skip
+    (row,) = json.loads(found.stdout)
+    assert [r["uri"] for r in row["resources"]] == ["demo://readme", "demo://pixel.png"]
+    assert [t["uriTemplate"] for t in row["templates"]] == ["demo://notes/{topic}"]
+    text = subprocess.run([GOLEM, "mcp", "resources", "demo"], capture_output=True, text=True, env=golem_env(home),
+                          timeout=60).stdout  # fmt: skip
+    assert "demo: 2 resources, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text
+
+
+def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(Scenario())
+    chat = spawn("chat", "-T", "demo")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.send("/demo:gr")
+    chat.expect(r"/demo:greet")  # offered while typing
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /demo:greet")
+    chat.child.send(" na")
+    chat.expect(r"name=")
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /demo:greet name=")
+    chat.child.sendline("")
+    assert "it needs name=..." in chat.expect(r"it needs[^\n]*")
+    chat.prompt()
+    chat.child.sendline('/demo:greet name=Ada style="very warm"')
+    chat.turn()
+    chat.prompt()
+    chat.leave()
+    (asked,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+    assert asked["content"] == "Please greet Ada in a very warm way."
+    assert stored_prompt(home) == "Please greet Ada in a very warm way."
+
+
+def stored_prompt(home: Path) -> str:
+    from tests.repl.test_tools import stored
+
+    return next(m.content for m in stored(home) if m.role == "user" and m.run_id)
+
+
+def wait_for_screen(chat, text: str) -> None:
+    """Until ``text`` is on the terminal's screen (as a person would see it)."""
+    deadline = time.monotonic() + PATIENCE
+    while not any(text in line for line in chat.screen()) and time.monotonic() < deadline:
+        chat.child.expect([pexpect.TIMEOUT, r"."], timeout=0.2)
+    assert any(text in line for line in chat.screen()), chat.screen()

@@ -307,3 +307,95 @@ def logout(name: Annotated[str, typer.Argument(metavar="NAME", help="The HTTP to
     else:
         out(f"golem kept no tokens for {name}.")
     return 0
+
+
+# --- prompts, resources --------------------------------------------------------------------
+
+Server = Annotated[str | None, typer.Argument(metavar="[SERVER]", help="One server (all enabled ones otherwise).")]
+Json = Annotated[bool, typer.Option("--json", help="Print them as JSON.")]
+
+
+def _listings(server: str | None, what: str) -> list[dict[str, Any]]:
+    """Each chosen server started, asked for ``what`` (``prompts`` or ``resources``), stopped:
+    a row per server with what it offers, or why it did not start."""
+    import asyncio
+
+    from golem_cli.config.paths import state_dir
+    from golem_cli.config.settings import load_settings
+    from golem_cli.core.errors import InputError
+    from golem_cli.tools.mcp.config import server_configs
+    from golem_cli.tools.mcp.source import McpSource
+
+    configs = server_configs(load_settings().mcp_servers, tokens=state_dir() / "mcp-auth")
+    if server is not None and server not in configs:
+        raise InputError(f"no tool server named {server!r}", hint=f"configured: {', '.join(sorted(configs)) or 'none'}")
+    chosen = [c for c in configs.values() if (c.name == server or server is None) and c.table.enabled]
+
+    async def one(config: ServerConfig) -> dict[str, Any]:
+        source = McpSource(config)
+        try:
+            await source.start()
+            if what == "prompts":
+                return {"server": config.name, "prompts": await source.prompts()}
+            resources, templates = await source.resources()
+            return {"server": config.name, "resources": resources, "templates": templates}
+        except Exception:
+            return {"server": config.name, "problem": source.problem or "it did not answer"}
+        finally:
+            await source.close()
+
+    async def every() -> list[dict[str, Any]]:
+        return list(await asyncio.gather(*(one(c) for c in chosen)))
+
+    return asyncio.run(every())
+
+
+@app.command("prompts", cls=GolemCommand)
+def prompts(server: Server = None, as_json: Json = False) -> int:
+    """List the prompts the tool servers offer (in a chat: /SERVER:PROMPT)."""
+    from golem_cli.cli.render.console import out, print_json
+
+    rows = _listings(server, "prompts")
+    if as_json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        if "problem" in row:
+            out(f"{row['server']}: did not start: {row['problem']}")
+            continue
+        out(f"{row['server']}: {len(row['prompts'])} prompt{'s' if len(row['prompts']) != 1 else ''}")
+        for prompt in row["prompts"]:
+            names = [a.get("name", "") + ("" if a.get("required") else "?") for a in prompt.get("arguments") or []]
+            args = f" {' '.join(n + '=...' for n in names)}" if names else ""
+            about = _first_line(prompt.get("description") or prompt.get("title") or "")
+            out(f"  /{row['server']}:{prompt.get('name', '')}{args}" + (f"  {about}" if about else ""))
+    return 0
+
+
+@app.command("resources", cls=GolemCommand)
+def resources(server: Server = None, as_json: Json = False) -> int:
+    """List the resources the tool servers offer, templates included (marked)."""
+    from golem_cli.cli.render.console import out, print_json
+
+    rows = _listings(server, "resources")
+    if as_json:
+        print_json(rows)
+        return 0
+    for row in rows:
+        if "problem" in row:
+            out(f"{row['server']}: did not start: {row['problem']}")
+            continue
+        items, templates = row["resources"], row["templates"]
+        out(f"{row['server']}: {len(items)} resource{'s' if len(items) != 1 else ''}, "
+            f"{len(templates)} template{'s' if len(templates) != 1 else ''}")  # fmt: skip
+        for item in items:
+            kind = f" ({item['mimeType']})" if item.get("mimeType") else ""
+            out(f"  @{row['server']}:{item.get('uri', '')}{kind}  {_first_line(item.get('name') or '')}")
+        for item in templates:
+            out(f"  @{row['server']}:{item.get('uriTemplate', '')}  [template]  {_first_line(item.get('name') or '')}")
+    return 0
+
+
+def _first_line(text: str) -> str:
+    lines = str(text).strip().splitlines()
+    return lines[0][:100] if lines else ""

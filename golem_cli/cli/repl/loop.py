@@ -34,7 +34,7 @@ from golem_cli.cli.render import short_ids
 from golem_cli.cli.render.console import rich_console
 from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
-from golem_cli.cli.repl import slash
+from golem_cli.cli.repl import resources, slash
 from golem_cli.cli.repl.completer import SlashCompleter
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
 from golem_cli.cli.signals import Termination, ending_like_ctrl_c
@@ -189,7 +189,7 @@ class Repl:
 
         return PromptSession(
             history=FileHistory(str(path)),
-            completer=SlashCompleter(slash.NAMES, self._tool_names),
+            completer=SlashCompleter(slash.NAMES, self._tool_names, lambda: self.toolbox),
             complete_while_typing=True,
             key_bindings=keys,
             enable_history_search=False,  # Ctrl-R searches the history
@@ -287,8 +287,9 @@ class Repl:
                     return self.goodbye()
                 self.keep_settings()
                 continue
-            await self.ask(text)
-            self.keep_settings()
+            if await resources.attach_mentions(self, text):  # @SERVER:URI: a tool server's resource
+                await self.ask(text)
+                self.keep_settings()
             if termination is not None and termination.signum is not None:
                 return 128 + termination.signum
 

@@ -360,8 +360,13 @@ async def _attach(repl: Repl, arg: str) -> None:
     if not arg:
         shown = ", ".join(describe(p) for p in repl.attachments) or "nothing"
         repl.console.print(
-            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL", highlight=False, markup=False
+            f"Attached to your next prompt: {shown}. Usage: /attach PATH|URL|@SERVER:URI", highlight=False, markup=False
         )
+        return
+    if arg.startswith("@"):  # a tool server's resource, @SERVER:URI
+        from golem_cli.cli.repl.resources import attach
+
+        await attach(repl, arg)
         return
     try:
         (part,) = fetch_for(repl.session.model, [part_from(arg)])  # downloaded if the provider cannot
@@ -524,11 +529,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
-    "/attach": ("/attach PATH|URL", "attach a text file, image, PDF, audio or video to your next prompt"),
+    "/attach": ("/attach PATH|URL|@SERVER:URI", "attach a file, or a tool server's resource, to your next prompt"),
     "/title": ("/title [TEXT]", "show or set this conversation's name"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/context": ("/context", "what the next request carries, in tokens, against the context window"),
     "/cost": ("/cost", "this conversation's runs by model: requests, tokens, cost"),
+    "/SERVER:PROMPT": ("/SERVER:PROMPT [ARG=VALUE...]", "send a tool server's prompt (golem mcp prompts lists them)"),
     "/exit": ("/exit", "leave (Ctrl-D works too)"),
 }
 HANDLERS: dict[str, Handler] = {
@@ -537,13 +543,18 @@ HANDLERS: dict[str, Handler] = {
     "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
     "/exit": _exit, "/quit": _exit,
 }  # fmt: skip
-NAMES = list(COMMANDS)
+NAMES = [name for name in COMMANDS if name != "/SERVER:PROMPT"]
 
 
 async def dispatch(repl: Repl, line: str) -> str | None:
     name, _, arg = line.strip().partition(" ")
     handler = HANDLERS.get(name)
     if handler is None:
+        from golem_cli.cli.repl import prompts
+
+        if prompts.is_prompt(name):  # a tool server's prompt, /SERVER:PROMPT
+            await prompts.run(repl, name, arg.strip())
+            return None
         repl.console.print(f"Unknown command {name}; /help lists them.", highlight=False, markup=False)
         return None
     return await handler(repl, arg.strip())

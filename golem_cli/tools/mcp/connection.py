@@ -52,6 +52,8 @@ Transport = StdioTransport | HttpTransport
 #: Tool listings golem reads at most (pages of the server's ``tools/list``).
 MAX_LIST_PAGES = 20
 MAX_TOOLS = 500
+#: The most argument completions golem takes from a server (the protocol's own limit is 100).
+MAX_COMPLETIONS = 100
 _CLOSE_TIMEOUT = 5.0
 #: The lists a server can say have changed, by the notification's method.
 CHANGES = {
@@ -279,6 +281,66 @@ class Connection:
             )
         return tools
 
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """The server's prompts as JSON objects ([] when it offers none), within ``MAX_LIST_PAGES``."""
+        client = self._client
+        if client is None or client.server_capabilities.prompts is None:
+            return []
+        return await _pages(lambda cursor: client.list_prompts(cursor=cursor, cache_mode="bypass"), "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """The messages of the server's prompt ``name`` (``GetPromptResult`` as JSON), or ``ToolFailed``."""
+        client = await self._client_for_call()
+        try:
+            result = await client.get_prompt(name, arguments)
+        except MCPError as e:
+            raise ToolFailed(f"tool server {self.name!r} refused the prompt: {clip(e.message)}") from None
+        except (OSError, ExceptionGroup, pydantic.ValidationError) as e:
+            raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def list_resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The server's resources and resource templates as JSON objects (none when it offers none)."""
+        client = self._client
+        if client is None or client.server_capabilities.resources is None:
+            return [], []
+        resources = await _pages(lambda cursor: client.list_resources(cursor=cursor, cache_mode="bypass"), "resources")
+        try:
+            templates = await _pages(
+                lambda cursor: client.list_resource_templates(cursor=cursor, cache_mode="bypass"), "resource_templates"
+            )
+        except MCPError:  # a server that lists resources need not have templates
+            templates = []
+        return resources, templates
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """The server's resource ``uri`` (``ReadResourceResult`` as JSON), or ``ToolFailed``."""
+        client = await self._client_for_call()
+        try:
+            result = await client.read_resource(uri, cache_mode="bypass")
+        except MCPError as e:
+            raise ToolFailed(f"tool server {self.name!r} could not read {clip(uri, 200)}: {clip(e.message)}") from None
+        except (OSError, ExceptionGroup, pydantic.ValidationError) as e:
+            raise ToolFailed(f"tool server {self.name!r}: {clip(describe_error(e))}") from None
+        return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    async def complete(self, ref: dict[str, str], argument: str, value: str, given: dict[str, str]) -> list[str]:
+        """The server's completions of ``argument`` (typed so far: ``value``) of a prompt
+        (``{"type": "ref/prompt", "name": ...}``) or a resource template (``ref/resource``,
+        ``uri``); [] when it offers none or cannot. At most ``MAX_COMPLETIONS``."""
+        client = self._client
+        if client is None or client.server_capabilities.completions is None:
+            return []
+        if ref.get("type") == "ref/prompt":
+            reference: Any = mcp_types.PromptReference(type="ref/prompt", name=ref.get("name", ""))
+        else:
+            reference = mcp_types.ResourceTemplateReference(type="ref/resource", uri=ref.get("uri", ""))
+        try:
+            result = await client.complete(reference, {"name": argument, "value": value}, given or None)
+        except (MCPError, OSError, ExceptionGroup, pydantic.ValidationError):
+            return []  # a completion is a convenience: none is offered
+        return [v for v in result.completion.values if isinstance(v, str)][:MAX_COMPLETIONS]
+
     async def _listen(self, client: Client) -> None:
         """On a 2026-07-28 connection the server's changes come on a ``subscriptions/listen``
         stream (earlier ones send notifications, ``_on_message``); a server that offers no
@@ -366,6 +428,19 @@ async def list_tools(client: Client, offers: Callable[[str], bool]) -> tuple[lis
         if not cursor or len(tools) > MAX_TOOLS:
             break
     return tools[:MAX_TOOLS], len(tools) > MAX_TOOLS or bool(cursor)
+
+
+async def _pages(fetch: Callable[[str | None], Any], field: str) -> list[dict[str, Any]]:
+    """A listing's items as JSON objects, page by page, within ``MAX_LIST_PAGES`` and ``MAX_TOOLS``."""
+    found: list[dict[str, Any]] = []
+    cursor: str | None = None
+    for _ in range(MAX_LIST_PAGES):
+        page = await fetch(cursor)
+        found += [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in getattr(page, field)]
+        cursor = page.next_cursor
+        if not cursor or len(found) >= MAX_TOOLS:
+            break
+    return found[:MAX_TOOLS]
 
 
 def login_words(error: NeedsLogin, config: ServerConfig) -> str:

@@ -135,18 +135,25 @@ def convert(field: Field, typed: str) -> tuple[Any, str]:
     if field.choices and text not in field.choices:
         return None, f"choose one of {', '.join(field.choices)}"
     if field.kind == "boolean":
-        if text.lower() in ("y", "yes", "true", "1"):
-            return True, ""
-        if text.lower() in ("n", "no", "false", "0"):
-            return False, ""
-        return None, "answer yes or no"
+        return _yes_or_no(text)
     if field.kind in ("number", "integer"):
-        try:
-            number = int(text) if field.kind == "integer" else float(text)
-        except ValueError:
-            return None, f"type {'a whole number' if field.kind == 'integer' else 'a number'}"
-        return number, ""
+        return _number(text, whole=field.kind == "integer")
     return text, ""
+
+
+def _yes_or_no(text: str) -> tuple[bool | None, str]:
+    if text.lower() in ("y", "yes", "true", "1"):
+        return True, ""
+    if text.lower() in ("n", "no", "false", "0"):
+        return False, ""
+    return None, "answer yes or no"
+
+
+def _number(text: str, *, whole: bool) -> tuple[float | int | None, str]:
+    try:
+        return (int(text) if whole else float(text)), ""
+    except ValueError:
+        return None, f"type {'a whole number' if whole else 'a number'}"
 
 
 def _text(value: object) -> str:

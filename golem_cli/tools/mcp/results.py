@@ -6,6 +6,8 @@ A ``CallToolResult`` (here as its JSON object, so this module needs no SDK) beco
   text, capped at the tool output limit like every tool's output;
 * its images (PNG, JPEG, GIF, WebP, at most ``MAX_IMAGE_BYTES`` each and ``MAX_IMAGES`` in
   all): ``Part``\\ s of the tool message, which both providers send with the result;
+* a ``resource_link``: a line naming it ``@SERVER:URI``, the way a person attaches it and the
+  model reads it (``read_resource``);
 * anything else (audio, binary resources, an image too large or of another type, a block
   of an unknown type): a line saying what was left out, so the model knows it exists;
 * ``structuredContent``: its JSON text, when the server sent no text block (a server that
@@ -36,9 +38,9 @@ MAX_IMAGE_BYTES = 5 * 1024 * 1024
 MAX_IMAGES = 8
 
 
-def tool_result(result: Mapping[str, Any], *, limit: int = DEFAULT_OUTPUT_LIMIT) -> ToolResult:
-    """The ``ToolResult`` for a server's answer; ``ToolFailed`` when it says ``isError``."""
-    found = _Contents()
+def tool_result(result: Mapping[str, Any], *, limit: int = DEFAULT_OUTPUT_LIMIT, server: str = "") -> ToolResult:
+    """The ``ToolResult`` for ``server``'s answer; ``ToolFailed`` when it says ``isError``."""
+    found = _Contents(server=server)
     content = result.get("content")
     for block in content if isinstance(content, list) else ():
         found.add(block)
@@ -55,6 +57,7 @@ def tool_result(result: Mapping[str, Any], *, limit: int = DEFAULT_OUTPUT_LIMIT)
 class _Contents:
     """What an answer's content blocks give: texts, images, and notes of what was left out."""
 
+    server: str = ""
     texts: list[str] = field(default_factory=list)
     parts: list[Part] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -71,13 +74,20 @@ class _Contents:
         elif kind == "resource":
             self.resource(block.get("resource"))
         elif kind == "resource_link":
-            label = " ".join(_text(block.get(k)) for k in ("name", "title") if block.get(k))
-            self.texts.append(f"[resource link: {_text(block.get('uri'))}{f' ({label})' if label else ''}]")
+            self.texts.append(self.link(block))
         elif kind == "audio":
             self.notes.append(f"[golem: audio ({_size(block.get('data'))}, {_text(block.get('mimeType'))}) left out: "
                               "golem sends only images from tool servers]")  # fmt: skip
         else:
             self.notes.append(f"[golem: content of type {_text(kind)!r} left out]")
+
+    def link(self, block: Mapping[str, Any]) -> str:
+        """A ``resource_link`` as a line naming it ``@SERVER:URI``: how it is opened (``/attach``
+        by a person, ``read_resource`` by the model)."""
+        label = " ".join(_text(block.get(k)) for k in ("name", "title", "mimeType") if block.get(k))
+        uri = _text(block.get("uri"))
+        where = f"@{self.server}:{uri}" if self.server else uri
+        return f"[resource link: {where}{f' ({label})' if label else ''}]"
 
     def image(self, data: object, mime: object) -> None:
         problem = self._image_problem(data, mime)

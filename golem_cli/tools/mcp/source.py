@@ -73,6 +73,11 @@ class McpSource:
         self.problem = ""
         self._entries: list[ToolEntry] = []
         self._connection: Connection | None = None
+        #: Its prompts, resources and resource templates as it listed them, read at start and
+        #: when it says they changed (for the chat's slash commands, ``@SERVER:URI`` and Tab).
+        self.prompt_list: list[dict[str, Any]] = []
+        self.resource_list: list[dict[str, Any]] = []
+        self.template_list: list[dict[str, Any]] = []
 
     def claims(self, selector: str) -> bool:
         """Whether ``selector`` names this server or tools of it."""
@@ -111,6 +116,26 @@ class McpSource:
         self._connection = connection
         self._entries = list(self._build(listing))
         self.started = True
+        await self._read_prompts()
+        await self._read_resources()
+
+    async def _read_prompts(self) -> None:
+        """The prompts it offers, kept for the chat's slash commands and their completion."""
+        try:
+            self.prompt_list = await self.prompts()
+        except Exception as e:  # its prompts are a convenience: the tools work without them
+            from golem_cli.tools.mcp.connection import describe_error
+
+            self.notify(f"tool server {self.group!r} did not list its prompts: {describe_error(e)}")
+
+    async def _read_resources(self) -> None:
+        """The resources and templates it offers, kept for ``@SERVER:URI`` and its completion."""
+        try:
+            self.resource_list, self.template_list = await self.resources()
+        except Exception as e:  # a convenience too: a resource can be read by its URI without a listing
+            from golem_cli.tools.mcp.connection import describe_error
+
+            self.notify(f"tool server {self.group!r} did not list its resources: {describe_error(e)}")
 
     async def close(self) -> None:
         if self._connection is not None:
@@ -127,6 +152,50 @@ class McpSource:
         if len(raw) <= MAX_INSTRUCTIONS:
             return text
         return raw[:MAX_INSTRUCTIONS].decode("utf-8", "ignore").rstrip() + "\n" + CUT_MARK
+
+    async def prompts(self) -> list[dict[str, Any]]:
+        """The started server's prompts (``prompts/list``) as JSON objects."""
+        return await self._connection.list_prompts() if self._connection is not None else []
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> dict[str, Any]:
+        """The messages of its prompt ``name`` with ``arguments``; ``ToolFailed`` when it cannot."""
+        if self._connection is None:
+            raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
+        return await self._connection.get_prompt(name, arguments)
+
+    async def relist_prompts(self) -> bool:
+        """Its prompts read again when it said they changed; whether it had."""
+        connection = self._connection
+        if connection is None or "prompts" not in connection.changed:
+            return False
+        connection.changed.discard("prompts")
+        await self._read_prompts()
+        return True
+
+    async def relist_resources(self) -> bool:
+        """Its resources read again when it said they changed; whether it had."""
+        connection = self._connection
+        if connection is None or "resources" not in connection.changed:
+            return False
+        connection.changed.discard("resources")
+        await self._read_resources()
+        return True
+
+    async def read_resource(self, uri: str) -> dict[str, Any]:
+        """Its resource ``uri`` (``ReadResourceResult`` as JSON); ``ToolFailed`` when it cannot."""
+        if self._connection is None:
+            raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
+        return await self._connection.read_resource(uri)
+
+    async def complete(self, ref: dict[str, str], argument: str, value: str, given: dict[str, str]) -> list[str]:
+        """The server's completions for an argument of a prompt or a resource template ([] if none)."""
+        if self._connection is None:
+            return []
+        return await self._connection.complete(ref, argument, value, given)
+
+    async def resources(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The started server's resources and resource templates as JSON objects."""
+        return await self._connection.list_resources() if self._connection is not None else ([], [])
 
     def changed(self) -> set[str]:
         """The lists the server said have changed since they were read (``tools``...)."""
@@ -211,7 +280,8 @@ class McpSource:
             raise ToolFailed(f"tool server {self.group!r} is not running: {self.problem or 'it was not started'}")
         from golem_cli.tools.mcp.results import tool_result
 
-        return tool_result(await self._connection.call(own, arguments, call_id), limit=self.output_limit)
+        return tool_result(await self._connection.call(own, arguments, call_id), limit=self.output_limit,
+                           server=self.group)  # fmt: skip
 
 
 def server_sources(

@@ -1,0 +1,91 @@
+"""The published reference server, ``@modelcontextprotocol/server-everything`` (npm; installed
+into an ignored folder, skipped saying why when it cannot be), through the real ``golem chat``
+and ``golem ask``: its prompt as a slash command with the server's completions, its resource
+attached by ``@SERVER:URI``, its form asked in the terminal, progress on the running tool's
+line, and the tool root as its one root. The provider is the loopback one, whose reply after
+tool results is ``tool results: <id> ...``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.mcpservers.everything import everything_table
+from tests.providerserver import ProviderServer, Scenario
+from tests.repl import test_tools
+from tests.repl.conftest import PATIENCE
+from tests.repl.test_mcp_protocol import READY, configure, wait_for_screen
+from tests.repl.test_tools import ask, calls
+
+pytestmark = pytest.mark.slow
+project = test_tools.project  # the tool root, as a fixture
+
+
+def everything_toml(name: str = "ev") -> str:
+    table = everything_table()
+    args = ", ".join(f'"{a}"' for a in table["args"])  # type: ignore[attr-defined]
+    return f'\n[mcp_servers.{name}]\ncommand = "node"\nargs = [{args}]\n'
+
+
+def user_texts(server: ProviderServer) -> list[object]:
+    return [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+
+
+def test_its_prompt_and_resource_in_the_chat_with_the_servers_completions(spawn, server: ProviderServer,
+                                                                          home: Path):  # fmt: skip
+    configure(home, everything_toml())
+    server.enqueue(Scenario(), Scenario())
+    chat = spawn("chat", "-T", "ev")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.send("/ev:completable-prompt department=Sa")  # the server completes the value
+    chat.expect("department=Sales")  # offered while typing
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /ev:completable-prompt department=Sales")
+    chat.child.sendline(" name=Ada")
+    chat.turn()
+    chat.prompt()
+    (asked,) = user_texts(server)
+    assert "Sales" in str(asked) and "Ada" in str(asked)
+    chat.child.send("read @ev:demo://resource/static/document/arch")
+    chat.expect("architecture.md")
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> read @ev:demo://resource/static/document/architecture.md")
+    chat.child.sendline("")
+    chat.turn()
+    chat.prompt()
+    chat.leave()
+    last = user_texts(server)[-1]
+    assert isinstance(last, str)
+    assert last.startswith('read @ev:demo://resource/static/document/architecture.md\n\n<file name="@ev:demo://')
+
+
+def test_its_form_is_asked_and_its_progress_is_on_the_running_line(spawn, server: ProviderServer, home: Path):
+    configure(home, everything_toml())
+    server.enqueue(calls(("c1", "ev__trigger-elicitation-request", {})), Scenario(),
+                   calls(("c2", "ev__trigger-long-running-operation", {"duration": 3, "steps": 3})), Scenario())  # fmt: skip
+    chat = spawn("chat", "-T", "ev", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("ask me")
+    asked = chat.expect(r"\[c\]ancel ›")
+    assert "? tool server 'ev' asks:" in asked
+    assert "(integer, default 42)" in asked and "(boolean" in asked
+    chat.child.sendline("d")
+    assert "tool results: c1" in chat.turn()
+    chat.prompt()
+    chat.child.sendline("run long")
+    chat.expect(r"running ev__trigger-long-running-operation \([12]/3", timeout=PATIENCE)
+    chat.turn()
+    chat.prompt()
+    chat.leave()
+
+
+def test_the_tool_root_is_its_one_root(server: ProviderServer, home: Path, project: Path):
+    configure(home, everything_toml())
+    server.enqueue(calls(("c1", "ev__get-roots-list", {})))
+    done = ask(home, "-T", "ev", "--yes", "roots?")
+    assert done.returncode == 0, done.stderr
+    (result,) = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "Current MCP Roots (1 total)" in result and f"URI: {project.resolve().as_uri()}\n" in result

@@ -1,0 +1,121 @@
+"""A tool server's resources as a person meets them in the real ``golem chat``: ``@SERVER:URI``
+in a prompt and ``/attach @SERVER:URI`` attach them (Tab completes them), a resource that
+cannot be read sends nothing, and a ``resource_link`` a tool returned is named the way it is
+attached; Tab offers the server's own completions of a prompt's argument and a template's
+variable (``completion/complete``). The server is the SDK-built demo
+(tests/mcpservers/demo.py); the provider is the loopback one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.mcpservers import demo_toml
+from tests.providerserver import ProviderServer, Scenario
+from tests.repl.test_mcp_protocol import READY, configure, wait_for_screen
+
+pytestmark = pytest.mark.slow
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+
+def user_messages(server: ProviderServer) -> list[object]:
+    return [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+
+
+def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(Scenario())
+    chat = spawn("chat", "-T", "demo")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.send("summarise @demo:demo://r")
+    chat.expect("readme")  # offered while typing
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> summarise @demo:demo://readme")
+    chat.child.sendline(" please")
+    chat.turn()
+    chat.prompt()
+    (asked,) = user_messages(server)
+    assert asked == ('summarise @demo:demo://readme please\n\n<file name="@demo:demo://readme">\n'
+                     "# Demo\nA server for golem's tests.\n</file>")  # fmt: skip
+    chat.child.sendline("and @demo:demo://nothing here")  # a resource the server has not
+    said = chat.expect(r"Nothing was sent\.")
+    assert "@demo:demo://nothing: tool server 'demo' could not read demo://nothing" in " ".join(said.split())
+    chat.prompt()
+    chat.child.sendline("mail me@example.com or @nobody:x://y")  # no running server's name: plain text
+    chat.turn()
+    chat.prompt()
+    assert user_messages(server)[-1] == "mail me@example.com or @nobody:x://y"
+    chat.leave()
+
+
+def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: ProviderServer, home: Path):
+    configure(home, demo_toml("demo"))
+    server.enqueue(Scenario())
+    chat = spawn("chat", "-T", "demo")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("/attach @demo:demo://pixel.png")
+    chat.expect(r"Attached image \(image/png, 1 KB\) to your next prompt\.")
+    chat.prompt()
+    chat.child.sendline("what is it?")
+    chat.turn()
+    chat.prompt()
+    (asked,) = user_messages(server)
+    assert isinstance(asked, list)
+    assert asked[0] == {"type": "text", "text": "what is it?"}
+    assert asked[1]["image_url"]["url"] == f"data:image/png;base64,{PNG}"
+    chat.child.send("/attach @demo:demo://no")  # the template's fixed part
+    chat.expect("template")
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /attach @demo:demo://notes/")
+    chat.child.sendline("beta")
+    chat.expect(r"Attached @demo:demo://notes/beta \(text, 1 KB\) to your next prompt\.")
+    chat.leave()
+
+
+def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: ProviderServer, home: Path):
+    from tests.repl.test_tools import calls
+
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("call_1", "demo__linked", {})), Scenario())
+    chat = spawn("chat", "-T", "demo", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("link it")
+    chat.turn()
+    chat.prompt()
+    tool = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert tool[0]["content"] == "see the readme\n[resource link: @demo:demo://readme (readme text/markdown)]"
+    chat.child.sendline("/attach @demo:demo://readme")
+    chat.expect(r"Attached @demo:demo://readme \(text, 1 KB\) to your next prompt\.")
+    chat.leave()
+
+
+def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_templates_variable(
+    spawn, server: ProviderServer, home: Path
+):
+    configure(home, demo_toml("demo"))
+    server.enqueue(Scenario())
+    chat = spawn("chat", "-T", "demo")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.send("/attach @demo:demo://notes/b")  # the server completes the template's variable
+    chat.expect("notes/beta")  # offered while typing
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /attach @demo:demo://notes/beta")
+    chat.child.sendline("")
+    chat.expect(r"Attached @demo:demo://notes/beta \(text, 1 KB\) to your next prompt\.")
+    chat.prompt()
+    chat.child.send("/demo:greet name=Ada style=ve")  # and a prompt's argument, quoted as a shell needs
+    chat.expect("very warm")
+    chat.child.send("\t")
+    wait_for_screen(chat, 'you> /demo:greet name=Ada style="very warm"')
+    chat.child.sendline("")
+    chat.turn()
+    chat.prompt()
+    chat.leave()
+    asked = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
+    assert asked[-1] == ('Please greet Ada in a very warm way.\n\n<file name="@demo:demo://notes/beta">\n'
+                         "notes on beta\n</file>")  # fmt: skip
