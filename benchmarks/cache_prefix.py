@@ -143,9 +143,10 @@ def main() -> None:
     options = parser.parse_args()
     server = ProviderServer().start_in_thread()
     protocols = ["anthropic", "openai"] if options.protocol == "both" else [options.protocol]
-    print(f"{options.turns} turns through golem ask -c (a tool round every 5th), the loopback server's cache")
+    print(f"{options.turns} turns through golem ask -c (a tool round every 5th), the loopback server's cache; "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'protocol':<10} {'window':<22} {'requests':>8} {'share mean':>10} {'median':>7} {'>=90%':>6} "
-          f"{'cost':>9} {'no cache':>9} {'read':>9} {'written':>9}")  # fmt: skip
+          f"{'cost':>9} {'no cache':>9} {'input':>9} {'read':>9} {'written':>9}")  # fmt: skip
     try:
         for protocol in protocols:
             for stride, label in ((1, "TrimHistory(20)"), (10, "TrimHistory(20) K=10")):
@@ -155,11 +156,13 @@ def main() -> None:
                 later = found.shares[21:] or found.shares  # once the window is full
                 print(f"{protocol:<10} {label:<22} {len(requests):>8} {statistics.mean(later):>10.1%} "
                       f"{statistics.median(later):>7.1%} {sum(s >= 0.9 for s in later) / len(later):>6.0%} "
-                      f"${found.cost:>8.4f} ${found.uncached_cost:>8.4f} {found.read:>9} {found.written:>9}")  # fmt: skip
+                      f"${found.cost:>8.4f} ${found.uncached_cost:>8.4f} {found.uncached_input:>9} {found.read:>9} "
+                      f"{found.written:>9}")  # fmt: skip
     finally:
         server.stop()
     print("share: of each request's prompt bytes, the part that is a prefix of the request before it "
-          "(requests after the 21st); cost at", ", ".join(f"{p}: {v}" for p, v in PRICES.items()))  # fmt: skip
+          "(requests after the 21st); input: every request's prompt tokens, read and written: the cache's "
+          "part of them; cost at", ", ".join(f"{p}: {v}" for p, v in PRICES.items()))  # fmt: skip
 
 
 if __name__ == "__main__":

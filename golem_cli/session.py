@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.core.cost import Price, cost_of, usd
-from golem_cli.core.errors import BudgetError, GolemError, HistoryProcessorError, RunError
+from golem_cli.core.errors import BudgetError, ContextTooLong, GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
@@ -39,7 +39,7 @@ from golem_cli.store.sidecars import RUNS
 
 if TYPE_CHECKING:
     from golem_cli.config.schema import ModelTable
-    from golem_cli.core.agent import Agent
+    from golem_cli.core.agent import Agent, RunResult
     from golem_cli.core.runconfig import RunHooks
     from golem_cli.store.locks import FileLock
     from golem_cli.store.meta import ChatSettings
@@ -122,7 +122,7 @@ def message_window(max_messages: int, stride: int = 1) -> HistoryProcessor:
     trim = trim_history(max_messages, stride)
 
     def process(history: list[Message]) -> list[Message]:
-        if stride >= max_messages:
+        if stride > 1 and stride >= max_messages:  # stride 1 is TrimHistory itself, whatever the window
             raise HistoryProcessorError(
                 f"a trim stride of {stride} messages does not fit a window of {max_messages}",
                 hint=f"use a stride below {max_messages} (--trim-stride, /trim N stride K)",
@@ -134,6 +134,17 @@ def message_window(max_messages: int, stride: int = 1) -> HistoryProcessor:
             if opener is None:
                 raise
             return list(history[opener:])
+
+    return process
+
+
+def halved(window: HistoryProcessor) -> HistoryProcessor:
+    """``window`` with the newest half of what it keeps, cut by ``TrimHistory``'s boundary rule
+    (``message_window``'s): the tighter window of a turn the provider said is too long."""
+
+    def process(history: list[Message]) -> list[Message]:
+        kept = [m for m in window(history) if m.role != SYSTEM]
+        return message_window(len(kept) // 2)(kept) if len(kept) > 1 else []
 
     return process
 
@@ -374,15 +385,19 @@ class ChatSession:
 
     # --- a turn ----------------------------------------------------------------------------
 
-    def agent(self) -> Agent:
+    def window(self) -> HistoryProcessor:
+        """What a run sends of the history: ``--context-tokens`` or ``--max-messages``, in steps
+        of ``trim_stride``."""
+        stride = self.trim_stride
+        if self.context_tokens:
+            return context_budget(self.context_tokens, stride)
+        return message_window(self.max_messages, stride)
+
+    def agent(self, window: HistoryProcessor | None = None) -> Agent:
+        """The agent of a run; ``window``: what it sends of the history (``self.window()``)."""
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
-        stride = self.trim_stride
-        window = (
-            context_budget(self.context_tokens, stride)
-            if self.context_tokens
-            else message_window(self.max_messages, stride)
-        )
+        window = self.window() if window is None else window
         # The tool servers' instructions follow the chat's own; they are not stored with the
         # history (what a server says is outside input, and may change).
         project = self.project_instructions()
@@ -436,10 +451,14 @@ class ChatSession:
             agent = self.agent()
             self.check_options()  # options the model refuses: refused here, so nothing counts as sent
             sent = self.request_size(agent)
-            run = agent.run_stream_with_history if stream else agent.run_with_history
-            result = await run(
-                self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id, hooks=hooks
-            )
+            try:
+                result = await self._run(agent, prompt, parts, run_id, hooks, stream=stream)
+            except RunError as e:
+                shorter = self._shorter(e, agent)
+                if shorter is None:
+                    raise
+                agent, sent = shorter, self.request_size(shorter)
+                result = await self._run(agent, prompt, parts, run_id, hooks, stream=stream)
         except RunError as e:
             return self._priced(self._failed_run(e, asked, sent))
         except GolemError as e:  # processor or validation errors: nothing was sent
@@ -454,6 +473,35 @@ class ChatSession:
             finish_reason=last.finish_reason, stop_reason=last.stop_reason, refusal=last.refusal,
             requests=result.requests, last_input_tokens=last.usage.input_tokens,
         ))  # fmt: skip
+
+    async def _run(
+        self, agent: Agent, prompt: str, parts: Sequence[Part], run_id: str, hooks: RunHooks, *, stream: bool
+    ) -> RunResult:
+        run = agent.run_stream_with_history if stream else agent.run_with_history
+        return await run(
+            self.history, prompt, parts=parts, run_id=run_id, conversation_id=self.conversation_id, hooks=hooks
+        )
+
+    def _shorter(self, e: RunError, agent: Agent) -> Agent | None:
+        """The agent of the one retry of a turn whose request the provider said is too long
+        before anything came of it: half the window, with a notice saying so. None for any
+        other failure, or when half the window is not shorter (only the prompt was sent)."""
+        added = e.partial.new_messages if e.partial is not None else []
+        if not isinstance(e.cause, ContextTooLong) or e.interrupted or len(added) > 1:  # more than the prompt
+            return None
+        was = [m for m in agent.process_history(self.history) if m.role != SYSTEM]
+        window = halved(self.window())
+        try:
+            now = window(list(self.history))
+        except HistoryProcessorError:
+            return None
+        if len(now) >= len(was):
+            return None
+        self.notices.append(
+            f"{self.model.name} said the request was too long: sent it again with the newest {len(now)} "
+            f"of the {len(was)} history messages it carried (all are kept)"
+        )
+        return self.agent(window)
 
     def _hooks(self, on_delta: Callable[[str], object] | None, on_event: Callable[[object], object] | None) -> RunHooks:
         """The run's hooks: deltas and events for the screen, approvals by the toolbox, and a

@@ -18,6 +18,7 @@ import pytest
 from golem_cli.cli.errors import describe, exit_code_for
 from golem_cli.config.settings import ConfigError
 from golem_cli.core.errors import (
+    ContextTooLong,
     GolemError,
     HistoryFormatError,
     HistoryProcessorError,
@@ -79,6 +80,7 @@ def test_every_error_golem_raises_is_in_the_one_documented_tree():
         (ConversationNotFound("no conversation 0190"), 1),
         (ConversationLocked("held by pid 7", "0190", None), 1),
         (ModelError("HTTP 500", hint="try again"), 1),
+        (ContextTooLong("HTTP 400: prompt is too long", status=400), 1),
         (UsageLimitError("request", 1, 2), 1),
         (KeyboardInterrupt(), 130),
         (OSError(28, "No space left on device"), 1),
@@ -107,3 +109,11 @@ def test_any_error_may_carry_a_hint():
     error = ConversationNotFound("no conversation 0190", hint="see `golem list`")
     assert describe(error) == "no conversation 0190; see `golem list`"
     assert GolemError("plain").hint == "" and describe(GolemError("golem: plain")) == "plain"
+
+
+def test_a_request_too_long_is_a_model_error_of_its_own_kind():
+    """What handles a provider's failure handles it too (a ``ModelError``, its hint and status);
+    the chat tells it apart to send the turn again with less of the history."""
+    error = ContextTooLong("HTTP 400 from claude: prompt is too long", status=400, hint="trim the history")
+    assert isinstance(error, ModelError) and not error.retryable and error.status == 400
+    assert describe(RunError("model", error)) == "HTTP 400 from claude: prompt is too long; trim the history"

@@ -18,6 +18,7 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── HistoryValidationError      a history or prompt breaks the run-start rules (spec §1.3)
     ├── HistoryProcessorError       trim or budget could not produce a history (spec §5)
     ├── ModelError                  a provider failed; its hint, retryable, retry_after, attempts
+    │   └── ContextTooLong          the provider said the request is longer than the model takes
     ├── RunError                    a run failed after it started: stage, cause, partial
     │                               evidence; hint and exit code are its cause's
     ├── ToolCallError               a tool call failed the run (a RunError cause, stage tool)
@@ -43,6 +44,7 @@ from typing import TYPE_CHECKING, Final
 
 __all__ = [
     "BudgetError",
+    "ContextTooLong",
     "GolemError",
     "HistoryFormatError",
     "HistoryProcessorError",
@@ -128,6 +130,12 @@ class ModelError(GolemError):
         self.retryable = retryable
         self.retry_after = retry_after
         self.attempts = attempts
+
+
+class ContextTooLong(ModelError):
+    """The provider refused the request as longer than the model's context window (OpenAI's
+    ``context_length_exceeded``, Anthropic's "prompt is too long"). Its own kind because a
+    chat can do something about it: send the turn again with less of the history."""
 
 
 # --- a run that failed ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import msgspec
 
-from golem_cli.core.errors import ModelError
+from golem_cli.core.errors import ContextTooLong, ModelError
 from golem_cli.providers._endpoint import Endpoint
 
 _CONTEXT_TOO_LONG = re.compile(
@@ -45,11 +45,18 @@ def provider_message(body: bytes) -> tuple[str, str]:
     return message or str(error), str(code)
 
 
+def too_long(status: int, message: str, code: str) -> bool:
+    """Whether an error reply says the request is longer than the model's context window."""
+    return status in (400, 413) and (code == "context_length_exceeded" or bool(_CONTEXT_TOO_LONG.search(message)))
+
+
 def http_error(endpoint: Endpoint, status: int, body: bytes, retry_after: float | None) -> ModelError:
-    """The ``ModelError`` for an HTTP error reply; a 429 and a 5xx are worth another attempt."""
+    """The ``ModelError`` for an HTTP error reply (``ContextTooLong`` for a request too long
+    for the model); a 429 and a 5xx are worth another attempt."""
     message, code = provider_message(body)
     text = f"HTTP {status} from {endpoint.where()}: {endpoint.scrub(message) or 'no message'}"
-    return ModelError(
+    kind = ContextTooLong if too_long(status, message, code) else ModelError
+    return kind(
         text,
         status=status,
         hint=_hint(endpoint, status, message, code, retry_after),
@@ -59,7 +66,7 @@ def http_error(endpoint: Endpoint, status: int, body: bytes, retry_after: float 
 
 
 def _hint(endpoint: Endpoint, status: int, message: str, code: str, retry_after: float | None) -> str:
-    if status in (400, 413) and (code == "context_length_exceeded" or _CONTEXT_TOO_LONG.search(message)):
+    if too_long(status, message, code):
         return HINT_CONTEXT
     if status in (401, 403):
         return f"check the API key ({endpoint.key_hint or 'the api_key of this provider'})"
@@ -91,7 +98,8 @@ def event_error(endpoint: Endpoint, payload: Any, *, mid_reply: bool) -> ModelEr
             status = 529
     text = f"{endpoint.where()} reported an error{' mid-reply' if mid_reply else ''}: {endpoint.scrub(message)}"
     hint = _hint(endpoint, status, message, code, None) if status else "try again"
-    return ModelError(text, status=status or None, hint=hint, retryable=status == 429 or status >= 500)
+    kind = ContextTooLong if too_long(status, message, code) else ModelError
+    return kind(text, status=status or None, hint=hint, retryable=status == 429 or status >= 500)
 
 
 def stream_cut(endpoint: Endpoint, cause: str) -> ModelError:

@@ -212,6 +212,15 @@ def _too_large(path: Path | str, limit: int, size: int | None = None) -> str:
     )
 
 
+def pread(fd: int, n: int, at: int) -> bytes:
+    """``os.pread`` where the platform has it (not Windows: there, a seek and a read, which move
+    the descriptor's position, a position no reader of the store relies on)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, n, at)
+    os.lseek(fd, at, os.SEEK_SET)
+    return os.read(fd, n)
+
+
 def opener(directory: str) -> tuple[Callable[[str], int], Callable[[], None]]:
     """A function opening a name in ``directory`` with ``QUICK_FLAGS`` (relative to one
     directory descriptor where the platform has them: no path to build and resolve per file),

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from golem_cli.store.files import open_regular, pieces_of
+from golem_cli.store.files import open_regular, pieces_of, pread
 from golem_cli.store.saving import Persisted, closing_bracket
 from golem_cli.store.sidecars import FileSig
 
@@ -53,7 +53,7 @@ def extension(path: Path, known: Persisted, ours: Sequence[Message] | None, limi
         if close is not None and known.close is not None and known.count:
             start = _continues(known, fd, close)
             if start is not None:
-                extra = read_history(b"[" + os.pread(fd, close - start, start) + b"]")[0]
+                extra = read_history(b"[" + pread(fd, close - start, start) + b"]")[0]
         if extra is None and ours is not None and close is not None:
             os.lseek(fd, 0, os.SEEK_SET)
             decoded = read_history(b"".join(pieces_of(fd, st, path, limit, None)))[0]
@@ -79,10 +79,10 @@ def _continues(known: Persisted, fd: int, close: int) -> int | None:
     at = 0
     while at < end:
         n = min(_PIECE, end - at)
-        if os.pread(known.fd, n, at) != os.pread(fd, n, at):
+        if pread(known.fd, n, at) != pread(fd, n, at):
             return None
         at += n
-    after = os.pread(fd, min(4096, close - end), end).lstrip(_WHITESPACE)
+    after = pread(fd, min(4096, close - end), end).lstrip(_WHITESPACE)
     if not after.startswith(b","):
         return None
     skipped = min(4096, close - end) - len(after)

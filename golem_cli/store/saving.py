@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from golem_cli.store.atomic import PRIVATE_FILE, fsync_dir, temp_name
+from golem_cli.store.files import pread
 from golem_cli.store.sidecars import FileSig
 
 if TYPE_CHECKING:
@@ -102,12 +103,12 @@ def persisted(fd: int, count: int) -> Persisted:
 def closing_bracket(fd: int, size: int) -> int | None:
     """The offset of the file's last non-whitespace byte when it is a ``]`` (the array can be
     extended before it), else None. Reads only the file's end (and its first bytes, for a BOM)."""
-    if size < 2 or os.pread(fd, 3, 0).startswith(_BOM) or os.pread(fd, 1, 0) != b"[":
+    if size < 2 or pread(fd, 3, 0).startswith(_BOM) or pread(fd, 1, 0) != b"[":
         return None
     end = size
     while end > 0:
         start = max(0, end - 4096)
-        piece = os.pread(fd, end - start, start).rstrip(_WHITESPACE)
+        piece = pread(fd, end - start, start).rstrip(_WHITESPACE)
         if piece:
             return start + len(piece) - 1 if piece.endswith(b"]") else None
         end = start
@@ -223,7 +224,7 @@ def copy_range(source: int, target: int, count: int) -> None:
         except OSError:
             os.lseek(target, done, os.SEEK_SET)  # what was copied stays; the next way goes on from there
     while done < count:
-        piece = os.pread(source, min(1 << 20, count - done), done)
+        piece = pread(source, min(1 << 20, count - done), done)
         if not piece:
             raise OSError(f"the known file ended at {done} bytes of {count}")
         _write_all(target, piece)
@@ -245,7 +246,7 @@ def _sendfile(source: int, target: int, offset: int, count: int) -> int:
 
 def _is_empty_array(fd: int, close: int) -> bool:
     """Whether the bytes before the closing bracket are ``[`` and whitespace only."""
-    head = os.pread(fd, min(close, 4096), 0)
+    head = pread(fd, min(close, 4096), 0)
     return len(head) == close and head[:1] == b"[" and not head[1:].strip(_WHITESPACE)
 
 
@@ -257,4 +258,4 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
 
 def read_known(fd: int, close: int) -> bytes:
     """Bytes ``[0, close)`` of the known file (for an error's position in the file, a rare path)."""
-    return os.pread(fd, close, 0)
+    return pread(fd, close, 0)

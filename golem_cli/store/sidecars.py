@@ -35,7 +35,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 
 from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, fsync_dir, temp_name
-from golem_cli.store.files import UnreadableFile, read_with_stat
+from golem_cli.store.files import UnreadableFile, pread, read_with_stat
 
 #: The format version every document and log record carries as ``"v"``. It changes only for
 #: an incompatible change: a reader skips what is newer than it knows (new fields are additive
@@ -278,7 +278,7 @@ class Appender:
             again: list[bytes] = []
             if self._ino is not None and ident != self._ino and self._mine:
                 again = self._missing(fd)
-            head = b"\n" if st.st_size and os.pread(fd, 1, st.st_size - 1) != b"\n" else b""
+            head = b"\n" if st.st_size and pread(fd, 1, st.st_size - 1) != b"\n" else b""
             _write_all(fd, head + b"".join(line + b"\n" for line in [*again, *lines]))
             if self.durable:
                 os.fsync(fd)
@@ -326,7 +326,7 @@ def _open_creating_dir(path: Path, flags: int) -> int:
 def _read_bounded(fd: int, limit: int) -> bytes:
     chunks, total = [], 0
     while total <= limit:
-        chunk = os.pread(fd, 1 << 20, total)
+        chunk = pread(fd, 1 << 20, total)
         if not chunk:
             break
         chunks.append(chunk)

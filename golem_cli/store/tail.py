@@ -13,8 +13,9 @@ one huge message) is not read this way: the caller reads it whole.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, NamedTuple
+
+from golem_cli.store.files import pread
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -57,7 +58,7 @@ def _tail(fd: int, close: int, want: int, floor: int) -> tuple[list[Message] | N
     buf = b""
     while pos > floor and len(buf) < MAX_TAIL_BYTES:
         start = max(floor, pos - max(_PIECE, len(buf)))
-        buf = os.pread(fd, pos - start, start) + buf
+        buf = pread(fd, pos - start, start) + buf
         pos = start
         cuts = _cuts(buf)
         found = _from_cuts(buf, cuts, want)
@@ -108,14 +109,14 @@ def _head(fd: int, close: int) -> tuple[list[Message], int] | None:
     file does not start as golem writes it."""
     from golem_cli.core.messages import SYSTEM
 
-    first = os.pread(fd, len(_FIRST_SYSTEM), 0)
+    first = pread(fd, len(_FIRST_SYSTEM), 0)
     if not first.startswith(b"[{"):
         return None
     if first != _FIRST_SYSTEM:
         return [], 1
     size = _PIECE
     while size <= MAX_TAIL_BYTES:
-        buf = os.pread(fd, min(size, close), 0)
+        buf = pread(fd, min(size, close), 0)
         at = 1
         head: list[Message] = []
         while True:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from golem_cli.core.errors import ModelError, RunError
+from golem_cli.core.errors import ContextTooLong, ModelError, RunError
 from golem_cli.providers._wording import HINT_CONTEXT
 
 from tests.providers.helpers import FAST, complete, fast, make_model, stream, through_agent
@@ -111,7 +111,25 @@ def test_wrong_key_names_where_the_key_comes_from_and_never_shows_it(server: Pro
 def test_context_length_errors_say_the_history_is_too_long(server: ProviderServer, kind: str, message: str, code: str | None) -> None:
     server.enqueue(Scenario(status=400, message=message, code=code))
     error = complete(make_model(kind, server))
-    assert error.hint == HINT_CONTEXT and message in str(error)
+    assert isinstance(error, ContextTooLong) and error.hint == HINT_CONTEXT and message in str(error)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("streaming", [True, False])
+def test_a_prompt_past_the_models_window_is_its_own_error(server: ProviderServer, kind: str, streaming: bool) -> None:
+    """The server's too-long answer is each API's own body (OpenAI's ``context_length_exceeded``
+    with ``param: messages``, Anthropic's "prompt is too long: N tokens > M maximum"); it is
+    not retried (the same request would fail again), and any other 400 is no ``ContextTooLong``."""
+    server.context_window = 5
+    error = failure(through_agent(make_model(kind, server), streaming=streaming))
+    assert isinstance(error, ContextTooLong) and error.status == 400 and not error.retryable
+    assert error.hint == HINT_CONTEXT and len(server.requests) == 1
+    said = "maximum context length is 5 tokens" if kind == "openai" else "prompt is too long: "
+    assert said in str(error) and "\n" not in str(error)
+    server.context_window = 0
+    server.enqueue(Scenario(status=400, message="max_tokens: 10000 > 4096"))
+    other = failure(through_agent(make_model(kind, server), streaming=streaming))
+    assert type(other) is ModelError and other.hint != HINT_CONTEXT
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -24,8 +24,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--api-key", default=None, help="require this key (default: accept any)")
+    parser.add_argument("--context-window", type=int, default=0,
+                        help="refuse prompts over this many tokens as each API does (default: none)")  # fmt: skip
     args = parser.parse_args(argv)
     server = ProviderServer(args.host, args.port, api_key=args.api_key)
+    server.context_window = args.context_window
 
     async def run() -> None:
         await server.start()

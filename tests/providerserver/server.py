@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tests.providerserver import hostile, render, sdk
-from tests.providerserver.cache import PromptCache
+from tests.providerserver.cache import PromptCache, anthropic_blocks, openai_blocks
 from tests.providerserver.recordings import load_recording
 from tests.providerserver.validate import anthropic_error, openai_error, validate_anthropic, validate_openai
 
@@ -58,6 +58,9 @@ class Scenario:
     hostile: str = ""
     size: int = 0
     location: str = ""
+    # A model with this context window (tokens, as cache.py estimates them): a longer prompt gets
+    # the API's own "too long" answer (``too_long_body``); 0: the server's ``context_window``.
+    context_window: int = 0
     # Called when the request arrives, before it is answered: what another program does while
     # golem waits for the model (a test writing the conversation meanwhile).
     before: Callable[[], object] | None = None
@@ -77,6 +80,7 @@ PRESETS = {
     "fault:malformed": Scenario(malformed="lines"),
     "fault:bad-json": Scenario(malformed="json"),
     "fault:slow": Scenario(delay=0.5),
+    "fault:too-long": Scenario(context_window=1),
 }
 
 
@@ -102,6 +106,9 @@ class ProviderServer:
         #: When set, a normal reply's usage (input, cache read and write) is what this cache
         #: counts for the request, the way each API reports it (cache.py), not the Reply's own.
         self.prompt_cache = prompt_cache
+        #: When set, a request whose prompt passes this many tokens is refused as too long, the
+        #: way each API refuses it, as a model with that context window would (``Scenario``'s).
+        self.context_window = 0
         self.requests: list[Received] = []
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
@@ -134,6 +141,7 @@ class ProviderServer:
         self.hostile_sent = 0
         self.hostile_done.clear()
         self.prompt_cache = None
+        self.context_window = 0
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -259,6 +267,10 @@ class ProviderServer:
             self.sdk_rejections.append(mismatch)
             body_of = openai_error if protocol == "openai" else anthropic_error
             return await self._json(writer, 400, body_of(f"golem test server: {mismatch}"))
+        window = scenario.context_window or self.context_window
+        tokens = prompt_tokens(protocol, data) if window else 0
+        if tokens > window:
+            return await self._json(writer, 400, too_long_body(protocol, tokens, window))
         reply = self._counted(protocol, data, scenario.reply or _default_reply(data))
         if not data.get("stream"):
             rendered = render.openai_body(reply, model) if protocol == "openai" else render.anthropic_body(reply, model)
@@ -414,6 +426,25 @@ def _is_fault(scenario: Scenario) -> bool:
     """Whether the scenario answers without the request checks of the normal path."""
     return bool(scenario.drop == "before_reply" or scenario.hostile or scenario.replay or scenario.body is not None
                 or scenario.sse is not None or scenario.status != 200)  # fmt: skip
+
+
+def prompt_tokens(protocol: str, data: dict[str, Any]) -> int:
+    """A request's prompt in tokens, as the prompt cache estimates them (tools, system, messages)."""
+    blocks = openai_blocks(data) if protocol == "openai" else anthropic_blocks(data)
+    return blocks[-1].tokens if blocks else 0
+
+
+def too_long_body(protocol: str, tokens: int, window: int) -> dict[str, Any]:
+    """What each API answers (HTTP 400) to a prompt longer than the model's context window, in
+    its own words: OpenAI's ``context_length_exceeded``, Anthropic's "prompt is too long"."""
+    if protocol == "openai":
+        return openai_error(
+            f"This model's maximum context length is {window} tokens. However, your messages resulted in "
+            f"{tokens} tokens. Please reduce the length of the messages.",
+            "messages",
+            "context_length_exceeded",
+        )
+    return anthropic_error(f"prompt is too long: {tokens} tokens > {window} maximum")
 
 
 def _spans(length: int, rng: random.Random) -> list[tuple[int, int]]:

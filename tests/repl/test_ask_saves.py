@@ -58,7 +58,9 @@ def test_ask_puts_the_prompt_on_disk_with_two_fsyncs_before_the_request(home, tm
     assert fsyncs_before_the_request(home, tmp_path, "a new conversation") == 2
     assert fsyncs_before_the_request(home, tmp_path, "-c", "and on") == 2
     (row,) = Store(home).list()
-    assert [m.content for m in Store(home).read(row.id) if m.role == "user"] == ["a new conversation", "and on"]
+    assert [m.content for m in Store(home).read(row.id)] == [
+        "a new conversation", "echo: a new conversation", "and on", "echo: and on"
+    ]  # fmt: skip
 
 
 def _conversation(home, n: int = 30) -> tuple[Store, str, list[Message]]:
@@ -178,3 +180,20 @@ def test_last_is_what_this_machine_wrote_never_a_file_time(home):
     rows = [line for line in listed.stdout.splitlines() if synced[:8] in line or new[:8] in line]
     assert rows[0].startswith(new[:8]) or new[-12:] in rows[0]  # the newest by its messages' time first
     assert "(future)" not in listed.stdout  # no file time is shown
+
+
+def test_list_sorts_by_the_recorded_times_and_shows_a_future_one_as_such(home):
+    from golem_cli.store.meta import ConversationMeta, encode_meta
+
+    store = Store(home)
+    mine = store.create([Message("user", "written here")])
+    synced = store.create([Message("user", "synced from a machine whose clock is ahead")])
+    meta = store.meta(synced)
+    future = ConversationMeta(id=synced, created=meta.created, updated=4102444800.0, messages=1,
+                              size=meta.size, summary=meta.summary)  # fmt: skip
+    store.meta_path(synced).write_bytes(encode_meta(future))
+    listed = subprocess.run(["golem", "list"], capture_output=True, text=True, env=golem_env(home), timeout=60)
+    rows = [line for line in listed.stdout.splitlines() if "written here" in line or "synced from" in line]
+    assert "synced from" in rows[0] and "(future)" in rows[0]
+    assert "written here" in rows[1] and "(future)" not in rows[1]
+    assert mine != synced
