@@ -44,6 +44,7 @@ NOT_IN_THE_TREE = {
     "SidecarChanged",  # store.sidecars: a sidecar replaced between its read and its write, merged by its kind's rule
     "NeedsLogin",  # tools.mcp.oauth: a server wants a sign-in, turned into "run `golem mcp login NAME`"
     "Unclassifiable",  # tools.rules: a command line the splitter cannot take apart, asked about
+    "ResourceProblem",  # tools.mcp.resources: a resource golem cannot attach, turned into one line by the REPL
 }  # fmt: skip
 
 

@@ -73,9 +73,14 @@ def test_the_cut_is_on_a_step_and_leaves_between_n_minus_k_and_n(history, size):
         assert window == history
         return
     first = next((i for i, m in enumerate(history) if m.role != "system"), len(history))
+    if first == len(history):  # only system messages: no step to count from
+        assert len(window) <= n
+        return
     cut = len(history) - len(window)
     assert (cut - first) % k == 0
-    assert n - k < len(window) <= n
+    # between N-K and N, unless fewer messages follow the leading system messages (the cut
+    # never falls among those: it is counted from the first message after them)
+    assert min(n - k + 1, len(history) - first) <= len(window) <= n
 
 
 def chat(length: int) -> list[Message]:

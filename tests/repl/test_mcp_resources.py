@@ -57,7 +57,7 @@ def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: Pr
     chat.prompt()
     chat.expect(READY)
     chat.child.sendline("/attach @demo:demo://pixel.png")
-    chat.expect(r"Attached image \(image/png, 1 KB\) to your next prompt\.")
+    chat.expect(r"Attached image \(image/png, \d+ bytes\) to your next prompt\.")
     chat.prompt()
     chat.child.sendline("what is it?")
     chat.turn()
@@ -71,7 +71,7 @@ def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: Pr
     chat.child.send("\t")
     wait_for_screen(chat, "you> /attach @demo:demo://notes/")
     chat.child.sendline("beta")
-    chat.expect(r"Attached @demo:demo://notes/beta \(text, 1 KB\) to your next prompt\.")
+    chat.expect(r"Attached @demo:demo://notes/beta \(text, \d+ bytes\) to your next prompt\.")
     chat.leave()
 
 
@@ -89,7 +89,7 @@ def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: P
     tool = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
     assert tool[0]["content"] == "see the readme\n[resource link: @demo:demo://readme (readme text/markdown)]"
     chat.child.sendline("/attach @demo:demo://readme")
-    chat.expect(r"Attached @demo:demo://readme \(text, 1 KB\) to your next prompt\.")
+    chat.expect(r"Attached @demo:demo://readme \(text, \d+ bytes\) to your next prompt\.")
     chat.leave()
 
 
@@ -106,7 +106,7 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
     chat.child.send("\t")
     wait_for_screen(chat, "you> /attach @demo:demo://notes/beta")
     chat.child.sendline("")
-    chat.expect(r"Attached @demo:demo://notes/beta \(text, 1 KB\) to your next prompt\.")
+    chat.expect(r"Attached @demo:demo://notes/beta \(text, \d+ bytes\) to your next prompt\.")
     chat.prompt()
     chat.child.send("/demo:greet name=Ada style=ve")  # and a prompt's argument, quoted as a shell needs
     chat.expect("very warm")
