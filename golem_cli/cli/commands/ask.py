@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from golem_cli.cli.model_choice import Choice
+    from golem_cli.cli.restore import Restored
     from golem_cli.cli.tools.choice import ToolChoice
     from golem_cli.cli.tools.view import ToolView
     from golem_cli.core.messages import Part
@@ -86,11 +87,8 @@ def ask(
     no_save: NoSave = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
-    from golem_cli.cli import model_choice
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
     from golem_cli.cli.common import open_store, project_root
-    from golem_cli.cli.render.terminal_text import visible
-    from golem_cli.cli.render.turn import ask_lines, turn_end
     from golem_cli.cli.restore import keep, reopen
 
     if continue_last and cid:
@@ -104,12 +102,7 @@ def ask(
     kept, tools = reopen(stored, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
                          max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
-    # Only the file's end is read when a message window is all a run sends; a trim stride counts
-    # its steps from the file's first message, which a window read from the end cannot place.
-    stride = kept.trim_stride if kept.trim_stride is not None else choice.settings.trim_stride
-    windowed = not model_choice.context_tokens(kept.context_tokens, choice.settings) and stride == 1
-    session, repaired = _session(store, existing, choice, tools, system=system, max_messages=kept.max_messages,
-                                 windowed=windowed)  # fmt: skip
+    session, repaired = _session(store, existing, choice, tools, system=system, kept=kept)
     kept.apply(session, choice, max_cost=max_cost)
     session.project_root = project_root(choice.settings, no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
@@ -124,14 +117,26 @@ def ask(
         _print_json(outcome, session, repaired)
     else:
         _print_reply(outcome.reply, reply)
+    return _ended(session, outcome, view, streamed=not no_stream, ended_by=ended_by)
+
+
+def _ended(
+    session: ChatSession, outcome: TurnOutcome, view: ToolView | None, *, streamed: bool, ended_by: int | None
+) -> int:
+    """After the reply: what the store found on disk, how the turn ended (``turn.ask_lines``)
+    and a budget passed, on stderr; the exit code, or golem ended by the signal that stopped
+    the turn (SIGTERM or SIGHUP: what arrived is saved)."""
+    from golem_cli.cli.render.terminal_text import visible
+    from golem_cli.cli.render.turn import ask_lines, turn_end
+
     for line in session.take_notices():  # what the store found on disk while saving
         note(f"golem: {visible(line)}")
-    end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=not no_stream)
+    end = turn_end(outcome, stopped=view.stopped_line() if view is not None else "", streamed=streamed)
     for line in ask_lines(end, outcome.conversation_id):
         note(line)
     if outcome.over_budget:
         note(f"golem: budget: {outcome.over_budget}")
-    if ended_by is not None:  # SIGTERM or SIGHUP: what arrived is saved; golem ends by the signal
+    if ended_by is not None:
         from golem_cli.cli.signals import die_by
 
         die_by(ended_by)
@@ -235,26 +240,22 @@ def _tool_view(tools: ToolChoice, session: ChatSession) -> ToolView | None:
 
 
 def _session(
-    store: Store,
-    existing: str,
-    choice: Choice,
-    tools: ToolChoice,
-    *,
-    system: str | None,
-    max_messages: int | None,
-    windowed: bool = False,
+    store: Store, existing: str, choice: Choice, tools: ToolChoice, *, system: str | None, kept: Restored
 ) -> tuple[ChatSession, list[dict[str, object]]]:
     """The conversation to ask in: ``existing`` resumed (what its repair changed said on
-    stderr, and returned for ``--json``; ``windowed``: only the messages a run sends are read,
-    when the file allows), or a new one, created with the prompt in it."""
+    stderr, and returned for ``--json``), or a new one, created with the prompt in it. Only the
+    file's end is read when a message window is all a run sends: a token budget reads the
+    whole, and so does a trim stride, which counts its steps from the file's first message."""
     from golem_cli.cli import model_choice
     from golem_cli.session import ChatSession
 
-    limit = model_choice.max_messages(max_messages, choice.settings)
+    limit = model_choice.max_messages(kept.max_messages, choice.settings)
     if not existing:
         session = ChatSession.start(store, choice.model, system=system or "", max_messages=limit, tools=tools.toolbox(),
                                     with_prompt=True)  # fmt: skip
         return session, []
+    stride = kept.trim_stride if kept.trim_stride is not None else choice.settings.trim_stride
+    windowed = not model_choice.context_tokens(kept.context_tokens, choice.settings) and stride == 1
     from golem_cli.cli.render.findings import repair_findings
     from golem_cli.cli.repl.slash import closed_lines, report_lines
 
