@@ -21,11 +21,13 @@ alike, each the median per round trip:
 - yardstick: bare httpx client, the same bodies and answers;
 - run_command true, --yes: approved without rules;
 - run_command true, by a rule: ``run_command(true)`` among 20 rules (the rules' cost);
-- read_file: a small file (no approval; the deny rules are still checked).
+- read_file: a small file (no approval; the deny rules are still checked);
+- write_file, --yes: a 2 KB file written each round, its previous bytes checkpointed first for
+  ``/undo`` (a tree without checkpoints writes it without).
 
-Also printed: the rules' decision for one call in-process (20 rules), against a dictionary
-lookup as its yardstick. File checkpoints for ``/undo`` are not built yet, so their cost is not
-measured here.
+Every call's start and end are also recorded in the conversation's ``runs`` log (a tree without
+those records skips them). Also printed: the rules' decision for one call in-process (20 rules),
+against a dictionary lookup as its yardstick.
 """
 
 from __future__ import annotations
@@ -145,6 +147,7 @@ def main() -> None:
         ways = {
             "run_command true, --yes": (by_yes, command),
             "read_file": (by_yes, ("read_file", {"path": "small.txt"})),
+            "write_file, --yes": (by_yes, ("write_file", {"path": "out.txt", "content": "a line of text\n" * 128})),
         }
         rules = "deny" in inspect.signature(toolbox).parameters  # a tree from before the rules has none
         by_rule = toolbox(enabled=["all"], allow=RULES, deny=DENY, root=root) if rules else by_yes

@@ -118,20 +118,22 @@ def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
     """``write_file`` and ``edit_file``: the person approves the diff first."""
 
     async def write_file(
+        context: ToolContext,
         path: Annotated[str, f"the file, {where}"],
         content: Annotated[str, "the whole new content of the file"],
     ) -> str:
         """Create or replace a text file with the given content (the user approves the diff)."""
-        return await off_thread(files.write_file, path, content)
+        return await off_thread(files.write_file, path, content, context.before_change)
 
     async def edit_file(
+        context: ToolContext,
         path: Annotated[str, f"the file, {where}"],
         old_text: Annotated[str, "exact text to replace; must occur once unless replace_all"],
         new_text: Annotated[str, "the replacement text"],
         replace_all: Annotated[bool, "replace every occurrence"] = False,
     ) -> str:
         """Replace exact text in a file (the user approves the diff)."""
-        return await off_thread(files.edit_file, path, old_text, new_text, replace_all)
+        return await off_thread(files.edit_file, path, old_text, new_text, replace_all, context.before_change)
 
     def write_preview(args: dict[str, Any]) -> str:
         return files.preview_write(args["path"], args["content"])
