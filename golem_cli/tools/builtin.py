@@ -24,7 +24,7 @@ from golem_cli.tools.rules import COMMAND, PATH, URL
 from golem_cli.tools.search import DEFAULT_DEADLINE
 from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
 from golem_cli.tools.threads import off_thread
-from golem_cli.tools.web import DEFAULT_MAX_BYTES, Web
+from golem_cli.tools.web import DEFAULT_MAX_BYTES, PrivateGate, Web
 
 FS, SHELL, WEB = "fs", "shell", "web"
 
@@ -42,6 +42,8 @@ class ToolSettings:
     fetch_max_bytes: int = DEFAULT_MAX_BYTES
     search_timeout: float = DEFAULT_DEADLINE
     command_env: CommandEnv = field(default_factory=CommandEnv)
+    #: which URLs on a non-public address ``fetch_url`` may fetch (the toolbox's allow rules)
+    private_urls: PrivateGate = field(default_factory=PrivateGate)
 
 
 class BuiltinSource:
@@ -55,7 +57,7 @@ class BuiltinSource:
         self.root = root
         files = FileTools(root, self.settings.output_limit, self.settings.search_timeout)
         shell = Shell(root, self.settings.output_limit, self.settings.command_timeout, self.settings.command_env)
-        web = Web(self.settings.output_limit, self.settings.fetch_max_bytes)
+        web = Web(self.settings.output_limit, self.settings.fetch_max_bytes, gate=self.settings.private_urls)
         here = root.path == Path(os.getcwd()).resolve()  # paths are then best given relative
         where = "relative to the working directory" if here else f"relative to {root.path}"
         self._entries = [
