@@ -72,6 +72,10 @@ class Checkpoints:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._logs: dict[str, Appender] = {}
+        #: the bytes of each conversation's previous contents, as last counted and added to
+        self._sizes: dict[str, int] = {}
+        #: what this process added since it last counted the whole store (None: never counted)
+        self._added: int | None = None
 
     def keep(self, cid: str, *, run: str, call: str, path: Path, before: bytes | None, after: bytes) -> None:
         """Keep ``before`` (None: the file did not exist) for the change a call is about to
@@ -80,12 +84,16 @@ class Checkpoints:
         blobs = directory / "blobs"
         ensure_private_dir(blobs)
         old = digest(before) if before is not None else None
+        if cid not in self._sizes:
+            self._sizes[cid] = sum(st.st_size for _, st in _files(blobs))
         if before is not None and old is not None:
             blob = blobs / old
             if blob.exists():
                 os.utime(blob)  # kept again: the newest to prune
             else:
                 _write_new(blob, before)
+                self._sizes[cid] += len(before)
+                self._added = None if self._added is None else self._added + len(before)
         log = self._logs.get(cid) or self._logs.setdefault(cid, Appender(directory / "changes.jsonl", CHANGES))
         change = Change(key=call or "?", run=run, path=str(path), before=old, after=digest(after), at=time.time())
         log.append([encode_record(change)])
@@ -141,15 +149,22 @@ class Checkpoints:
 
     def _prune(self, cid: str, keep: str | None) -> None:
         """The conversation's oldest previous contents beyond its bound, then the conversations
-        written to longest ago beyond the store's."""
-        blobs = sorted(_files(self.root / cid / "blobs"), key=lambda e: e[1].st_mtime_ns)
-        total = sum(st.st_size for _, st in blobs)
-        for path, st in blobs:
-            if total <= MAX_CONVERSATION_BYTES:
-                break
-            if path.name != keep:
-                path.unlink(missing_ok=True)
-                total -= st.st_size
+        written to longest ago beyond the store's. Counted in memory between prunings: the
+        directories are listed only when a bound may be passed (a sixteenth of the store's
+        bound added since the store was last counted, or at this process's first checkpoint)."""
+        if self._sizes[cid] > MAX_CONVERSATION_BYTES:
+            blobs = sorted(_files(self.root / cid / "blobs"), key=lambda e: e[1].st_mtime_ns)
+            total = sum(st.st_size for _, st in blobs)
+            for path, st in blobs:
+                if total <= MAX_CONVERSATION_BYTES:
+                    break
+                if path.name != keep:
+                    path.unlink(missing_ok=True)
+                    total -= st.st_size
+            self._sizes[cid] = total
+        if self._added is not None and self._added < MAX_TOTAL_BYTES // 16:
+            return
+        self._added = 0
         others = []
         for entry in _dirs(self.root):
             size = sum(st.st_size for _, st in _files(entry / "blobs"))
@@ -160,6 +175,7 @@ class Checkpoints:
                 break
             if entry.name != cid:
                 shutil.rmtree(entry, ignore_errors=True)
+                self._sizes.pop(entry.name, None)
                 total -= size
 
 
