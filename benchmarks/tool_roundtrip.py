@@ -21,11 +21,13 @@ alike, each the median per round trip:
 - yardstick: bare httpx client, the same bodies and answers;
 - run_command true, --yes: approved without rules;
 - run_command true, by a rule: ``run_command(true)`` among 20 rules (the rules' cost);
-- read_file: a small file (no approval; the deny rules are still checked).
+- read_file: a small file (no approval; the deny rules are still checked);
+- write_file, --yes: a 2 KB file written each round, its previous bytes checkpointed first for
+  ``/undo`` (a tree without checkpoints writes it without).
 
-Also printed: the rules' decision for one call in-process (20 rules), against a dictionary
-lookup as its yardstick. File checkpoints for ``/undo`` are not built yet, so their cost is not
-measured here.
+Every call's start and end are also recorded in the conversation's ``runs`` log (a tree without
+those records skips them). Also printed: the rules' decision for one call in-process (20 rules),
+against a dictionary lookup as its yardstick.
 """
 
 from __future__ import annotations
@@ -129,6 +131,45 @@ def rule_cost(box: Toolbox, root: Path, n: int = 20_000) -> tuple[float, float]:
     return decide, (time.perf_counter() - start) / n * 1e6
 
 
+def record_costs(tmp: Path, n: int = 2_000) -> None:
+    """Microseconds per call of what this tree adds to a call in-process: the call's start and
+    end records, and a 2 KB file's checkpoint; each against its yardstick (one ``os.write`` of
+    a line to an open file, and the file's own write by the file tool)."""
+    try:
+        from golem_cli.store.calls import CallLog
+        from golem_cli.store.checkpoints import Checkpoints
+    except ImportError:
+        return  # a tree from before them
+    from golem_cli.tools.confine import Root
+    from golem_cli.tools.files import FileTools
+
+    log = CallLog(tmp / "c.runs.jsonl")
+    start = time.perf_counter()
+    for i in range(n):
+        log.started(f"call{i}", "run", "run_command")
+        log.ended(f"call{i}", "run")
+    records = (time.perf_counter() - start) / n * 1e6
+    fd = os.open(tmp / "plain.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    start = time.perf_counter()
+    for i in range(n):
+        os.write(fd, b'{"event":"call-start","v":1,"key":"call%d","run":"run"}\n' % i)
+    line = (time.perf_counter() - start) / n * 1e6
+    os.close(fd)
+    files, cps = FileTools(Root(tmp)), Checkpoints(tmp / "checkpoints")
+    texts = [f"line {i}\n" * 256 for i in range(n // 10)]  # 2 KB each, every one new
+    start = time.perf_counter()
+    for text in texts:
+        files.write_file("plain.txt", text)
+    write = (time.perf_counter() - start) / len(texts) * 1e6
+    start = time.perf_counter()
+    for i, text in enumerate(texts):
+        files.write_file("kept.txt", text, lambda path, before, after, i=i: cps.keep(
+            "c", run="r", call=f"c{i}", path=path, before=before, after=after))  # fmt: skip
+    kept = (time.perf_counter() - start) / len(texts) * 1e6
+    print(f"a call's start and end records: {records:.1f} µs; yardstick: one os.write of a line {line:.1f} µs")
+    print(f"write_file of 2 KB with its checkpoint: {kept:.0f} µs; yardstick: the same write without {write:.0f} µs")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
@@ -145,6 +186,7 @@ def main() -> None:
         ways = {
             "run_command true, --yes": (by_yes, command),
             "read_file": (by_yes, ("read_file", {"path": "small.txt"})),
+            "write_file, --yes": (by_yes, ("write_file", {"path": "out.txt", "content": "a line of text\n" * 128})),
         }
         rules = "deny" in inspect.signature(toolbox).parameters  # a tree from before the rules has none
         by_rule = toolbox(enabled=["all"], allow=RULES, deny=DENY, root=root) if rules else by_yes
@@ -165,6 +207,7 @@ def main() -> None:
         if rules:
             decide, lookup = rule_cost(by_rule, root)
             print(f"one rule decision (20 allow rules, 2 deny): {decide:.1f} µs; yardstick dict lookup {lookup:.2f} µs")
+        record_costs(Path(tmp))
     server.stop()
 
 

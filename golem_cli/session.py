@@ -27,7 +27,16 @@ from golem_cli.core.history.processors import HistoryProcessor, budget_history, 
 from golem_cli.core.history.repair import HistoryRepair, normalize_history, repair_history
 from golem_cli.core.ids import new_id
 from golem_cli.core.layout import ProjectInstructions, RequestLayout
-from golem_cli.core.messages import ASSISTANT, SYSTEM, USER, Message, Part, is_interrupted_reply, opens_request
+from golem_cli.core.messages import (
+    ASSISTANT,
+    SYSTEM,
+    USER,
+    Message,
+    Part,
+    ToolCall,
+    is_interrupted_reply,
+    opens_request,
+)
 from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers import catalog
@@ -518,7 +527,13 @@ class ChatSession:
                 self._save_turn(before + new, durable=False)
 
         approve = self.toolbox.approvals if self.toolbox is not None else None
-        return RunHooks(on_delta=on_delta, on_event=self._calls_heard(on_event), approve=approve, on_record=record)
+        return RunHooks(on_delta=on_delta, on_event=self._calls_heard(on_event), approve=approve, on_record=record,
+                        before_change=self._checkpoint)  # fmt: skip
+
+    def _checkpoint(self, call: ToolCall, path: Path, before: bytes | None, after: bytes) -> None:
+        """A file a tool is about to change, its previous bytes kept for ``/undo`` first."""
+        self.store.checkpoints.keep(self.conversation_id, run=self.last_run_id, call=call.id, path=path,
+                                    before=before, after=after)  # fmt: skip
 
     def _calls_heard(self, on_event: Callable[[object], object] | None) -> Callable[[object], object]:
         """``on_event`` after each call's start and end is recorded beside the conversation
@@ -792,6 +807,18 @@ class ChatSession:
         self.history = self.store.load(new_cid)
         self._open_ledger()  # the fork's: the runs of what it copied
         return new_cid
+
+    def turns(self) -> list[int]:
+        """Where each prompt of this conversation sits, oldest first (``/rewind``)."""
+        return [i for i, m in enumerate(self.history) if m.role == USER]
+
+    def rewind(self, index: int) -> str:
+        """Go back to just before message ``index``, the whole conversation first copied into a
+        fork (nothing is lost, as ``/retry`` does); the fork's ID."""
+        kept = self.store.fork(self.conversation_id)
+        self.history = self.history[:index]
+        self.save()
+        return kept
 
     def last_prompt_index(self) -> int | None:
         """Where the newest user prompt sits, for ``/retry``."""

@@ -45,8 +45,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from golem_cli.core._state import RunState
@@ -239,6 +240,7 @@ class _Batch:
             run_id=self.state.run_id,
             conversation_id=self.state.conversation_id,
             output=output,
+            before_change=self._before_change(c.call),
         )
         try:
             c.outcome = await c.tool.call(c.args, context)
@@ -248,6 +250,13 @@ class _Batch:
         except Exception as exc:
             c.outcome = exc
         await self._settle(c)
+
+    def _before_change(self, call: ToolCall) -> Callable[[Path, bytes | None, bytes], None] | None:
+        """The caller's ``before_change`` for this call's tool, when it has one."""
+        hook = self.hooks.before_change
+        if hook is None:
+            return None
+        return lambda path, before, after: hook(call, path, before, after)
 
     # --- outcomes -----------------------------------------------------------------------------
 

@@ -17,10 +17,11 @@ import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from golem_cli.core.history.processors import HistoryProcessor, TokenCounter
-from golem_cli.core.messages import Message
+from golem_cli.core.messages import Message, ToolCall
 from golem_cli.core.model import Model, ModelSettings, ToolDefinition
 from golem_cli.core.retry import RetryPolicy
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, Tool
@@ -131,6 +132,9 @@ class RunHooks:
     on_event: Callback | None = None
     approve: ApprovalHook | None = None
     on_record: Callable[[list[Message]], Any] | None = None
+    #: ``before_change(call, path, before, after)``: a tool of that call is about to change a
+    #: file (``ToolContext.before_change``); called from the tool's thread.
+    before_change: Callable[[ToolCall, Path, bytes | None, bytes], None] | None = None
 
     async def delta(self, text: str) -> None:
         await _call(self.on_delta, text)

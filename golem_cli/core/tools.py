@@ -45,6 +45,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
@@ -117,6 +118,10 @@ class ToolContext:
     run_id: str = ""
     conversation_id: str = ""
     output: Callable[[str], None] | None = None
+    #: Called by a tool about to change a file, with its path, its previous bytes (None: it
+    #: does not exist) and the new ones, so the caller can keep them (``/undo``); an
+    #: ``OSError`` from it means they could not be kept, and the file is not changed.
+    before_change: Callable[[Path, bytes | None, bytes], None] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -72,6 +72,7 @@ from golem_cli.store.sidecars import encode_document, fork_log, move_all, names_
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
+    from golem_cli.store.checkpoints import Checkpoints
     from golem_cli.store.index import Index
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ChatSettings, ConversationMeta
@@ -160,11 +161,21 @@ class Store:
         self.trash_dir = self.root / "trash"
         self.index_path = self.root / INDEX_NAME
         self._index: Index | None = None
+        self._checkpoints: Checkpoints | None = None
         #: the file this process knows of each conversation it loaded, created or saved
         self._files: dict[str, Persisted] = {}
         #: one line each for what the caller should say happened (a title both this process and
         #: another program changed: which was kept); the caller prints and clears them
         self.notices: builtins.list[str] = []
+
+    @property
+    def checkpoints(self) -> Checkpoints:
+        """What the file tools replaced, by conversation, for ``/undo`` (checkpoints.py)."""
+        if self._checkpoints is None:
+            from golem_cli.store.checkpoints import Checkpoints
+
+            self._checkpoints = Checkpoints(self.root / "checkpoints")
+        return self._checkpoints
 
     @property
     def index(self) -> Index:

@@ -24,7 +24,7 @@ from golem_cli.tools.rules import COMMAND, PATH, URL
 from golem_cli.tools.search import DEFAULT_DEADLINE
 from golem_cli.tools.shell import DEFAULT_TIMEOUT, Shell
 from golem_cli.tools.threads import off_thread
-from golem_cli.tools.web import DEFAULT_MAX_BYTES, Web
+from golem_cli.tools.web import DEFAULT_MAX_BYTES, PrivateGate, Web
 
 FS, SHELL, WEB = "fs", "shell", "web"
 
@@ -42,6 +42,8 @@ class ToolSettings:
     fetch_max_bytes: int = DEFAULT_MAX_BYTES
     search_timeout: float = DEFAULT_DEADLINE
     command_env: CommandEnv = field(default_factory=CommandEnv)
+    #: which URLs on a non-public address ``fetch_url`` may fetch (the toolbox's allow rules)
+    private_urls: PrivateGate = field(default_factory=PrivateGate)
 
 
 class BuiltinSource:
@@ -55,7 +57,7 @@ class BuiltinSource:
         self.root = root
         files = FileTools(root, self.settings.output_limit, self.settings.search_timeout)
         shell = Shell(root, self.settings.output_limit, self.settings.command_timeout, self.settings.command_env)
-        web = Web(self.settings.output_limit, self.settings.fetch_max_bytes)
+        web = Web(self.settings.output_limit, self.settings.fetch_max_bytes, gate=self.settings.private_urls)
         here = root.path == Path(os.getcwd()).resolve()  # paths are then best given relative
         where = "relative to the working directory" if here else f"relative to {root.path}"
         self._entries = [
@@ -118,20 +120,22 @@ def _writing_tools(files: FileTools, where: str) -> list[ToolEntry]:
     """``write_file`` and ``edit_file``: the person approves the diff first."""
 
     async def write_file(
+        context: ToolContext,
         path: Annotated[str, f"the file, {where}"],
         content: Annotated[str, "the whole new content of the file"],
     ) -> str:
         """Create or replace a text file with the given content (the user approves the diff)."""
-        return await off_thread(files.write_file, path, content)
+        return await off_thread(files.write_file, path, content, context.before_change)
 
     async def edit_file(
+        context: ToolContext,
         path: Annotated[str, f"the file, {where}"],
         old_text: Annotated[str, "exact text to replace; must occur once unless replace_all"],
         new_text: Annotated[str, "the replacement text"],
         replace_all: Annotated[bool, "replace every occurrence"] = False,
     ) -> str:
         """Replace exact text in a file (the user approves the diff)."""
-        return await off_thread(files.edit_file, path, old_text, new_text, replace_all)
+        return await off_thread(files.edit_file, path, old_text, new_text, replace_all, context.before_change)
 
     def write_preview(args: dict[str, Any]) -> str:
         return files.preview_write(args["path"], args["content"])

@@ -22,7 +22,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -42,6 +42,8 @@ DIFF_WIDTH = 400  # characters of one diff line shown in the approval question
 READ_CHUNK = 65536
 NOTE_ROOM = 200  # characters of the output limit kept for read_file's notes
 #: A temporary file for a write: new, never through a link, never inherited by a command.
+#: Told a file's path, previous bytes (None: new) and new bytes before a write (``ToolContext``).
+BeforeChange = Callable[[Path, bytes | None, bytes], None]
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -172,19 +174,36 @@ class FileTools:
 
     # --- writing ---------------------------------------------------------------------------
 
-    def write_file(self, path: str, content: str) -> str:
+    def write_file(self, path: str, content: str, before_change: BeforeChange | None = None) -> str:
         target = self._writable(path)
         old = self._current(target, path)
         data = _encode(content)
+        self._kept(before_change, target, old, data)
         self._write(target, data)
         verb = "replaced" if old is not None else "created"
         return f"{verb} {self.root.show(target)} ({len(data):,} bytes)"
 
-    def edit_file(self, path: str, old_text: str, new_text: str, replace_all: bool = False) -> str:
+    def edit_file(
+        self, path: str, old_text: str, new_text: str, replace_all: bool = False,
+        before_change: BeforeChange | None = None,
+    ) -> str:  # fmt: skip
         target = self._writable(path)
-        new, count = self._edited(target, path, old_text, new_text, replace_all)
+        old = self._current(target, path)
+        new, count = self._edited(old, path, old_text, new_text, replace_all)
+        self._kept(before_change, target, old, _encode(new))
         self._write(target, _encode(new))
         return f"edited {self.root.show(target)}: {count} replacement{'s' if count != 1 else ''}"
+
+    def _kept(self, before_change: BeforeChange | None, target: Path, old: str | None, new: bytes) -> None:
+        """The file's previous bytes handed to ``before_change`` (kept for ``/undo``) before it
+        is changed; when they cannot be kept, the file is not changed."""
+        if before_change is None:
+            return
+        try:
+            before_change(target, _encode(old) if old is not None else None, new)
+        except OSError as e:
+            raise ToolFailed(f"{self.root.show(target)!r} was not changed: its copy for /undo could not be kept "
+                             f"({e.strerror or e})") from None  # fmt: skip
 
     def preview_write(self, path: str, content: str) -> str:
         """The diff the approval question shows; ``ToolFailed`` when the write would fail (a
@@ -201,8 +220,9 @@ class FileTools:
         the file, or more than once): it would change nothing, so nobody is asked."""
         try:
             target = self._writable(path)
-            new, _ = self._edited(target, path, old_text, new_text, replace_all)
-            old = self._current(target, path) or ""
+            current = self._current(target, path)
+            new, _ = self._edited(current, path, old_text, new_text, replace_all)
+            old = current or ""
         except OSError as e:
             raise ToolFailed(os_reason(e)) from None
         return diff(old, new, self.root.show(target))
@@ -273,8 +293,9 @@ class FileTools:
             raise ToolFailed(f"{given!r} is a binary file; the file tools change text files only")
         return data.decode("utf-8", "surrogateescape")
 
-    def _edited(self, target: Path, given: str, old_text: str, new_text: str, replace_all: bool) -> tuple[str, int]:
-        current = self._current(target, given)
+    def _edited(
+        self, current: str | None, given: str, old_text: str, new_text: str, replace_all: bool
+    ) -> tuple[str, int]:
         if current is None:
             raise ToolFailed(f"{given!r} does not exist; write_file creates files")
         if not old_text:

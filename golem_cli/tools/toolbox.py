@@ -36,6 +36,7 @@ from golem_cli.tools.builtin import BuiltinSource, ToolSettings
 from golem_cli.tools.command_env import CommandEnv, server_credentials
 from golem_cli.tools.mcp.hooks import ServerHooks
 from golem_cli.tools.registry import LazySource, Registry, ToolEntry, ToolSelectionError, ToolSource
+from golem_cli.tools.rules import URL
 
 if TYPE_CHECKING:
     from golem_cli.config.schema import McpServerTable
@@ -279,6 +280,7 @@ def toolbox(
         extra = [*sources, ResourceReader(lambda: sources, settings.output_limit)]  # read_resource, off unless named
     registry = builtin_registry(settings, extra)
     approvals = Approvals(registry, yes=yes, allow=allow, deny=deny, ask=ask, root=str(settings.root.resolve()))
+    settings.private_urls.allows = lambda url: approvals.rules.allows("fetch_url", URL, url)
     box = Toolbox(registry, enabled, approvals, hooks)
     box.notices = notices
     return box

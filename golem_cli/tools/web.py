@@ -9,13 +9,24 @@ so a huge, endless or compressed-bomb response costs that much at most; the whol
 a deadline. HTML becomes readable text (``page_text``); other text types are returned as
 they are; anything else (images, archives, "text" that is mostly NUL bytes) is refused with
 its type and size.
+
+A fetched page can ask the model to reach services only this machine reaches (a router's admin
+page, a cloud's metadata address, a development server on the loopback address). So a host
+that resolves to a private, loopback, link-local or otherwise non-public address is fetched
+only when an allow rule names the URL (``fetch_url(http://127.0.0.1:8080/*)``, checked through
+``PrivateGate``): every address the name resolves to is checked, before the first request and
+again before each redirect is followed. The check and the connection resolve the name apart,
+so a name whose answer changes in between (DNS rebinding) is not caught: ADR 0032.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import socket
 import zlib
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
 
@@ -48,11 +59,24 @@ def check_url(url: str) -> str:
     return url
 
 
+def _never(url: str) -> bool:
+    return False
+
+
+@dataclass
+class PrivateGate:
+    """Whether a URL whose host is a non-public address may be fetched: only when an allow
+    rule names it (the toolbox points ``allows`` at its rules once they exist)."""
+
+    allows: Callable[[str], bool] = _never
+
+
 @dataclass(frozen=True)
 class Web:
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     max_bytes: int = DEFAULT_MAX_BYTES
     timeout: float = DEFAULT_TIMEOUT
+    gate: PrivateGate = field(default_factory=PrivateGate)
 
     async def fetch_url(self, url: str) -> str:
         import httpx  # only when a page is fetched
@@ -64,6 +88,7 @@ class Web:
             async with asyncio.timeout(self.timeout):
                 async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout, headers=headers) as client:
                     for _ in range(MAX_REDIRECTS + 1):
+                        await self._check_address(url)
                         async with client.stream("GET", url) as response:
                             target = _redirect(response, url, origin)
                             if target is None:
@@ -74,6 +99,23 @@ class Web:
             raise ToolFailed(f"no complete answer from {url} within {self.timeout:g}s") from None
         except httpx.HTTPError as e:
             raise ToolFailed(f"cannot fetch {url}: {type(e).__name__}: {e}") from None
+
+    async def _check_address(self, url: str) -> None:
+        """``ToolFailed`` when the URL's host is, or resolves to, an address that is not public
+        and no allow rule names the URL."""
+        scheme, host, port = _origin(url)
+        try:
+            found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        except OSError:
+            return  # not resolved: the request fails with its own words
+        for *_, address in found:
+            what = _not_public(str(address[0]).split("%", 1)[0])
+            if what and not self.gate.allows(url):
+                site = f"{scheme}://{urlsplit(url).netloc}/*"
+                raise ToolFailed(
+                    f"{url} is refused: {host} is {what} ({address[0]}), which a fetched page could make the model "
+                    f"reach; to allow it: --allow 'fetch_url({site})' (or /tools allow fetch_url({site}))"
+                )
 
     async def _read(self, response: httpx.Response, url: str) -> str:
         """The answer as the model reads it: a line saying what it is, then its text."""
@@ -132,6 +174,22 @@ def _refuse_binary(url: str, kind: str, body: bytes, size: str, encoding: str) -
             f"{url} is {kind or 'without a content type'} ({size}) but holds binary data "
             f"({nuls:,} NUL bytes); fetch_url returns text only"
         )
+
+
+def _not_public(text: str) -> str:
+    """What kind of non-public address ``text`` is ("" for a public one)."""
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return ""
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    for what, test in (("a loopback address", address.is_loopback), ("a link-local address", address.is_link_local),
+                       ("an unspecified address", address.is_unspecified), ("a private address", address.is_private),
+                       ("a reserved address", address.is_reserved or address.is_multicast)):  # fmt: skip
+        if test:
+            return what
+    return ""
 
 
 def _origin(url: str) -> tuple[str, str, int]:

@@ -546,7 +546,7 @@ def test_results_show_as_each_call_finishes_and_the_spinner_spins(spawn, server:
                                                                   slow_site: tuple[str, threading.Event]):  # fmt: skip
     url, answer = slow_site
     server.enqueue(calls(("call_1", "fetch_url", {"url": url}), ("call_2", "read_file", {"path": "notes.txt"})))
-    chat = spawn("chat", "-T", "all", "-y")
+    chat = spawn("chat", "-T", "all", "-y", "--allow", "fetch_url(http://127.0.0.1:*)")  # a loopback site: a rule
     chat.prompt()
     chat.child.sendline("go")
     out = chat.expect_raw(r"running fetch_url · 1\.\d")  # read_file is done, fetch_url still runs

@@ -513,6 +513,18 @@ async def _exit(repl: Repl, arg: str) -> str:
     return EXIT
 
 
+async def _undo(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.repl.rewind import undo
+
+    await undo(repl, arg)
+
+
+async def _rewind(repl: Repl, arg: str) -> None:
+    from golem_cli.cli.repl.rewind import rewind
+
+    await rewind(repl, arg)
+
+
 COMMANDS: dict[str, tuple[str, str]] = {
     "/help": ("/help", "this list"),
     "/ids": ("/ids", "conversation ID, last run ID and the file"),
@@ -529,6 +541,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/history": ("/history [--run-ids] [--full]", "show the conversation so far (--full: tool results whole)"),
     "/normalize": ("/normalize", "repair this conversation and report what changed"),
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
+    "/undo": ("/undo", "back to before the last turn, the files its tools changed put back (kept in a fork)"),
+    "/rewind": ("/rewind [N]", "list the turns, or go back to before turn N as /undo does"),
     "/attach": ("/attach PATH|URL|@SERVER:URI", "attach a file, or a tool server's resource, to your next prompt"),
     "/title": ("/title [TEXT]", "show or set this conversation's name"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
@@ -542,6 +556,7 @@ HANDLERS: dict[str, Handler] = {
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
     "/exit": _exit, "/quit": _exit,
+    "/undo": _undo, "/rewind": _rewind,
 }  # fmt: skip
 NAMES = [name for name in COMMANDS if name != "/SERVER:PROMPT"]
 
