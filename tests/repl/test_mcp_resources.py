@@ -103,8 +103,9 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
     chat.expect(READY)
     chat.child.send("/attach @demo:demo://notes/b")  # the server completes the template's variable
     chat.expect("notes/beta")  # offered while typing
-    chat.child.send("\t")
+    chat.child.send("\t")  # the one completion offered: a value with control characters is not
     wait_for_screen(chat, "you> /attach @demo:demo://notes/beta")
+    assert "]0;pwn" not in chat.log.getvalue()  # not even in the menu
     chat.child.sendline("")
     chat.expect(r"Attached @demo:demo://notes/beta \(text, \d+ bytes\) to your next prompt\.")
     chat.prompt()
