@@ -277,7 +277,7 @@ async def complete(ref: object, argument: CompletionArgument, context: object) -
     if isinstance(ref, PromptReference) and ref.name == "greet" and argument.name == "style":
         choices = ["plain", "warm", "very warm", "formal"]
     elif isinstance(ref, ResourceTemplateReference) and argument.name == "topic":
-        choices = ["alpha", "beta", "gamma"]
+        choices = ["alpha", "beta", "gamma", "beta\x1b]0;pwned\x07"]  # the last would retitle a terminal
     else:
         return None
     return Completion(values=[c for c in choices if c.startswith(argument.value)])

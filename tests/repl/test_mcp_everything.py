@@ -89,3 +89,21 @@ def test_the_tool_root_is_its_one_root(server: ProviderServer, home: Path, proje
     assert done.returncode == 0, done.stderr
     (result,) = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
     assert "Current MCP Roots (1 total)" in result and f"URI: {project.resolve().as_uri()}\n" in result
+
+
+def test_golem_mcp_prompts_and_resources_list_its_offer(home: Path):
+    import json
+    import subprocess
+
+    from tests.repl.conftest import GOLEM, golem_env
+
+    configure(home, everything_toml())
+    listed = subprocess.run([GOLEM, "mcp", "prompts", "ev", "--json"], capture_output=True, text=True,
+                            env=golem_env(home), timeout=60)  # fmt: skip
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)
+    assert {"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"} <= {p["name"] for p in row["prompts"]}
+    text = subprocess.run([GOLEM, "mcp", "resources", "ev"], capture_output=True, text=True, env=golem_env(home),
+                          timeout=60).stdout  # fmt: skip
+    assert "@ev:demo://resource/static/document/architecture.md (text/markdown)" in text
+    assert "@ev:demo://resource/dynamic/text/{resourceId}  [template]  Dynamic Text Resource" in text

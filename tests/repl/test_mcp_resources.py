@@ -103,8 +103,9 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
     chat.expect(READY)
     chat.child.send("/attach @demo:demo://notes/b")  # the server completes the template's variable
     chat.expect("notes/beta")  # offered while typing
-    chat.child.send("\t")
+    chat.child.send("\t")  # the one completion offered: a value with control characters is not
     wait_for_screen(chat, "you> /attach @demo:demo://notes/beta")
+    assert "]0;pwn" not in chat.log.getvalue()  # not even in the menu
     chat.child.sendline("")
     chat.expect(r"Attached @demo:demo://notes/beta \(text, \d+ bytes\) to your next prompt\.")
     chat.prompt()
@@ -119,3 +120,33 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
     asked = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
     assert asked[-1] == ('Please greet Ada in a very warm way.\n\n<file name="@demo:demo://notes/beta">\n'
                          "notes on beta\n</file>")  # fmt: skip
+
+
+def test_what_a_server_adds_is_offered_at_the_next_prompt_and_the_model_reads_it(spawn, server: ProviderServer,
+                                                                                 home: Path):  # fmt: skip
+    from tests.repl.test_tools import calls
+
+    configure(home, demo_toml("demo"))
+    server.enqueue(calls(("c1", "demo__grow", {})), Scenario(),
+                   calls(("c2", "read_resource", {"resource": "@demo:demo://grown"})), Scenario())  # fmt: skip
+    chat = spawn("chat", "-T", "demo", "-T", "read_resource", "--yes")
+    chat.prompt()
+    chat.expect(READY)
+    chat.child.sendline("grow")
+    chat.turn()
+    chat.prompt()
+    chat.child.send("/demo:gro")  # its new prompt, before any other turn
+    chat.expect("/demo:grown")
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /demo:grown")
+    chat.child.send(" @demo:demo://gr")  # and its new resource
+    chat.expect("demo://grown")
+    chat.child.send("\t")
+    wait_for_screen(chat, "you> /demo:grown @demo:demo://grown")
+    chat.child.send("\x15")  # Ctrl-U: the line is cleared
+    chat.child.sendline("read it")
+    chat.turn()
+    chat.prompt()
+    chat.leave()
+    tool = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert tool[-1] == "[resource: demo://grown]\na grown note"

@@ -111,7 +111,8 @@ def test_the_servers_completions_for_a_prompts_argument_and_a_templates_variable
         none = await source.complete({"type": "ref/prompt", "name": "greet"}, "name", "", {})
         return style, topic, none
 
-    assert with_box(["demo"], body) == (["plain", "warm", "very warm", "formal"], ["beta"], [])
+    hostile = "beta\x1b]0;pwned\x07"  # the tools layer passes it on; the chat's Tab never offers it
+    assert with_box(["demo"], body) == (["plain", "warm", "very warm", "formal"], ["beta", hostile], [])
 
 
 def test_changed_prompts_and_resources_are_read_again_between_turns():

@@ -64,7 +64,9 @@ class SlashCompleter(Completer):
     async def get_completions_async(
         self, document: Document, complete_event: CompleteEvent
     ) -> AsyncGenerator[Completion, None]:
-        """golem's own completions, and where there are none the tool server's."""
+        """golem's own completions, and where there are none the tool server's (the lists a
+        server said changed read again first)."""
+        await self.servers.relist()
         local = list(self.get_completions(document, complete_event))
         for completion in local:
             yield completion

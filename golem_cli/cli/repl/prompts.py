@@ -58,6 +58,9 @@ async def run(repl: Repl, name: str, rest: str) -> None:
     server, _, prompt = name[1:].partition(":")
     if not await repl.tool_servers_ready():
         return
+    from golem_cli.cli.repl.resources import relist
+
+    await relist(repl.session.toolbox)
     found = _find(repl, server, prompt)
     if isinstance(found, str):
         repl.console.print(visible(found), markup=False)
@@ -149,6 +152,13 @@ class ServerCompleter(Completer):
         for argument in self._arguments(command):
             if argument.startswith(word) and f"{argument}=" not in rest:
                 yield Completion(f"{argument}=", start_position=-len(word))
+
+    async def relist(self) -> None:
+        """The prompts and resources of the running servers that said they changed, read again
+        before anything is completed from them."""
+        from golem_cli.cli.repl.resources import relist
+
+        await relist(self.box())
 
     async def from_server(self, text: str) -> list[Completion]:
         """The server's completions (``completion/complete``) of a prompt's ``ARG=`` value or a

@@ -46,6 +46,15 @@ def running(box: Toolbox | None) -> dict[str, Any]:
     return {s.group: s for s in (box.servers() if box is not None else ()) if s.started}
 
 
+async def relist(box: Toolbox | None) -> None:
+    """The prompts and resources of the running servers that said they changed, read again
+    (as a turn does before it starts): Tab and the commands between turns see the new lists."""
+    for source in running(box).values():
+        for again in (getattr(source, "relist_prompts", None), getattr(source, "relist_resources", None)):
+            if again is not None:
+                await again()
+
+
 def listed(box: Toolbox | None) -> Iterator[tuple[str, str, str]]:
     """``(server, uri or template, description)`` of every resource and template the running
     servers list (a template's URI keeps its ``{variables}``)."""
@@ -86,6 +95,7 @@ async def attach(repl: Repl, named: str, *, quiet: bool = False) -> bool:
     server, uri = match.groups()
     if not await repl.tool_servers_ready():
         return False
+    await relist(repl.session.toolbox)
     source = running(repl.session.toolbox).get(server)
     try:
         if source is None:
