@@ -46,7 +46,9 @@ PROXIES = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:
 def once(how: str, proxies: bool, python: str = sys.executable) -> float:
     env = {k: v for k, v in os.environ.items() if not k.upper().endswith("_PROXY")}
     env.update(PROXIES if proxies else {})
-    out = subprocess.run([python, "-c", BUILD, how], capture_output=True, text=True, env=env, check=True)
+    # From "/": ``-c`` puts the working directory first on sys.path, which would import this
+    # checkout's golem_cli in the other tree's interpreter.
+    out = subprocess.run([python, "-c", BUILD, how], capture_output=True, text=True, env=env, check=True, cwd="/")
     return float(out.stdout)
 
 

@@ -33,17 +33,20 @@ END = "END-OF-REPLY"
 
 
 def reply(kind: str, lines: int) -> str:
-    """``lines`` lines of one markdown construct, then the end marker as its own paragraph."""
+    """``lines`` lines of one markdown construct, then the end marker as its own paragraph.
+    Numbers are zero-padded, so every line is as long whatever its number: 4x the lines is 4x
+    the bytes (unpadded, a table of 2,000 rows is 4.4x the bytes of one of 500)."""
     if kind == "code":
-        body = "```python\n" + "".join(f"value_{i} = compute({i}, 'x')  # step {i}\n" for i in range(lines)) + "```"
+        body = "```python\n" + "".join(f"value_{i:05} = compute({i:5}, 'x')  # step {i:05}\n" for i in range(lines))
+        body += "```"
     elif kind == "table":
         body = "| n | square | note |\n|---|---|---|\n" + "".join(
-            f"| {i} | {i * i} | row {i} |\n" for i in range(lines)
+            f"| {i:05} | {i * i:010} | row {i:05} |\n" for i in range(lines)
         )
     elif kind == "list":
-        body = "".join(f"- item {i}: the model lists things one per line\n" for i in range(lines))
+        body = "".join(f"- item {i:05}: the model lists things one per line\n" for i in range(lines))
     else:  # one paragraph of many lines, no blank line inside
-        body = "".join(f"sentence {i} of a long paragraph that keeps going without a break\n" for i in range(lines))
+        body = "".join(f"sentence {i:05} of a long paragraph that keeps going without a break\n" for i in range(lines))
     return f"{body.rstrip()}\n\n{END}\n"
 
 
