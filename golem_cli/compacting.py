@@ -1,0 +1,247 @@
+"""The compaction side of a chat session (ADR 0031): the summary in force, ``/compact`` and its
+undo, rolling folds and auto-compact. Prints nothing; what a person should hear is in
+``notices``, one line each, said once.
+
+The session asks ``summary_parts`` for what a run carries before the window; everything else
+here changes only the ``summaries`` sidecar, never the history file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from golem_cli.core.compaction import (
+    DEFAULT_KEEP,
+    Compaction,
+    CompactionError,
+    after_point,
+    compaction_messages,
+    request_summary,
+    summary_message,
+    tail_start,
+)
+from golem_cli.core.errors import GolemError
+from golem_cli.core.history.processors import HistoryProcessor
+from golem_cli.core.messages import Message
+from golem_cli.store.sidecars import SUMMARIES, Summary, current_sig
+from golem_cli.store.summaries import (
+    Placed,
+    SummariesRead,
+    add_summary,
+    drop_newest,
+    new_summary,
+    placed,
+    read_summaries,
+    replace_text,
+)
+
+if TYPE_CHECKING:
+    from golem_cli.core.agent import Agent
+    from golem_cli.core.model import Model
+    from golem_cli.store import Store
+
+__all__ = ["Compacted", "Compactor"]
+
+#: Auto-compact stops trying after this many failures in a row (said once).
+BREAKER = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Compacted:
+    """A compaction made: the summary stored, the call that wrote it, how many messages it
+    covers and how many stay verbatim."""
+
+    summary: Summary
+    call: Compaction
+    covered: int
+    kept: int
+
+
+class Session(Protocol):
+    """What compaction uses of its chat session (``session.ChatSession``)."""
+
+    store: Store
+    conversation_id: str
+    history: list[Message]
+    skipped: int
+    model: Model
+
+    @property
+    def stored(self) -> int: ...
+
+    def window(self) -> HistoryProcessor: ...
+
+    def agent(self, *, summary: bool = True) -> Agent: ...
+
+
+class Compactor:
+    """What a chat session knows of its summaries, and the compactions it makes."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        #: ``summarize_trimmed``: fold what leaves the window into the summary after each turn
+        self.rolling = False
+        #: ``auto_compact``: compact before a request past this share of the context window
+        self.auto: float | None = None
+        #: the model's context window in tokens, when known (auto-compact needs it)
+        self.context_window: int | None = None
+        #: ``compact_model``: the model that writes summaries (None: the conversation's)
+        self.model: Model | None = None
+        self.keep = DEFAULT_KEEP
+        self.notices: list[str] = []
+        self.failures = 0  # auto-compact's, in a row
+        self._read: SummariesRead | None = None
+        self._said: set[str] = set()
+
+    # --- the summary in force ------------------------------------------------------------------
+
+    def summaries(self) -> list[Summary]:
+        """The stored summaries, oldest first (read again when the file changed)."""
+        s = self.session
+        path = s.store.sidecar_path(s.conversation_id, SUMMARIES)
+        if self._read is None or current_sig(path) != self._read.sig:
+            self._read = read_summaries(s.store, s.conversation_id)
+            if self._read.problem:
+                self._say(self._read.problem)
+        return self._read.summaries
+
+    def in_force(self) -> Placed | None:
+        """The newest summary that can be placed in the session's history, with its point."""
+        stored = self.summaries()
+        if not stored:
+            return None
+        found = placed(stored, self.session.history, self.session.skipped)
+        if found is None:
+            self._say(
+                f"the summaries of {self.session.conversation_id} cover messages this conversation no longer holds; "
+                "it is sent as if it had never been compacted"
+            )
+        return found
+
+    def summary_parts(self, window: HistoryProcessor) -> tuple[tuple[Message, ...], HistoryProcessor]:
+        """What a run carries before the window (the summary message, or nothing) and the trim
+        over the messages after the summary's point."""
+        found = self.in_force()
+        if found is None:
+            return (), window
+        return (summary_message(found.summary.text, found.summary.number),), after_point(found.point, window)
+
+    # --- compacting ------------------------------------------------------------------------------
+
+    async def compact(self, *, focus: str = "", keep: int | None = None, by: str = "compact") -> Compacted:
+        """Summarise every stored message before the newest ``keep`` (read from the file, not
+        only the window this session holds) into a new summary, which folds in the one in force."""
+        history = self.whole_history()
+        point = tail_start(history, self.keep if keep is None else keep)
+        return await self._summarise(history, point, focus=focus, by=by)
+
+    async def _summarise(self, history: list[Message], point: int | None, *, focus: str, by: str) -> Compacted:
+        current = placed(self.summaries(), history)
+        start = current.point if current is not None else 0
+        if point is None or point <= start:
+            raise CompactionError(
+                "nothing to compact: every message before the newest ones is already summarised"
+                if current is not None
+                else "nothing to compact yet: the conversation is shorter than the messages kept verbatim",
+                hint="/compact works once there are more messages (--keep N keeps fewer)",
+            )
+        previous = summary_message(current.summary.text, current.summary.number) if current is not None else None
+        agent = self.session.agent(summary=False)
+        config = agent.config
+        messages = compaction_messages(
+            config.instructions, previous, history[start:point], focus=focus, shrink=by == "rolling"
+        )
+        model = self.model or self.session.model
+        call = await request_summary(
+            model, messages, tools=config.tool_definitions(), settings=config.settings, cache_key=config.cache_key
+        )
+        summary = new_summary(history, point, call.text, by=by, model=call.model, focus=focus)
+        add_summary(self.session.store, self.session.conversation_id, summary)
+        self._read = None
+        return Compacted(summary=summary, call=call, covered=point, kept=len(history) - point)
+
+    def whole_history(self) -> list[Message]:
+        """Every message the file holds up to the end of the session's history."""
+        s = self.session
+        if not s.skipped:
+            return list(s.history)
+        return s.store.load(s.conversation_id)[: s.stored]
+
+    def undo(self) -> Summary | None:
+        """Remove the newest summary; the one removed (None when there was none)."""
+        s = self.session
+        gone = drop_newest(s.store, s.conversation_id)
+        self._read = None
+        return gone
+
+    def edit(self, text: str) -> Summary | None:
+        """The newest summary's text replaced by the user's."""
+        s = self.session
+        edited = replace_text(s.store, s.conversation_id, text)
+        self._read = None
+        return edited
+
+    # --- after and before a turn -----------------------------------------------------------------
+
+    def fold_due(self) -> int | None:
+        """With rolling summaries on: the point a fold would move the summary to, when the
+        window's start has moved past the summary's point (None: nothing to fold)."""
+        if not self.rolling:
+            return None
+        s = self.session
+        current = self.in_force()
+        start = current.point if current is not None else 0
+        after = s.history[start:]
+        try:
+            window = s.window()(after)
+        except GolemError:
+            return None
+        cut = start + len(after) - len(window)
+        return cut if cut > start and cut < len(s.history) else None
+
+    async def fold(self) -> Compacted | None:
+        """Fold what left the window into the summary; a failure keeps the previous summary and
+        is said once (until a fold succeeds again)."""
+        point = self.fold_due()
+        if point is None:
+            return None
+        try:
+            done = await self._summarise(self.whole_history(), point + self.session.skipped, focus="", by="rolling")
+        except GolemError as e:
+            self._say(f"the rolling summary could not be updated ({e}); the previous one is kept", key="fold")
+            return None
+        self._said.discard("fold")
+        return done
+
+    async def before_turn(self, estimate: int) -> Compacted | None:
+        """Auto-compact: when a request of about ``estimate`` tokens would pass the threshold,
+        compact first and say so; after ``BREAKER`` failures in a row, stop trying (said once)."""
+        if self.auto is None or not self.context_window or estimate < self.auto * self.context_window:
+            return None
+        if self.failures >= BREAKER:
+            return None
+        try:
+            done = await self.compact(by="auto")
+        except GolemError as e:
+            self.failures += 1
+            stop = "; auto-compact is off for this session" if self.failures >= BREAKER else ""
+            self._say(f"auto-compact failed ({e}){stop}", key=f"auto{self.failures}")
+            return None
+        self.failures = 0
+        share = round(100 * estimate / self.context_window)
+        self.notices.append(
+            f"the next request was about {share}% of the context window: compacted messages 1-{done.summary.number} "
+            f"first (/summary shows it, /compact undo removes it)"
+        )
+        return done
+
+    def _say(self, line: str, key: str | None = None) -> None:
+        key = key or line
+        if key not in self._said:
+            self._said.add(key)
+            self.notices.append(line)
+
+    def take_notices(self) -> list[str]:
+        lines, self.notices = self.notices, []
+        return lines
