@@ -166,7 +166,7 @@ async def request_summary(
     return Compaction(
         text=text,
         usage=response.usage,
-        model=response.model_name or getattr(model, "name", ""),
+        model=getattr(model, "name", "") or response.model_name,
         ignored_calls=len(response.message.tool_calls),
     )
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.tools.toolbox import Toolbox
 
+from golem_cli.cli.repl import compact
+
 EXIT = "exit"
 
 
@@ -531,6 +533,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/retry": ("/retry", "ask the last prompt again (an old reply is kept in a fork)"),
     "/attach": ("/attach PATH|URL|@SERVER:URI", "attach a file, or a tool server's resource, to your next prompt"),
     "/title": ("/title [TEXT]", "show or set this conversation's name"),
+    "/compact": ("/compact [FOCUS|undo]", "summarise the history before the newest messages (the file keeps them)"),
+    "/summary": ("/summary [edit]", "show the summary sent instead of older messages, or edit it"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/context": ("/context", "what the next request carries, in tokens, against the context window"),
     "/cost": ("/cost", "this conversation's runs by model: requests, tokens, cost"),
@@ -542,6 +546,7 @@ HANDLERS: dict[str, Handler] = {
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
     "/exit": _exit, "/quit": _exit,
+    "/compact": compact.compact, "/summary": compact.summary,
 }  # fmt: skip
 NAMES = [name for name in COMMANDS if name != "/SERVER:PROMPT"]
 

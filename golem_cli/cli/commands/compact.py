@@ -1,0 +1,102 @@
+"""``golem compact ID``: summarise a stored conversation before its newest messages, or undo
+the newest summary (ADR 0031). The history file is never changed; the summary lives beside it."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from golem_cli.cli.command import GolemCommand
+from golem_cli.cli.options import ConversationId, Model, Tools
+
+if TYPE_CHECKING:
+    from golem_cli.compacting import Compacted
+    from golem_cli.store.sidecars import Summary
+
+app = typer.Typer()
+
+Focus = Annotated[
+    str, typer.Option("--focus", metavar="TEXT", help="What the summary should keep above all (a task, a file).")
+]
+Keep = Annotated[
+    int | None,
+    typer.Option("--keep", metavar="N", min=1, help="Keep the newest N messages verbatim (default 6)."),
+]
+Undo = Annotated[bool, typer.Option("--undo", help="Remove the newest summary instead.")]
+
+
+@app.command("compact", cls=GolemCommand, rich_help_panel="Conversations")
+def compact(
+    cid: ConversationId, focus: Focus = "", keep: Keep = None, undo: Undo = False, model: Model = None,
+    tool: Tools = None,
+) -> int:  # fmt: skip
+    """Summarise a conversation before its newest messages; the summary is sent instead of them.
+
+    The file keeps every message; `golem show` marks where the summary starts. The summary is
+    written by --model, else compact_model from config.toml, else the conversation's model.
+    The request opens as the conversation's own do (with the tools -T names), so a provider
+    reads that part from its cache.
+    """
+    import asyncio
+
+    from golem_cli.cli.common import open_store, set_compaction
+    from golem_cli.cli.model_choice import choose_model, close_model
+    from golem_cli.cli.render.console import note
+    from golem_cli.cli.tools.choice import choose_tools
+    from golem_cli.session import ChatSession
+
+    store = open_store()
+    cid = store.resolve(cid)
+    choice = choose_model(model, stored=store.meta(cid).model, fallback=False)
+    toolbox = choose_tools(choice.settings, tool, None, False).toolbox() if tool else None
+    session, _, _ = ChatSession.resume(store, cid, choice.model, tools=toolbox)
+    try:
+        set_compaction(session, choice)
+        if model:
+            session.compactor.model = None  # --model names the model that writes it
+        if undo:
+            gone = session.compactor.undo()
+            note(undone_line(gone))
+            return 0 if gone is not None else 1
+
+        async def run() -> Compacted:
+            try:
+                return await session.compactor.compact(focus=focus, keep=keep)
+            finally:
+                await close_model(session.model)
+                if session.compactor.model is not None:
+                    await close_model(session.compactor.model)
+
+        done = asyncio.run(run())
+    finally:
+        session.close()
+    from golem_cli.cli.render.terminal_text import for_terminal
+
+    sys.stdout.write(for_terminal(done.summary.text, sys.stdout) + "\n")
+    note(compacted_line(done))
+    return 0
+
+
+def compacted_line(done: Compacted) -> str:
+    """One line for a compaction made: what it covers, what stays verbatim, who wrote it, its
+    tokens and the share of its input read from the provider's cache."""
+    usage = done.call.usage
+    tokens = ""
+    if usage.input_tokens:
+        cached = f", {round(100 * usage.cache_read_tokens / usage.input_tokens)}% of it a cache read"
+        tokens = f"; {usage.input_tokens:,} tokens in{cached if usage.cache_read_tokens else ''}, "
+        tokens += f"{usage.output_tokens:,} out"
+    ignored = f"; {done.call.ignored_calls} tool call(s) in its answer ignored" if done.call.ignored_calls else ""
+    return (
+        f"Summarised messages 1-{done.summary.number} (the newest {done.kept} kept verbatim) with "
+        f"{done.call.model}{tokens}{ignored}. The file keeps every message; /summary shows the summary, "
+        "/compact undo (golem compact ID --undo) removes it."
+    )
+
+
+def undone_line(gone: Summary | None) -> str:
+    if gone is None:
+        return "golem: nothing to undo: this conversation has no summary"
+    return f"Removed the summary of messages 1-{gone.number}; they are sent as they are again (as the window allows)."

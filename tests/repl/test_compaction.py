@@ -1,0 +1,181 @@
+"""Compaction through the real ``golem`` (issue 23): what each request carries before and after
+``golem compact`` / ``/compact``, after an undo, after a fork, with a damaged summaries file,
+on both protocols over the loopback server (every body validated against the SDK types)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
+from tests.repl.conftest import GOLEM, golem_env
+
+pytestmark = pytest.mark.slow
+
+MODELS = {"openai": "local:echo", "anthropic": "claude:claude-test"}
+SUMMARY_MARK = "[golem: summary of the conversation so far]"
+COMPACT_MARK = "[golem: compaction request]"
+
+
+def golem(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=90)
+    assert done.returncode == code, done.stderr
+    return done
+
+
+def texts(request: Received) -> list[str]:
+    """Each message's text (either protocol), tool blocks as their kind."""
+    out = []
+    for m in request.json["messages"]:
+        content = m.get("content")
+        if isinstance(content, str):
+            out.append(content)
+        elif isinstance(content, list):
+            out.append(" ".join(b.get("text", b.get("type", "")) for b in content if isinstance(b, dict)))
+        else:
+            out.append(m.get("role", ""))
+    return out
+
+
+def blocks(request: Received) -> list[str]:
+    """The text of each message or content block after the system prompt, in order (the
+    Messages API puts consecutive user messages in one turn, as blocks)."""
+    out = []
+    for m in request.json["messages"]:
+        content = m.get("content")
+        if m.get("role") == "system":
+            continue
+        if isinstance(content, list):
+            out += [b.get("text", b.get("type", "")) for b in content if isinstance(b, dict)]
+        else:
+            out.append(content if isinstance(content, str) else m.get("role", ""))
+    return out
+
+
+def system_of(request: Received) -> Any:
+    data = request.json
+    if "system" in data:
+        return [b["text"] for b in data["system"]] if isinstance(data["system"], list) else data["system"]
+    return data["messages"][0]["content"] if data["messages"][0]["role"] == "system" else None
+
+
+def tools_of(request: Received) -> list[str]:
+    return [t.get("name") or t["function"]["name"] for t in request.json.get("tools", [])]
+
+
+def project(home: Path) -> None:
+    root = home / "project"
+    root.mkdir()
+    (root / "notes.txt").write_text("hello\n")
+    config = home / "config.toml"
+    config.write_text(f'tool_root = "{root}"\n' + config.read_text())
+
+
+def converse(server: ProviderServer, home: Path, kind: str, turns: int) -> str:
+    """``turns`` turns of ``golem ask`` with a tool round each; the conversation's ID."""
+    for n in range(turns):
+        call = ToolCallSpec(f"{'toolu' if kind == 'anthropic' else 'call'}_{n}", "read_file", '{"path": "notes.txt"}')
+        server.enqueue(Scenario(reply=Reply(text=f"reading {n}", tool_calls=[call])), Scenario(reply=Reply(text=f"read {n}")))
+        args = ["-c"] if n else ["-s", "You are terse."]
+        golem(home, "ask", *args, "-m", MODELS[kind], "-T", "fs", f"turn {n}")
+    return json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+
+
+@pytest.mark.parametrize("kind", ["openai", "anthropic"])
+def test_compact_then_ask_sends_instructions_summary_then_the_tail(server: ProviderServer, home: Path, kind: str) -> None:
+    project(home)
+    cid = converse(server, home, kind, 4)
+    path = home / "conversations" / f"{cid}.json"
+    before = path.read_bytes()
+    last_turn = server.requests[-1]
+    server.enqueue(Scenario(reply=Reply(text="SUMMARY: the user read notes.txt four times")))
+    done = golem(home, "compact", cid[:8], "--keep", "4", "--focus", "the notes", "-T", "fs")
+    assert done.stdout.strip() == "SUMMARY: the user read notes.txt four times"
+    assert "Summarised messages 1-12 (the newest 4 kept verbatim)" in done.stderr
+    assert path.read_bytes() == before  # the history file is never touched
+    compaction = server.requests[-1]
+    # The conversation's own prefix: instructions and tools, no tool choice; then what it covers.
+    assert system_of(compaction) == system_of(last_turn) and tools_of(compaction) == tools_of(last_turn)
+    assert "tool_choice" not in compaction.json
+    said = texts(compaction)
+    assert said[-1].startswith(COMPACT_MARK) and said[-1].endswith("Focus on: the notes")
+    assert "turn 0" in said and "turn 2" in said and "turn 3" not in said
+    server.enqueue(Scenario(reply=Reply(text="after")))
+    golem(home, "ask", "-c", "-m", MODELS[kind], "-T", "fs", "next")
+    summary, *rest = blocks(server.requests[-1])
+    assert summary.startswith(SUMMARY_MARK) and "messages 1-12" in summary
+    assert summary.endswith("SUMMARY: the user read notes.txt four times")
+    assert rest[0] == "turn 3" and rest[-1] == "next" and not any("turn 2" in t for t in rest)
+    # undo: the next request is as if it had never been compacted
+    assert "Removed the summary of messages 1-12" in golem(home, "compact", cid, "--undo").stderr
+    golem(home, "ask", "-c", "-m", MODELS[kind], "-T", "fs", "again")
+    assert not any(t.startswith(SUMMARY_MARK) for t in texts(server.requests[-1]))
+    assert "turn 0" in texts(server.requests[-1])
+    assert golem(home, "compact", cid, "--undo", code=1).stderr.startswith("golem: nothing to undo")
+
+
+def test_a_damaged_summaries_file_sends_the_conversation_as_never_compacted(server: ProviderServer, home: Path) -> None:
+    for n in range(5):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    golem(home, "compact", cid, "--keep", "2")
+    (home / "conversations" / f"{cid}.summaries.json").write_bytes(b"\x00garbage")
+    done = golem(home, "ask", "-c", "next")
+    assert texts(server.requests[-1])[0] == "turn 0"
+    (line,) = [line for line in done.stderr.splitlines() if "summaries" in line]
+    assert line.startswith("golem: the summaries of") and "as if it had never been compacted" in line
+
+
+def test_nothing_to_compact_is_one_line(server: ProviderServer, home: Path) -> None:
+    golem(home, "ask", "only turn")
+    done = golem(home, "compact", "last", code=1)
+    assert done.stderr.startswith("golem: nothing to compact yet") and len(done.stderr.splitlines()) <= 2
+
+
+def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(server: ProviderServer, home: Path) -> None:
+    for n in range(5):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    golem(home, "compact", cid, "--keep", "4")  # covers messages 1-6
+    after = golem(home, "fork", cid, "--at", "8").stdout.split()[-1]
+    before = golem(home, "fork", cid, "--at", "4").stdout.split()[-1]
+    forks = {c["id"]: c for c in json.loads(golem(home, "list", "--json").stdout)}
+    after = next(i for i in forks if i.startswith(after.rstrip(".")) or after.startswith(i))
+    before = next(i for i in forks if i.startswith(before.rstrip(".")) or before.startswith(i))
+    assert (home / "conversations" / f"{after}.summaries.json").exists()
+    assert not (home / "conversations" / f"{before}.summaries.json").exists()
+    golem(home, "ask", "--cid", after, "in the fork")
+    sent = texts(server.requests[-1])
+    assert sent[0].startswith(SUMMARY_MARK) and sent[1:] == ["turn 3", "echo: turn 3", "in the fork"]
+    golem(home, "ask", "--cid", before, "in the other")
+    assert texts(server.requests[-1]) == ["turn 0", "echo: turn 0", "turn 1", "echo: turn 1", "in the other"]
+
+
+def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer, home: Path) -> None:
+    editor = home / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "my own summary" > "$1"\n')
+    editor.chmod(0o755)
+    chat = spawn("chat", env={"EDITOR": str(editor), "VISUAL": ""})
+    chat.prompt()
+    for n in range(4):
+        chat.say(f"turn {n}")
+    server.enqueue(Scenario(reply=Reply(text="SUMMARY of the first turns")))
+    out = chat.command("/compact the turns", "removes it.")
+    assert "SUMMARY of the first turns" in out and "Summarised messages 1-2 (the newest 6 kept verbatim)" in out
+    assert texts(server.requests[-1])[-1].endswith("Focus on: the turns")
+    chat.say("five")
+    sent = texts(server.requests[-1])
+    assert sent[0].startswith(SUMMARY_MARK) and sent[0].endswith("SUMMARY of the first turns")
+    assert sent[1:] == ["turn 1", "echo: turn 1", "turn 2", "echo: turn 2", "turn 3", "echo: turn 3", "five"]
+    assert "Summary of messages 1-2 (compact, local:echo)" in chat.command("/summary", "/compact undo removes it.")
+    assert "is now the text you wrote" in chat.command("/summary edit", "you wrote.")
+    chat.say("six")
+    assert texts(server.requests[-1])[0].endswith("my own summary")
+    assert "Removed the summary of messages 1-2" in chat.command("/compact undo", "allows\\).")
+    chat.say("seven")
+    assert texts(server.requests[-1])[0] == "turn 0"
+    chat.leave()
