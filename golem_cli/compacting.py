@@ -8,6 +8,7 @@ here changes only the ``summaries`` sidecar, never the history file.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -214,15 +215,37 @@ class Compactor:
         self._said.discard("fold")
         return done
 
-    async def before_turn(self, estimate: int) -> Compacted | None:
-        """Auto-compact: when a request of about ``estimate`` tokens would pass the threshold,
+    def estimate(self, prompt: str) -> int:
+        """About how many tokens the next request carries (golem's offline estimate): the
+        instructions, the tool definitions, the summary and the window, the prompt."""
+        import msgspec
+
+        from golem_cli.core.tokens import EstimatingCounter, estimate_text
+
+        agent = self.session.agent()
+        config = agent.config
+        tools = msgspec.json.encode([(t.name, t.description, t.parameters) for t in config.tool_definitions()])
+        counter = EstimatingCounter()
+        history = counter.count(agent.process_history(self.session.history))
+        return estimate_text(config.instructions) + estimate_text(tools.decode()) + history + estimate_text(prompt)
+
+    async def before_turn(self, prompt: str) -> Compacted | None:
+        """Auto-compact: when the next request would pass ``auto`` of the context window,
         compact first and say so; after ``BREAKER`` failures in a row, stop trying (said once)."""
-        if self.auto is None or not self.context_window or estimate < self.auto * self.context_window:
+        if self.auto is None or not self.context_window or self.failures >= BREAKER:
             return None
-        if self.failures >= BREAKER:
+        try:
+            estimate = self.estimate(prompt)
+        except GolemError:
+            return None  # the turn itself says what is wrong with the window
+        if estimate < self.auto * self.context_window:
             return None
         try:
             done = await self.compact(by="auto")
+        except asyncio.CancelledError:  # Ctrl-C stops the compaction, not the turn: said, and it goes on
+            _uncancel()
+            self.notices.append("auto-compact stopped; the turn was sent without it")
+            return None
         except GolemError as e:
             self.failures += 1
             stop = "; auto-compact is off for this session" if self.failures >= BREAKER else ""
@@ -245,3 +268,10 @@ class Compactor:
     def take_notices(self) -> list[str]:
         lines, self.notices = self.notices, []
         return lines
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        while task.cancelling():
+            task.uncancel()

@@ -454,6 +454,7 @@ class ChatSession:
         hooks = self._hooks(on_delta if stream else None, on_event if stream else None)
         sent = 0
         try:
+            await self.compactor.before_turn(prompt)  # auto-compact, when the request would pass its share
             agent = self.agent()
             self.check_options()  # options the model refuses: refused here, so nothing counts as sent
             sent = self.request_size(agent)

@@ -84,12 +84,18 @@ def write_summaries(store: Store, cid: str, summaries: Sequence[Summary], expect
     return write_document(path, encode_document(doc), expected=expected, durable=True)
 
 
+#: How many summaries the document keeps: each folds in the one before, so older ones are only
+#: what ``/compact undo`` goes back to (rolling summaries add one every K messages).
+KEPT = 16
+
+
 def add_summary(store: Store, cid: str, summary: Summary) -> None:
-    """Append ``summary`` as the newest, reading the file again if another program changed it."""
+    """Append ``summary`` as the newest (the oldest beyond ``KEPT`` dropped), reading the file
+    again if another program changed it."""
     for _ in range(3):
         read = read_summaries(store, cid)
         try:
-            write_summaries(store, cid, [*read.summaries, summary], read.sig)
+            write_summaries(store, cid, [*read.summaries, summary][-KEPT:], read.sig)
             return
         except SidecarChanged:
             continue

@@ -79,14 +79,18 @@ def converse(server: ProviderServer, home: Path, kind: str, turns: int) -> str:
     """``turns`` turns of ``golem ask`` with a tool round each; the conversation's ID."""
     for n in range(turns):
         call = ToolCallSpec(f"{'toolu' if kind == 'anthropic' else 'call'}_{n}", "read_file", '{"path": "notes.txt"}')
-        server.enqueue(Scenario(reply=Reply(text=f"reading {n}", tool_calls=[call])), Scenario(reply=Reply(text=f"read {n}")))
+        server.enqueue(
+            Scenario(reply=Reply(text=f"reading {n}", tool_calls=[call])), Scenario(reply=Reply(text=f"read {n}"))
+        )
         args = ["-c"] if n else ["-s", "You are terse."]
         golem(home, "ask", *args, "-m", MODELS[kind], "-T", "fs", f"turn {n}")
     return json.loads(golem(home, "list", "--json").stdout)[0]["id"]
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_compact_then_ask_sends_instructions_summary_then_the_tail(server: ProviderServer, home: Path, kind: str) -> None:
+def test_compact_then_ask_sends_instructions_summary_then_the_tail(
+    server: ProviderServer, home: Path, kind: str
+) -> None:
     project(home)
     cid = converse(server, home, kind, 4)
     path = home / "conversations" / f"{cid}.json"

@@ -31,7 +31,9 @@ def turns(n: int, *, tools: bool = False) -> list[Message]:
         if tools and i % 2:
             call = ToolCall(id=f"c{i}", name="read_file", args='{"path":"a.txt"}')
             out.append(Message(role=ASSISTANT, tool_calls=[call], run_id=run))
-            out.append(Message(role=TOOL, content=f"result {i}", tool_call_id=f"c{i}", tool_name="read_file", run_id=run))
+            out.append(
+                Message(role=TOOL, content=f"result {i}", tool_call_id=f"c{i}", tool_name="read_file", run_id=run)
+            )
         out.append(Message(role=ASSISTANT, content=f"reply {i}", run_id=run))
     return out
 
@@ -159,3 +161,41 @@ def test_nothing_to_compact_is_an_error_that_changes_nothing(store: Store, keep:
     with pytest.raises(CompactionError):
         asyncio.run(session.compactor.compact(keep=keep))
     assert len(read_summaries(store, cid).summaries) == (1 if keep == 1 else 0)
+
+
+def test_auto_compact_compacts_before_a_request_past_its_share_and_says_so(store: Store) -> None:
+    from tests.scripted import ScriptedModel, reply
+
+    history = turns(12, tools=True)
+    cid = store.create(history, hold=True)
+    model = ScriptedModel([reply("the summary"), reply("the answer")])
+    session = ChatSession(store, cid, model, history=store.load(cid), max_messages=40)
+    session.compactor.auto, session.compactor.context_window = 0.8, 200  # the window is far past 80% of it
+    outcome = asyncio.run(session.turn("next", stream=False))
+    assert outcome.reply == "the answer"
+    compaction, turn = model.requests
+    assert compaction.messages[-1].content.startswith("[golem: compaction request]")
+    assert turn.messages[1].content.startswith(SUMMARY_MARK) and turn.messages[1].content.endswith("the summary")
+    (line,) = session.take_notices()
+    assert "of the context window: compacted messages 1-" in line
+    session.compactor.context_window = 10**6
+    asyncio.run(session.turn("small now", stream=False))  # under the threshold: no compaction
+    assert len(model.requests) == 3
+
+
+def test_auto_compact_stops_after_two_failures_in_a_row(store: Store) -> None:
+    from tests.scripted import ScriptedModel, fail, reply
+
+    history = turns(12)
+    cid = store.create(history, hold=True)
+    model = ScriptedModel([reply("one"), reply("two"), reply("three")])
+    session = ChatSession(store, cid, model, history=store.load(cid), max_messages=40)
+    session.compactor.model = ScriptedModel([fail("no"), fail("no again"), reply("never asked")])
+    session.compactor.auto, session.compactor.context_window = 0.5, 100
+    said = []
+    for prompt in ("a", "b", "c"):
+        assert asyncio.run(session.turn(prompt, stream=False)).finished  # the turn goes on without it
+        said += session.take_notices()
+    assert len(session.compactor.model.requests) == 2  # the breaker: no third try
+    assert said[0].startswith("auto-compact failed (no)") and said[1].endswith("auto-compact is off for this session")
+    assert len(said) == 2 and read_summaries(store, cid).summaries == []
