@@ -183,3 +183,14 @@ def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer,
     chat.say("seven")
     assert texts(server.requests[-1])[0] == "turn 0"
     chat.leave()
+
+
+def test_compact_model_from_the_config_writes_the_summary(server: ProviderServer, home: Path) -> None:
+    for n in range(4):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    config = home / "config.toml"
+    config.write_text('compact_model = "claude:claude-test"\n' + config.read_text())
+    done = golem(home, "compact", "last", "--keep", "2")
+    assert server.requests[-1].path.endswith("/messages") and "with claude:claude-test" in done.stderr
+    done = golem(home, "compact", "last", "--keep", "1", "-m", "local:echo")  # -m wins
+    assert server.requests[-1].path.endswith("/chat/completions") and "with local:echo" in done.stderr
