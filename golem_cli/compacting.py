@@ -137,7 +137,26 @@ class Compactor:
         point = tail_start(history, self.keep if keep is None else keep)
         return await self._summarise(history, point, focus=focus, by=by)
 
-    async def _summarise(self, history: list[Message], point: int | None, *, focus: str, by: str) -> Compacted:
+    def planned_tokens(self, *, focus: str = "", keep: int | None = None) -> int:
+        """About how many input tokens ``compact`` would send (golem's offline estimate), to say
+        what it costs before it runs; ``CompactionError`` when there is nothing to compact."""
+        from golem_cli.core.tokens import EstimatingCounter
+
+        history = self.whole_history()
+        messages, _ = self._request(history, tail_start(history, self.keep if keep is None else keep), focus, "compact")
+        return EstimatingCounter().count(messages) + self.tool_tokens()
+
+    def tool_tokens(self) -> int:
+        """The offline estimate of the tool definitions a request carries."""
+        import msgspec
+
+        from golem_cli.core.tokens import estimate_text
+
+        definitions = self.session.agent(summary=False).config.tool_definitions()
+        return estimate_text(msgspec.json.encode([(t.name, t.description, t.parameters) for t in definitions]).decode())
+
+    def _request(self, history: list[Message], point: int | None, focus: str, by: str) -> tuple[list[Message], int]:
+        """The compaction request's messages for a summary of ``history[:point]``, and the point."""
         current = placed(self.summaries(), history)
         start = current.point if current is not None else 0
         if point is None or point <= start:
@@ -148,11 +167,13 @@ class Compactor:
                 hint="/compact works once there are more messages (--keep N keeps fewer)",
             )
         previous = summary_message(current.summary.text, current.summary.number) if current is not None else None
-        agent = self.session.agent(summary=False)
-        config = agent.config
-        messages = compaction_messages(
-            config.instructions, previous, history[start:point], focus=focus, shrink=by == "rolling"
-        )
+        instructions = self.session.agent(summary=False).config.instructions
+        covered = history[start:point]
+        return compaction_messages(instructions, previous, covered, focus=focus, shrink=by == "rolling"), point
+
+    async def _summarise(self, history: list[Message], point: int | None, *, focus: str, by: str) -> Compacted:
+        messages, point = self._request(history, point, focus, by)
+        config = self.session.agent(summary=False).config
         model = self.model or self.session.model
         call = await request_summary(
             model, messages, tools=config.tool_definitions(), settings=config.settings, cache_key=config.cache_key
@@ -218,16 +239,11 @@ class Compactor:
     def estimate(self, prompt: str) -> int:
         """About how many tokens the next request carries (golem's offline estimate): the
         instructions, the tool definitions, the summary and the window, the prompt."""
-        import msgspec
-
         from golem_cli.core.tokens import EstimatingCounter, estimate_text
 
         agent = self.session.agent()
-        config = agent.config
-        tools = msgspec.json.encode([(t.name, t.description, t.parameters) for t in config.tool_definitions()])
-        counter = EstimatingCounter()
-        history = counter.count(agent.process_history(self.session.history))
-        return estimate_text(config.instructions) + estimate_text(tools.decode()) + history + estimate_text(prompt)
+        history = EstimatingCounter().count(agent.process_history(self.session.history))
+        return estimate_text(agent.config.instructions) + self.tool_tokens() + history + estimate_text(prompt)
 
     async def before_turn(self, prompt: str) -> Compacted | None:
         """Auto-compact: when the next request would pass ``auto`` of the context window,

@@ -194,3 +194,33 @@ def test_compact_model_from_the_config_writes_the_summary(server: ProviderServer
     assert server.requests[-1].path.endswith("/messages") and "with claude:claude-test" in done.stderr
     done = golem(home, "compact", "last", "--keep", "1", "-m", "local:echo")  # -m wins
     assert server.requests[-1].path.endswith("/chat/completions") and "with local:echo" in done.stderr
+
+
+def test_show_and_export_mark_where_each_summary_starts(server: ProviderServer, home: Path) -> None:
+    for n in range(5):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    server.enqueue(Scenario(reply=Reply(text="FIRST summary")))
+    golem(home, "compact", "last", "--keep", "6")  # messages 1-4
+    server.enqueue(Scenario(reply=Reply(text="SECOND summary")))
+    golem(home, "compact", "last", "--keep", "2")  # messages 1-8
+    shown = golem(home, "show", "last").stdout.splitlines()
+    first = shown.index("── summary of messages 1-4 (compact, local:echo; an earlier one, replaced) ──")
+    second = shown.index("── summary of messages 1-8 (compact, local:echo; sent instead of them) ──")
+    assert shown[first + 2] == "--- [5] user" and shown[second + 2] == "--- [9] user"
+    assert "--- [1] user" in shown  # every message is still shown
+    exported = golem(home, "export", "last", "--format", "markdown").stdout
+    assert "> **summary of messages 1-8 (compact, local:echo; sent instead of them)**" in exported
+    assert exported.index("SECOND summary") < exported.index("## 9. User")
+    assert "## 1. User" in exported
+
+
+def test_history_in_the_chat_marks_the_summary(spawn, server: ProviderServer, home: Path) -> None:
+    chat = spawn("chat")
+    chat.prompt()
+    for n in range(4):
+        chat.say(f"turn {n}")
+    chat.command("/compact", "removes it.")
+    out = chat.command("/history", "turn 3")
+    assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in out
+    assert out.index("summary of messages 1-2") < out.index("turn 1") and "turn 0" in out
+    chat.leave()

@@ -32,9 +32,10 @@ def compact(
     cid: ConversationId, focus: Focus = "", keep: Keep = None, undo: Undo = False, model: Model = None,
     tool: Tools = None,
 ) -> int:  # fmt: skip
-    """Summarise a conversation before its newest messages; the summary is sent instead of them.
+    """Summarise older messages; the file keeps all.
 
-    The file keeps every message; `golem show` marks where the summary starts. The summary is
+    The summary is sent instead of the messages it covers, before the newest ones; `golem
+    show` marks where it starts. It is
     written by --model, else compact_model from config.toml, else the conversation's model.
     The request opens as the conversation's own do (with the tools -T names), so a provider
     reads that part from its cache.

@@ -330,10 +330,13 @@ async def _history(repl: Repl, arg: str) -> None:
     if not repl.session.history:
         repl.console.print("Nothing said yet.")
         return
+    from golem_cli.cli.render.summary_marks import marks
     from golem_cli.store.ledger import answered
 
-    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words,
-               answered=answered(repl.session.runs()))  # fmt: skip
+    session = repl.session
+    found = marks(session.history, session.compactor.summaries()) if not session.skipped else {}
+    print_rich(repl.console, session.history, run_ids="--run-ids" in words, full="--full" in words,
+               answered=answered(session.runs()), marks=found)  # fmt: skip
 
 
 async def _normalize(repl: Repl, arg: str) -> None:
