@@ -145,11 +145,11 @@ def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(serve
         golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
     cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
     golem(home, "compact", cid, "--keep", "4")  # covers messages 1-6
-    after = golem(home, "fork", cid, "--at", "8").stdout.split()[-1]
-    before = golem(home, "fork", cid, "--at", "4").stdout.split()[-1]
-    forks = {c["id"]: c for c in json.loads(golem(home, "list", "--json").stdout)}
-    after = next(i for i in forks if i.startswith(after.rstrip(".")) or after.startswith(i))
-    before = next(i for i in forks if i.startswith(before.rstrip(".")) or before.startswith(i))
+    golem(home, "fork", cid, "--at", "8", "--no-chat")
+    golem(home, "fork", cid, "--at", "4", "--no-chat")
+    metas = [json.loads(p.read_text()) for p in (home / "conversations").glob("*.meta.json")]
+    forks = {m["fork_at"]: m["id"] for m in metas if m.get("parent") == cid}
+    after, before = forks[8], forks[4]
     assert (home / "conversations" / f"{after}.summaries.json").exists()
     assert not (home / "conversations" / f"{before}.summaries.json").exists()
     golem(home, "ask", "--cid", after, "in the fork")
