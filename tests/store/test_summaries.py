@@ -138,6 +138,10 @@ def test_a_repair_that_moves_messages_cannot_misplace_a_summary() -> None:
     assert locate(summary, shifted) == point + 1
     gone = [m for m in history if m.run_id != summary.run]
     assert locate(summary, gone) is None
+    # a point inside a run (after its prompt, before its reply): found by its place in the run
+    reply = max(i for i, m in enumerate(history) if m.run_id == "run-4")
+    inside = new_summary(history, reply, "gist")
+    assert locate(inside, history) == reply and locate(inside, shifted) == reply + 1
 
 
 def test_a_summary_that_cannot_be_placed_is_said_and_left_out(store: Store) -> None:
