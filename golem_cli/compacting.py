@@ -24,7 +24,9 @@ from golem_cli.core.compaction import (
 )
 from golem_cli.core.errors import GolemError
 from golem_cli.core.history.processors import HistoryProcessor
+from golem_cli.core.ids import new_id
 from golem_cli.core.messages import Message
+from golem_cli.core.usage import Usage
 from golem_cli.store.sidecars import SUMMARIES, Summary, current_sig
 from golem_cli.store.summaries import (
     Placed,
@@ -38,9 +40,13 @@ from golem_cli.store.summaries import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from golem_cli.config.schema import ModelTable
     from golem_cli.core.agent import Agent
     from golem_cli.core.model import Model
     from golem_cli.store import Store
+    from golem_cli.store.ledger import Ledger
 
 __all__ = ["Compacted", "Compactor"]
 
@@ -57,6 +63,7 @@ class Compacted:
     call: Compaction
     covered: int
     kept: int
+    cost: float | None = None  # USD, None when the price is unknown
 
 
 class Session(Protocol):
@@ -67,11 +74,17 @@ class Session(Protocol):
     history: list[Message]
     skipped: int
     model: Model
+    ledger: Ledger
+    model_tables: Mapping[str, ModelTable]
+    spent: float
+    conversation_cost: float
 
     @property
     def stored(self) -> int: ...
 
     def window(self) -> HistoryProcessor: ...
+
+    def estimate_tokens(self, prompt: str) -> int: ...
 
     def agent(self, *, summary: bool = True) -> Agent: ...
 
@@ -85,7 +98,7 @@ class Compactor:
         self.rolling = False
         #: ``auto_compact``: compact before a request past this share of the context window
         self.auto: float | None = None
-        #: the model's context window in tokens, when known (auto-compact needs it)
+        #: the context window in tokens auto-compact measures against (None: the model's, as known)
         self.context_window: int | None = None
         #: ``compact_model``: the model that writes summaries (None: the conversation's)
         self.model: Model | None = None
@@ -175,13 +188,43 @@ class Compactor:
         messages, point = self._request(history, point, focus, by)
         config = self.session.agent(summary=False).config
         model = self.model or self.session.model
-        call = await request_summary(
-            model, messages, tools=config.tool_definitions(), settings=config.settings, cache_key=config.cache_key
-        )
-        summary = new_summary(history, point, call.text, by=by, model=call.model, focus=focus)
+        run_id = new_id()
+        ledger = self.session.ledger
+        ledger.started(run_id, kind="compact", model=model.name)
+        try:
+            call = await request_summary(
+                model, messages, tools=config.tool_definitions(), settings=config.settings, cache_key=config.cache_key
+            )
+        except BaseException as e:
+            stopped = isinstance(e, asyncio.CancelledError | KeyboardInterrupt)
+            ledger.ended(run_id, usage=Usage(), requests=1, finish_reason="", failed=not stopped, stopped=stopped,
+                         cost=None)  # fmt: skip
+            raise
+        cost = self.cost(model.name, call.usage)
+        ledger.ended(run_id, usage=call.usage, requests=1, finish_reason="stop", failed=False, stopped=False, cost=cost)
+        self.session.spent += cost or 0.0  # a budget counts compactions too
+        self.session.conversation_cost += cost or 0.0
+        summary = new_summary(history, point, call.text, by=by, model=call.model, focus=focus, compact_run=run_id)
         add_summary(self.session.store, self.session.conversation_id, summary)
         self._read = None
-        return Compacted(summary=summary, call=call, covered=point, kept=len(history) - point)
+        return Compacted(summary=summary, call=call, covered=point, kept=len(history) - point, cost=cost)
+
+    def cost(self, model: str, usage: Usage) -> float | None:
+        """What a compaction call cost at the price of the model that made it (None: unknown)."""
+        from golem_cli.core.cost import cost_of
+        from golem_cli.providers import catalog
+
+        price = catalog.known(model, self.session.model_tables).price
+        return cost_of(usage, price) if price is not None else None
+
+    def planned_cost(self, *, focus: str = "", keep: int | None = None) -> tuple[int, float | None]:
+        """The input tokens ``compact`` would send and what they cost at most (every token at
+        the input price: before the provider's cache reads), None when the price is unknown."""
+        from golem_cli.providers import catalog
+
+        tokens = self.planned_tokens(focus=focus, keep=keep)
+        price = catalog.known((self.model or self.session.model).name, self.session.model_tables).price
+        return tokens, price.input_cost(tokens) if price is not None else None
 
     def whole_history(self) -> list[Message]:
         """Every message the file holds up to the end of the session's history."""
@@ -236,25 +279,17 @@ class Compactor:
         self._said.discard("fold")
         return done
 
-    def estimate(self, prompt: str) -> int:
-        """About how many tokens the next request carries (golem's offline estimate): the
-        instructions, the tool definitions, the summary and the window, the prompt."""
-        from golem_cli.core.tokens import EstimatingCounter, estimate_text
-
-        agent = self.session.agent()
-        history = EstimatingCounter().count(agent.process_history(self.session.history))
-        return estimate_text(agent.config.instructions) + self.tool_tokens() + history + estimate_text(prompt)
-
     async def before_turn(self, prompt: str) -> Compacted | None:
         """Auto-compact: when the next request would pass ``auto`` of the context window,
         compact first and say so; after ``BREAKER`` failures in a row, stop trying (said once)."""
-        if self.auto is None or not self.context_window or self.failures >= BREAKER:
+        window = self.window_size()
+        if self.auto is None or not window or self.failures >= BREAKER:
             return None
         try:
-            estimate = self.estimate(prompt)
+            estimate = self.session.estimate_tokens(prompt)
         except GolemError:
             return None  # the turn itself says what is wrong with the window
-        if estimate < self.auto * self.context_window:
+        if estimate < self.auto * window:
             return None
         try:
             done = await self.compact(by="auto")
@@ -268,12 +303,21 @@ class Compactor:
             self._say(f"auto-compact failed ({e}){stop}", key=f"auto{self.failures}")
             return None
         self.failures = 0
-        share = round(100 * estimate / self.context_window)
+        share = round(100 * estimate / window)
         self.notices.append(
             f"the next request was about {share}% of the context window: compacted messages 1-{done.summary.number} "
             f"first (/summary shows it, /compact undo removes it)"
         )
         return done
+
+    def window_size(self) -> int | None:
+        """The context window auto-compact measures against: ``context_window`` when set, else
+        what golem knows of the session's model (built in, or ``context_window`` in its table)."""
+        if self.context_window:
+            return self.context_window
+        from golem_cli.providers import catalog
+
+        return catalog.known(self.session.model.name, self.session.model_tables).context_window
 
     def _say(self, line: str, key: str | None = None) -> None:
         key = key or line

@@ -224,3 +224,79 @@ def test_history_in_the_chat_marks_the_summary(spawn, server: ProviderServer, ho
     assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in out
     assert out.index("summary of messages 1-2") < out.index("turn 1") and "turn 0" in out
     chat.leave()
+
+
+def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(server: ProviderServer, home: Path) -> None:
+    """On a server that reports cache reads, the compaction's line says what share of its input
+    was one (the conversation's tools and instructions, read back); a tool call in its answer
+    is not run, only counted."""
+    from tests.providerserver import PromptCache
+
+    server.prompt_cache = PromptCache(min_tokens=64)
+    project(home)
+    long_system = " ".join(f"Rule {n}: be exact and cite the file you read." for n in range(60))
+    for n in range(4):
+        args = ["-c"] if n else ["-s", long_system]
+        golem(home, "ask", *args, "-m", MODELS["anthropic"], "-T", "fs", f"turn {n}")
+    call = ToolCallSpec("toolu_x", "read_file", '{"path": "notes.txt"}')
+    server.enqueue(Scenario(reply=Reply(text="SUMMARY with a call", tool_calls=[call])))
+    done = golem(home, "compact", "last", "--keep", "2", "-T", "fs")
+    assert "% of it a cache read" in done.stderr and "1 tool call(s) in its answer ignored" in done.stderr
+    assert done.stdout.strip() == "SUMMARY with a call"
+    assert len([r for r in server.requests if "compaction request" in r.body.decode()]) == 1  # no tool round
+
+
+def price(home: Path, table: str) -> None:
+    config = home / "config.toml"
+    config.write_text(config.read_text() + f'\n[models."local:echo"]\n{table}\n')
+
+
+def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(server: ProviderServer, home: Path) -> None:
+    price(home, "price = { input = 1.0, output = 2.0 }")
+    for n in range(4):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    done = golem(home, "compact", cid, "--keep", "2")
+    records = [json.loads(line) for line in (home / "conversations" / f"{cid}.runs.jsonl").read_text().splitlines()]
+    compact = [r for r in records if r.get("kind") == "compact"]
+    assert len(compact) == 1 and compact[0]["model"] == "local:echo"
+    (ended,) = [r for r in records if r["key"] == compact[0]["key"] and "ended" in r]
+    assert ended["usage"]["input_tokens"] > 0 and ended["cost"] > 0 and not ended["failed"]
+    summary = json.loads((home / "conversations" / f"{cid}.summaries.json").read_text())["summaries"][-1]
+    assert summary["compact_run"] == compact[0]["key"]
+    assert "$" in done.stderr  # the line says what it cost
+    usage = golem(home, "usage", "--json").stdout
+    assert json.loads(usage)  # golem usage counts it with the turns
+
+
+def test_a_compaction_of_more_than_a_few_cents_says_its_cost_first(server: ProviderServer, home: Path) -> None:
+    price(home, "price = { input = 100000.0, output = 1.0 }")
+    for n in range(4):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    done = golem(home, "compact", "last", "--keep", "2")
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("This compaction sends about") and "at the input price" in first
+
+
+def test_context_shows_the_summary(server: ProviderServer, home: Path) -> None:
+    for n in range(5):
+        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    golem(home, "compact", "last", "--keep", "2")
+    out = golem(home, "context", "last").stdout
+    assert "summary of messages 1-8 (compact)" in out and "history sent (2 messages)" in out
+    found = json.loads(golem(home, "context", "last", "--json").stdout)
+    assert found["summary"]["covers"] == 8 and found["summary"]["tokens"] > 0 and found["history"]["messages"] == 2
+
+
+def test_auto_compact_compacts_before_a_request_past_its_share(server: ProviderServer, home: Path) -> None:
+    price(home, "context_window = 400")
+    config = home / "config.toml"
+    config.write_text("auto_compact = 0.5\n" + config.read_text())
+    said = []
+    for n in range(8):
+        done = golem(home, "ask", *(["-c"] if n else []), f"turn {n} " + "words " * 20)
+        said += [line for line in done.stderr.splitlines() if "of the context window" in line]
+    assert said and said[0].startswith("golem: the next request was about")
+    assert any(
+        blocks(r)[0].startswith(SUMMARY_MARK) for r in server.requests if not blocks(r)[-1].startswith(COMPACT_MARK)
+    )

@@ -55,12 +55,17 @@ def compact(
     session, _, _ = ChatSession.resume(store, cid, choice.model, tools=toolbox)
     try:
         set_compaction(session, choice)
+        session.model_tables = choice.settings.models  # prices and context windows from config.toml
         if model:
             session.compactor.model = None  # --model names the model that writes it
         if undo:
             gone = session.compactor.undo()
             note(undone_line(gone))
             return 0 if gone is not None else 1
+
+        line = cost_line(*session.compactor.planned_cost(focus=focus, keep=keep))
+        if line:
+            note(line)
 
         async def run() -> Compacted:
             try:
@@ -80,6 +85,20 @@ def compact(
     return 0
 
 
+#: A manual compaction past this many USD (its input at the input price) is said before it runs.
+FEW_CENTS = 0.05
+
+
+def cost_line(tokens: int, cost: float | None) -> str:
+    """What a compaction will read and cost at most, when that is more than a few cents ("")."""
+    if cost is None or cost <= FEW_CENTS:
+        return ""
+    from golem_cli.core.cost import usd
+
+    return (f"This compaction sends about {tokens:,} tokens: up to {usd(cost)} at the input price, "
+            "less what the provider reads from its cache.")  # fmt: skip
+
+
 def compacted_line(done: Compacted) -> str:
     """One line for a compaction made: what it covers, what stays verbatim, who wrote it, its
     tokens and the share of its input read from the provider's cache."""
@@ -89,6 +108,10 @@ def compacted_line(done: Compacted) -> str:
         cached = f", {round(100 * usage.cache_read_tokens / usage.input_tokens)}% of it a cache read"
         tokens = f"; {usage.input_tokens:,} tokens in{cached if usage.cache_read_tokens else ''}, "
         tokens += f"{usage.output_tokens:,} out"
+    if done.cost is not None:
+        from golem_cli.core.cost import usd
+
+        tokens += f", {usd(done.cost)}"
     ignored = f"; {done.call.ignored_calls} tool call(s) in its answer ignored" if done.call.ignored_calls else ""
     return (
         f"Summarised messages 1-{done.summary.number} (the newest {done.kept} kept verbatim) with "

@@ -16,6 +16,7 @@ class Repl(Protocol):
     """What these commands use of the REPL (``slash.Repl`` has more)."""
 
     session: ChatSession
+    plain_input: bool
 
     @property
     def console(self) -> Console: ...
@@ -38,6 +39,8 @@ async def compact(repl: Repl, arg: str) -> None:
     if arg == "undo":
         repl.console.print(undone_line(compactor.undo()), highlight=False, markup=False)
         return
+    if not await _worth_it(repl, arg):
+        return
     status = repl.console.status("Writing the summary…", spinner="dots")
     with status if repl.console.is_terminal else contextlib.nullcontext():
         try:
@@ -47,6 +50,29 @@ async def compact(repl: Repl, arg: str) -> None:
             return
     show(repl, done.summary.text)
     repl.console.print(compacted_line(done), style="dim", highlight=False, markup=False)
+
+
+async def _worth_it(repl: Repl, focus: str) -> bool:
+    """A compaction that would cost more than a few cents says so first, and on a terminal asks."""
+    from golem_cli.cli.commands.compact import cost_line
+    from golem_cli.core.errors import GolemError
+
+    try:
+        line = cost_line(*repl.session.compactor.planned_cost(focus=focus))
+    except GolemError:
+        return True  # nothing to compact: ``compact`` says so
+    if not line:
+        return True
+    repl.console.print(line, style="yellow", highlight=False, markup=False)
+    if repl.plain_input:
+        return True
+    from prompt_toolkit import PromptSession
+
+    answer = await PromptSession[str]().prompt_async("Compact? [Y/n] › ", handle_sigint=False)
+    if answer.strip().lower() in ("n", "no"):
+        repl.console.print("Not compacted.")
+        return False
+    return True
 
 
 async def summary(repl: Repl, arg: str) -> None:
