@@ -1,4 +1,4 @@
-"""The compaction side of a chat session (ADR 0031): the summary in force, ``/compact`` and its
+"""The compaction side of a chat session (ADR 0032): the summary in force, ``/compact`` and its
 undo, rolling folds and auto-compact. Prints nothing; what a person should hear is in
 ``notices``, one line each, said once.
 

@@ -75,7 +75,7 @@ def set_window(
 
 
 def set_compaction(session: ChatSession, choice: Choice, summarize_trimmed: bool = False) -> None:
-    """Compaction's settings (ADR 0031): rolling summaries (flag or config), auto-compact's
+    """Compaction's settings (ADR 0032): rolling summaries (flag or config), auto-compact's
     share of the context window, and the model that writes summaries (``compact_model``,
     built on first use)."""
     compactor = session.compactor

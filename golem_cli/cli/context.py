@@ -46,7 +46,7 @@ class RequestContext:
     window_source: str = ""
     last_input_tokens: int = 0  # the provider's count for the last run's last request; 0: unknown
     last_run_id: str = ""
-    summary_covers: int = 0  # the summary in force stands for messages 1 to this (ADR 0031); 0: none
+    summary_covers: int = 0  # the summary in force stands for messages 1 to this (ADR 0032); 0: none
     summary_tokens: int = 0
     summary_by: str = ""
 

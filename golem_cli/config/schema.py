@@ -250,7 +250,7 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     command_env: CommandEnvTable = field(default_factory=CommandEnvTable)
     project_instructions: Switch = True
     mcp_servers: Servers = field(default_factory=dict)
-    #: Compaction (docs/adr/0031): the model that writes summaries, rolling summaries, auto-compact.
+    #: Compaction (docs/adr/0032): the model that writes summaries, rolling summaries, auto-compact.
     compact_model: ModelName | None = None
     summarize_trimmed: Switch = False
     auto_compact: AutoCompact = False

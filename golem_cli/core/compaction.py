@@ -1,4 +1,4 @@
-"""Compaction: a summary stands for the history before a compaction point (ADR 0031).
+"""Compaction: a summary stands for the history before a compaction point (ADR 0032).
 
 The history file is never shortened. A summary covers every message before its **point** (the
 index of the first message it does not cover, which always opens a request); what a run sends

@@ -1,4 +1,4 @@
-"""The summaries sidecar and what a run sends after a compaction point (issue 23, ADR 0031)."""
+"""The summaries sidecar and what a run sends after a compaction point (issue 23, ADR 0032)."""
 
 from __future__ import annotations
 

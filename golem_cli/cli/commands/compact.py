@@ -1,5 +1,5 @@
 """``golem compact ID``: summarise a stored conversation before its newest messages, or undo
-the newest summary (ADR 0031). The history file is never changed; the summary lives beside it."""
+the newest summary (ADR 0032). The history file is never changed; the summary lives beside it."""
 
 from __future__ import annotations
 

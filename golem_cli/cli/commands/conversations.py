@@ -268,7 +268,7 @@ def show(
             out.write(chunk)
         out.write(b"}\n")
         return 0
-    marks = stored_marks(store, cid, messages)  # where each summary starts (ADR 0031)
+    marks = stored_marks(store, cid, messages)  # where each summary starts (ADR 0032)
     if console.styled():
         con = console.rich_console()
         lines = transcript.header_lines(meta, cid, messages)

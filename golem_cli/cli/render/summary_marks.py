@@ -1,6 +1,6 @@
 """Where a transcript says a summary starts (``show``, ``/history``, ``export --format
 markdown``): before the first message a summary does not cover, what it covers, how it was made,
-and whether it is the one a run sends now (ADR 0031)."""
+and whether it is the one a run sends now (ADR 0032)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The chat's compaction commands (ADR 0031): ``/compact [FOCUS]``, ``/compact undo``,
+"""The chat's compaction commands (ADR 0032): ``/compact [FOCUS]``, ``/compact undo``,
 ``/summary`` and ``/summary edit``."""
 
 from __future__ import annotations
