@@ -310,6 +310,26 @@ class Compactor:
         )
         return done
 
+    async def too_long(self, e: BaseException) -> Agent | None:
+        """With auto-compact on, a turn whose request the provider said is too long (before
+        anything came of it) is compacted first and sent again: the agent of that retry, with a
+        notice; None when it is not that, or the compaction failed (the caller halves the window)."""
+        from golem_cli.core.errors import ContextTooLong, RunError
+
+        if self.auto is None or not isinstance(e, RunError) or not isinstance(e.cause, ContextTooLong):
+            return None
+        if e.interrupted or (e.partial is not None and len(e.partial.new_messages) > 1):  # more than the prompt
+            return None
+        try:
+            done = await self.compact(by="auto")
+        except GolemError:
+            return None
+        self.notices.append(
+            f"{self.session.model.name} said the request was too long: compacted messages 1-{done.summary.number} "
+            "first and sent it again (all are kept)"
+        )
+        return self.session.agent()
+
     def window_size(self) -> int | None:
         """The context window auto-compact measures against: ``context_window`` when set, else
         what golem knows of the session's model (built in, or ``context_window`` in its table)."""

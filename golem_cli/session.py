@@ -461,7 +461,7 @@ class ChatSession:
             try:
                 result = await self._run(agent, prompt, parts, run_id, hooks, stream=stream)
             except RunError as e:
-                shorter = self._shorter(e, agent)
+                shorter = await self.compactor.too_long(e) or self._shorter(e, agent)
                 if shorter is None:
                     raise
                 agent, sent = shorter, self.request_size(shorter)

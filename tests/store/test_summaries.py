@@ -47,9 +47,17 @@ def without_system(history: list[Message]) -> list[Message]:
     return [m for m in repair_history(history) if m.role != SYSTEM]
 
 
+def leading_system(history: list[Message]) -> list[Message]:
+    """``history`` with its system messages only where golem writes them, first (one later in
+    the history counts as a message that can open a request, and the window's own rule then
+    lets a call turn open it: not compaction's to change)."""
+    head = next((i for i, m in enumerate(history) if m.role != SYSTEM), len(history))
+    return history[:head] + [m for m in history[head:] if m.role != SYSTEM]
+
+
 @st.composite
 def histories_with_points(draw: st.DrawFn) -> tuple[list[Message], int]:
-    history = draw(st.one_of(HISTORIES, st.integers(1, 12).map(lambda n: turns(n, tools=True))))
+    history = draw(st.one_of(HISTORIES.map(leading_system), st.integers(1, 12).map(lambda n: turns(n, tools=True))))
     points = [i for i, m in enumerate(history) if i > 0 and m.role != SYSTEM and opens_request(m)]
     assume(points)
     return history, draw(st.sampled_from(points))
@@ -203,3 +211,22 @@ def test_auto_compact_stops_after_two_failures_in_a_row(store: Store) -> None:
     assert len(session.compactor.model.requests) == 2  # the breaker: no third try
     assert said[0].startswith("auto-compact failed (no)") and said[1].endswith("auto-compact is off for this session")
     assert len(said) == 2 and read_summaries(store, cid).summaries == []
+
+
+def test_a_request_the_provider_says_is_too_long_is_compacted_first_with_auto_compact_on(store: Store) -> None:
+    from golem_cli.core.errors import ContextTooLong
+
+    from tests.scripted import ScriptedModel, fail, reply
+
+    history = turns(12)
+    cid = store.create(history, hold=True)
+    model = ScriptedModel([fail(ContextTooLong("prompt is too long", status=400)), reply("the summary"),
+                           reply("the answer")])  # fmt: skip
+    session = ChatSession(store, cid, model, history=store.load(cid), max_messages=40)
+    session.compactor.auto = 0.8  # on; the window is not known, so only the provider's refusal triggers it
+    outcome = asyncio.run(session.turn("next", stream=False))
+    assert outcome.finished and outcome.reply == "the answer"
+    refused, compaction, again = model.requests
+    assert compaction.messages[-1].content.startswith("[golem: compaction request]")
+    assert again.messages[1].content.startswith(SUMMARY_MARK) and len(again.messages) < len(refused.messages)
+    assert any("said the request was too long: compacted messages 1-" in line for line in session.take_notices())
