@@ -97,7 +97,7 @@ def test_compact_then_ask_sends_instructions_summary_then_the_tail(
     before = path.read_bytes()
     last_turn = server.requests[-1]
     server.enqueue(Scenario(reply=Reply(text="SUMMARY: the user read notes.txt four times")))
-    done = golem(home, "compact", cid[:8], "--keep", "4", "--focus", "the notes", "-T", "fs")
+    done = golem(home, "compact", cid[:8], "--keep", "4", "--focus", "the notes")  # its tools, as kept with it
     assert done.stdout.strip() == "SUMMARY: the user read notes.txt four times"
     assert "Summarised messages 1-12 (the newest 4 kept verbatim)" in done.stderr
     assert path.read_bytes() == before  # the history file is never touched

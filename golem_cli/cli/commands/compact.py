@@ -37,25 +37,26 @@ def compact(
     The summary is sent instead of the messages it covers, before the newest ones; `golem
     show` marks where it starts. It is
     written by --model, else compact_model from config.toml, else the conversation's model.
-    The request opens as the conversation's own do (with the tools -T names), so a provider
-    reads that part from its cache.
+    The request opens as the conversation's own do (its tools and options, as kept with it, or
+    the tools -T names), so a provider reads that part from its cache.
     """
     import asyncio
 
-    from golem_cli.cli.common import open_store, set_compaction
+    from golem_cli.cli.common import open_store
     from golem_cli.cli.model_choice import choose_model, close_model
     from golem_cli.cli.render.console import note
-    from golem_cli.cli.tools.choice import choose_tools
+    from golem_cli.cli.restore import reopen
     from golem_cli.session import ChatSession
 
     store = open_store()
     cid = store.resolve(cid)
     choice = choose_model(model, stored=store.meta(cid).model, fallback=False)
-    toolbox = choose_tools(choice.settings, tool, None, False).toolbox() if tool else None
-    session, _, _ = ChatSession.resume(store, cid, choice.model, tools=toolbox)
+    # The conversation's own settings and tools (kept with it, or -T), so the request's prefix is theirs.
+    kept, tools = reopen(store.meta(cid).settings, choice, options=None, tool=tool, allow=None, deny=None,
+                         yes=False, max_messages=None, context_tokens=None, trim_stride=None)  # fmt: skip
+    session, _, _ = ChatSession.resume(store, cid, choice.model, tools=tools.toolbox())
     try:
-        set_compaction(session, choice)
-        session.model_tables = choice.settings.models  # prices and context windows from config.toml
+        kept.apply(session, choice)  # the window, options, prices and compaction's settings
         if model:
             session.compactor.model = None  # --model names the model that writes it
         if undo:
