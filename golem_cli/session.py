@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from golem_cli.compacting import Compactor
 from golem_cli.core.cost import Price, cost_of, usd
 from golem_cli.core.errors import BudgetError, ContextTooLong, GolemError, HistoryProcessorError, RunError
 from golem_cli.core.history.processors import HistoryProcessor, budget_history, trim_history
@@ -243,6 +244,8 @@ class ChatSession:
         self.price_unknown_said = False
         self._retrying = False  # the next turn asks again a prompt ``rewind_for_retry`` set aside
         self._open_ledger()
+        #: the summaries beside the history, and the compactions this session makes
+        self.compactor = Compactor(self)
         if system is not None and system != system_prompt_of(self.history):
             self.history = with_system_prompt(self.history, system)
             self.save()
@@ -402,11 +405,13 @@ class ChatSession:
             return context_budget(self.context_tokens, stride)
         return message_window(self.max_messages, stride)
 
-    def agent(self, window: HistoryProcessor | None = None) -> Agent:
-        """The agent of a run; ``window``: what it sends of the history (``self.window()``)."""
+    def agent(self, window: HistoryProcessor | None = None, *, summary: bool = True) -> Agent:
+        """The agent of a run; ``window``: what it sends of the history (``self.window()``),
+        after the summary in force (``summary=False``: without it, for the compaction request)."""
         from golem_cli.core.agent import Agent  # the run loop loads while the user types
 
         window = self.window() if window is None else window
+        parts, window = self.compactor.summary_parts(window) if summary else ((), window)
         # The tool servers' instructions follow the chat's own; they are not stored with the
         # history (what a server says is outside input, and may change).
         project = self.project_instructions()
@@ -415,6 +420,7 @@ class ChatSession:
             project=(ProjectInstructions(path=str(self.project_root), text=project),) if project else (),
             servers=self.toolbox.server_instructions() if self.toolbox is not None else (),
             tools=self.toolbox.tools() if self.toolbox is not None else (),
+            summary=parts,
         )
         return Agent(
             self.model,
@@ -457,13 +463,14 @@ class ChatSession:
         hooks = self._hooks(on_delta if stream else None, on_event if stream else None)
         sent = 0
         try:
+            await self.compactor.before_turn(prompt)  # auto-compact, when the request would pass its share
             agent = self.agent()
             self.check_options()  # options the model refuses: refused here, so nothing counts as sent
             sent = self.request_size(agent)
             try:
                 result = await self._run(agent, prompt, parts, run_id, hooks, stream=stream)
             except RunError as e:
-                shorter = self._shorter(e, agent)
+                shorter = await self.compactor.too_long(e) or self._shorter(e, agent)
                 if shorter is None:
                     raise
                 agent, sent = shorter, self.request_size(shorter)
@@ -753,8 +760,9 @@ class ChatSession:
             self.created_here = False
 
     def take_notices(self) -> list[str]:
-        """What the store found while saving, one line each (without ``golem:``), once."""
-        lines = [*self.notices, *self.store.notices]
+        """What the store found while saving and what compaction has to say, one line each
+        (without ``golem:``), once."""
+        lines = [*self.notices, *self.store.notices, *self.compactor.take_notices()]
         self.notices.clear()
         self.store.notices.clear()
         return lines

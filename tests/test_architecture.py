@@ -39,7 +39,9 @@ SHARED = {"providers": {"config.schema"}, "tools": {"config.schema"}}
 
 def layer_of(path: Path) -> str:
     rel = path.relative_to(PACKAGE)
-    return rel.parts[0].removesuffix(".py") if len(rel.parts) > 1 or rel.stem == "session" else ""
+    if len(rel.parts) == 1 and rel.stem in ("session", "compacting"):  # the session and its compaction side
+        return "session"
+    return rel.parts[0].removesuffix(".py") if len(rel.parts) > 1 else ""
 
 
 def imported_names(path: Path) -> set[str]:

@@ -50,7 +50,19 @@ def _root(
 def build_app() -> typer.Typer:
     """The typer app with every command group, in the order ``golem --help`` lists them. Help
     is rich on a terminal and plain (and faster) when piped."""
-    from golem_cli.cli.commands import ask, chat, conversations, mcp, models, normalize, search, tools, transfer, usage
+    from golem_cli.cli.commands import (
+        ask,
+        chat,
+        compact,
+        conversations,
+        mcp,
+        models,
+        normalize,
+        search,
+        tools,
+        transfer,
+        usage,
+    )
     from golem_cli.cli.render.console import styled
 
     app = typer.Typer(
@@ -61,7 +73,7 @@ def build_app() -> typer.Typer:
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback(invoke_without_command=True)(_root)
-    for group in (chat, ask, tools, mcp, models, conversations, usage, search, normalize, transfer):
+    for group in (chat, ask, tools, mcp, models, conversations, usage, compact, search, normalize, transfer):
         app.add_typer(group.app, rich_help_panel=group.app.rich_help_panel)  # typer reads a sub-app's panel here
     return app
 

@@ -50,12 +50,14 @@ def set_window(
     context_tokens: int | None,
     options: ModelSettings | None,
     trim_stride: int | None = None,
+    summarize_trimmed: bool = False,
     *,
     max_cost: float | None = None,
 ) -> None:
     """What each run of ``session`` sends: the token budget and the trim stride (flag, then
     config) and options; what the session may spend (``--max-cost``, then ``max_cost``) and the
-    prices it reads. A stride that does not fit the window is an input error."""
+    prices it reads; compaction's settings. A stride that does not fit the window is an input
+    error."""
     from golem_cli.cli import model_choice
 
     session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
@@ -69,6 +71,23 @@ def set_window(
         session.options = options
     session.model_tables = choice.settings.models
     session.max_cost = max_cost if max_cost is not None else choice.settings.max_cost
+    set_compaction(session, choice, summarize_trimmed)
+
+
+def set_compaction(session: ChatSession, choice: Choice, summarize_trimmed: bool = False) -> None:
+    """Compaction's settings (ADR 0032): rolling summaries (flag or config), auto-compact's
+    share of the context window, and the model that writes summaries (``compact_model``,
+    built on first use)."""
+    compactor = session.compactor
+    settings = choice.settings
+    compactor.rolling = summarize_trimmed or settings.summarize_trimmed
+    auto = settings.auto_compact
+    compactor.auto = 0.8 if auto is True else (float(auto) if auto is not False else None)
+    if settings.compact_model:
+        from golem_cli.providers.resolve import resolve
+
+        compactor.model = resolve(settings.compact_model, providers=settings.providers, models=settings.models,
+                                  lazy=True)  # fmt: skip
 
 
 def project_root(settings: Settings, off: bool) -> Path | None:

@@ -46,10 +46,13 @@ class RequestContext:
     window_source: str = ""
     last_input_tokens: int = 0  # the provider's count for the last run's last request; 0: unknown
     last_run_id: str = ""
+    summary_covers: int = 0  # the summary in force stands for messages 1 to this (ADR 0032); 0: none
+    summary_tokens: int = 0
+    summary_by: str = ""
 
     @property
     def total(self) -> int:
-        return self.instructions + sum(t.tokens for t in self.tools) + self.sent_tokens
+        return self.instructions + sum(t.tokens for t in self.tools) + self.summary_tokens + self.sent_tokens
 
     @property
     def share(self) -> float | None:
@@ -64,6 +67,8 @@ class RequestContext:
             "total": self.total, "contextWindow": self.context_window, "share": self.share,
             "lastRun": {"runId": self.last_run_id, "inputTokens": self.last_input_tokens}
             if self.last_input_tokens else None,
+            "summary": {"covers": self.summary_covers, "tokens": self.summary_tokens, "by": self.summary_by}
+            if self.summary_covers else None,
         }  # fmt: skip
 
 
@@ -75,6 +80,9 @@ def request_context(session: ChatSession) -> RequestContext:
         window = [m for m in session.agent().process_history(session.history) if m.role != SYSTEM]
     except GolemError:  # a window that cannot be cut: the whole history is what would be tried
         window = stored
+    found = session.compactor.in_force()
+    summary = window[:1] if found is not None and window else []  # the summary opens what is sent
+    window = window[len(summary) :]
     sent = [m for m in repair_history(window) if m.role != SYSTEM]
     unsent = stored[: max(0, len(stored) - len(window))]
     known = catalog.known(session.model.name, session.model_tables)
@@ -85,6 +93,8 @@ def request_context(session: ChatSession) -> RequestContext:
         unsent_messages=len(unsent), unsent_tokens=counter.count(unsent),
         context_window=known.context_window, window_source=known.source if known.context_window else "",
         last_input_tokens=session.last_input_tokens, last_run_id=session.last_counted_run,
+        summary_covers=found.summary.number if found is not None else 0, summary_tokens=counter.count(summary),
+        summary_by=found.summary.by if found is not None else "",
     )  # fmt: skip
 
 
@@ -104,6 +114,8 @@ def lines(context: RequestContext) -> list[str]:
     """The report for people, one figure a line."""
     rows = [("instructions", context.instructions)]
     rows += [(f"tools: {t.source} ({t.tools})", t.tokens) for t in context.tools]
+    if context.summary_covers:
+        rows.append((f"summary of messages 1-{context.summary_covers} ({context.summary_by})", context.summary_tokens))
     rows.append((f"history sent ({context.sent_messages} messages)", context.sent_tokens))
     width = max(len(label) for label, _ in rows)
     out = [f"The next request to {context.model} carries about (golem's estimate):"]
@@ -117,6 +129,7 @@ def lines(context: RequestContext) -> list[str]:
     if not context.context_window:
         out.append(f'  context window unknown: set context_window in [models."{context.model}"] of config.toml')
     if context.unsent_messages:
+        summarised = f", messages 1-{context.summary_covers} of them in the summary" if context.summary_covers else ""
         out.append(f"  stored but not sent: {context.unsent_messages} messages (about {context.unsent_tokens:,} "
-                   "tokens); /trim N sends the newest N")  # fmt: skip
+                   f"tokens{summarised}); /trim N sends the newest N")  # fmt: skip
     return out

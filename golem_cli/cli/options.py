@@ -26,6 +26,12 @@ TrimStride = Annotated[
                  help="Move the window's cut in steps of K messages, so its start stays put and the "
                       "provider's prompt cache keeps hitting (default 1)."),
 ]  # fmt: skip
+SummarizeTrimmed = Annotated[
+    bool,
+    typer.Option("--summarize-trimmed",
+                 help="Fold the messages that leave the window into a running summary sent before it "
+                      "(with --trim-stride K, once every K messages)."),
+]  # fmt: skip
 NoMarkdown = Annotated[bool, typer.Option("--no-markdown", help="Print replies as plain text.")]
 ContextTokens = Annotated[
     int | None,

@@ -221,6 +221,10 @@ Allow = Annotated[
 Deny = Annotated[tuple[str, ...], Meta(description='a list of tools or rules like ["run_command(git push*)"]')]
 Characters = Annotated[int, Meta(ge=1000, description="a whole number of characters, at least 1000")]
 Servers = Annotated[dict[ServerName, McpServerTable], Meta(description="a table of [mcp_servers.NAME] tables")]
+Fraction = Annotated[float, Meta(gt=0, le=1, description="a fraction of the context window above 0 and at most 1")]
+AutoCompact = Annotated[
+    bool | Fraction, Meta(description="a fraction of the context window like 0.8, true (0.8) or false (off)")
+]
 
 
 class ConfigFile(Table, frozen=True, kw_only=True):
@@ -246,6 +250,10 @@ class ConfigFile(Table, frozen=True, kw_only=True):
     command_env: CommandEnvTable = field(default_factory=CommandEnvTable)
     project_instructions: Switch = True
     mcp_servers: Servers = field(default_factory=dict)
+    #: Compaction (docs/adr/0032): the model that writes summaries, rolling summaries, auto-compact.
+    compact_model: ModelName | None = None
+    summarize_trimmed: Switch = False
+    auto_compact: AutoCompact = False
 
     @classmethod
     def problem(cls, table: dict[str, Any]) -> str:

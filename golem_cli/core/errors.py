@@ -25,6 +25,7 @@ layers live here, because the core imports no other layer; the other layers subc
     ├── RunCanceledError            a tool stopped the run (a RunError cause, stage canceled)
     ├── UsageLimitError             a UsageLimits bound was crossed (a RunError cause)
     ├── BudgetError                 a turn refused before sending: --max-cost would be passed
+    ├── compaction.CompactionError  nothing to compact, or no summary in the model's answer
     ├── config.ConfigError          config.toml cannot be read or holds a wrong value
     └── store.StoreError            the conversation store
         ├── ConversationNotFound, AmbiguousReference (``candidates``), ConversationExists

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
-from golem_cli.core.messages import ASSISTANT, USER, Message
+from golem_cli.core.compaction import COMPACT_MARK, SUMMARY_MARK
+from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, USER, Message
 from golem_cli.core.model import ModelRequest, ModelResponse, StreamDone, StreamEvent, TextDelta
 from golem_cli.core.tokens import EstimatingCounter, estimate_text
 from golem_cli.core.usage import Usage
 
-__all__ = ["EchoModel"]
+__all__ = ["EchoModel", "offline_summary"]
 
 
 class EchoModel:
@@ -31,6 +32,8 @@ class EchoModel:
     def _reply_text(self, request: ModelRequest) -> str:
         prompt = next((m for m in reversed(request.messages) if m.role == USER), None)
         said = prompt.content if prompt is not None else ""
+        if said.startswith(COMPACT_MARK):
+            return offline_summary(request.messages)
         quoted = f"You said: {said}" if said.strip() else "You said nothing."
         if prompt is not None and prompt.parts:
             kinds = ", ".join(p.kind for p in prompt.parts)
@@ -57,3 +60,26 @@ class EchoModel:
             await asyncio.sleep(0)  # a cancellation point between deltas, as a real stream has
             yield TextDelta(text="".join(words[i : i + 2]))
         yield StreamDone(response=self._response(request, text))
+
+
+def offline_summary(messages: Sequence[Message]) -> str:
+    """The offline model's answer to a compaction request: deterministic notes of what the
+    messages before it hold (the summary they continue, each prompt's first line, the tools
+    called), so compaction runs end to end with no key."""
+    notes: list[str] = []
+    prompts = 0
+    tools: dict[str, int] = {}
+    for m in messages[:-1]:
+        if m.role == USER and m.content.startswith(SUMMARY_MARK):
+            earlier = m.content.split("\n\n", 1)[1] if "\n\n" in m.content else ""
+            notes += [line for line in earlier.splitlines() if line.startswith("- ")]
+        elif m.role == USER:
+            prompts += 1
+            first = m.content.strip().split("\n", 1)[0][:100]
+            notes.append(f"- the user said: {first}")
+        elif m.role == TOOL:
+            tools[m.tool_name or "tool"] = tools.get(m.tool_name or "tool", 0) + 1
+    counted = sum(m.role != SYSTEM for m in messages[:-1])
+    used = ", ".join(f"{name} x{n}" for name, n in sorted(tools.items()))
+    head = f"Offline summary of {counted} messages ({prompts} prompts)" + (f"; tools used: {used}" if used else "")
+    return "\n".join([head + ".", *notes])

@@ -346,16 +346,29 @@ def fork_log(read: LogRead, runs: set[str]) -> list[bytes]:
     return [line for line, envelope in zip(read.lines, read.envelopes, strict=True) if envelope.run in runs]
 
 
-# --- summaries: declared for the compaction that comes later ---------------------------------------
+# --- summaries ------------------------------------------------------------------------------------
 
 
 class Summary(msgspec.Struct, kw_only=True):
-    """One compaction summary, keyed by the run ID and position of the last message it covers
-    (a repair or a merge cannot misplace it). Its other fields are the compaction's to add."""
+    """One compaction summary: it stands for every message of the file before its point, and is
+    keyed by the run ID and position (``through``) of the last message it covers, so a repair
+    or a merge that moves messages cannot misplace it (``store.summaries.locate``). Each summary
+    folds the one before it in: the newest that can be placed is the one in force."""
 
     run: str
     through: int
     text: str = ""
+    #: how many messages of ``run`` come before the last one it covers (its place in its run)
+    nth: int = 0
+    #: the number ``golem show`` gives the last message it covers (for people: "messages 1-N")
+    number: int = 0
+    #: how it came: ``compact`` (/compact, golem compact), ``auto``, ``rolling``, ``edited``
+    by: str = "compact"
+    model: str = ""
+    focus: str = ""
+    created: float = 0.0
+    #: the run ID of the compaction's own model call (its record in the ``runs`` ledger)
+    compact_run: str = ""
 
 
 class Summaries(msgspec.Struct, kw_only=True):

@@ -21,6 +21,7 @@ from golem_cli.cli.options import (
     Model,
     ModelOptions,
     NoProjectInstructions,
+    SummarizeTrimmed,
     Tools,
     TrimStride,
     Yes,
@@ -79,6 +80,7 @@ def ask(
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
     max_cost: MaxCost = None,
+    summarize_trimmed: SummarizeTrimmed = False,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -88,7 +90,7 @@ def ask(
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.common import open_store, project_root
+    from golem_cli.cli.common import open_store, project_root, set_compaction
     from golem_cli.cli.restore import keep, reopen
 
     if continue_last and cid:
@@ -104,6 +106,7 @@ def ask(
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, kept=kept)
     kept.apply(session, choice, max_cost=max_cost)
+    set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
     session.project_root = project_root(choice.settings, no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)
@@ -353,7 +356,10 @@ def _turn(
                     servers.hear(box, say)
                     await servers.start(box, say, quiet=True)
                 on_delta = reply.on_delta if reply is not None else None
-                return await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
+                outcome = await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
+                if outcome.finished:  # rolling summaries: what left the window, folded before golem exits
+                    await session.compactor.fold()
+                return outcome
         finally:
             if view is not None:
                 view.close()

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
-from golem_cli.cli.common import instructions_lines, project_root, set_window
+from golem_cli.cli.common import instructions_lines, project_root, set_compaction, set_window
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
@@ -26,6 +26,7 @@ from golem_cli.cli.options import (
     ModelOptions,
     NoMarkdown,
     NoProjectInstructions,
+    SummarizeTrimmed,
     Tools,
     TrimStride,
     Yes,
@@ -80,6 +81,7 @@ def chat(
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
     max_cost: MaxCost = None,
+    summarize_trimmed: SummarizeTrimmed = False,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -111,7 +113,7 @@ def chat(
         settings = run_options(options, choice.model)
         session = ChatSession.start(store, choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
-        set_window(session, choice, context_tokens, settings, trim_stride, max_cost=max_cost)
+        set_window(session, choice, context_tokens, settings, trim_stride, summarize_trimmed, max_cost=max_cost)
         session.project_root = project
         return session, []
 
@@ -185,6 +187,7 @@ def resume(
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
     max_cost: MaxCost = None,
+    summarize_trimmed: SummarizeTrimmed = False,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -223,6 +226,7 @@ def resume(
             store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox, lock=lock
         )
         kept.apply(session, choice, max_cost=max_cost)
+        set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
         session.project_root = project
         return session, _resumed(before, session, repair)
 
@@ -302,6 +306,7 @@ def fork(
     context_tokens: ContextTokens = None,
     trim_stride: TrimStride = None,
     max_cost: MaxCost = None,
+    summarize_trimmed: SummarizeTrimmed = False,
     tool: Tools = None,
     allow: Allow = None,
     deny: Deny = None,
@@ -342,6 +347,7 @@ def fork(
             store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox
         )
         kept.apply(session, choice, max_cost=max_cost)
+        set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
         session.project_root = project
         return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
 

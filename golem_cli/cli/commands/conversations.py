@@ -246,6 +246,7 @@ def show(
 
     from golem_cli.cli.common import open_store
     from golem_cli.cli.render import console, transcript
+    from golem_cli.cli.render.summary_marks import stored_marks
 
     store = open_store()
     cid = store.resolve(ref)
@@ -267,6 +268,7 @@ def show(
             out.write(chunk)
         out.write(b"}\n")
         return 0
+    marks = stored_marks(store, cid, messages)  # where each summary starts (ADR 0032)
     if console.styled():
         con = console.rich_console()
         lines = transcript.header_lines(meta, cid, messages)
@@ -277,13 +279,13 @@ def show(
         for line in lines[2:]:
             con.print(f"[dim]{_escape(line)}[/]")
         con.print()
-        transcript.print_rich(con, messages, run_ids=run_ids, full=full, answered=by)
+        transcript.print_rich(con, messages, run_ids=run_ids, full=full, answered=by, marks=marks)
         return 0
     write = sys.stdout.write
     for line in transcript.header_lines(meta, cid, messages):
         write(line + "\n")
     write("\n")
-    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full, answered=by):
+    for line in transcript.plain_lines(messages, run_ids=run_ids, full=full, answered=by, marks=marks):
         write(line + "\n")
     return 0
 

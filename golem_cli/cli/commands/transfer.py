@@ -78,10 +78,12 @@ def export(
 
         data = document_chunks(drain_chunks(messages), store.meta(cid))
     else:
+        from golem_cli.cli.render.summary_marks import stored_marks
         from golem_cli.cli.render.transcript import markdown_document
         from golem_cli.store.ledger import answered, runs_of
 
-        data = [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid))).encode()]
+        marks = stored_marks(store, cid, messages)
+        data = [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid)), marks=marks).encode()]
     if output is not None:
         common.write_user_file(output, data)
         console.note(f"exported {count} messages of {cid} to {output}")

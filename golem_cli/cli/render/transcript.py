@@ -38,6 +38,10 @@ if TYPE_CHECKING:
 
     from golem_cli.store import ConversationMeta
 
+#: Where a summary starts (``summary_marks.Marks``): for the index of a message, the marks
+#: before it, each a line and the summary's text.
+SummaryMarks = Mapping[int, Sequence[tuple[str, str]]]
+
 # item kinds
 TEXT, MARKDOWN, THINKING, CALL, RESULT, FAILED, INTERRUPTED_REPLY, NO_RESULT, PART = (
     "text", "markdown", "thinking", "call", "result", "failed", "interrupted", "no_result", "part",
@@ -166,10 +170,18 @@ def _more(more: int, how: str) -> str:
 
 
 def plain_lines(
-    messages: Sequence[Message], *, run_ids: bool, full: bool = False, answered: Answered | None = None
+    messages: Sequence[Message],
+    *,
+    run_ids: bool,
+    full: bool = False,
+    answered: Answered | None = None,
+    marks: SummaryMarks | None = None,
 ) -> Iterator[str]:
-    """The transcript as plain text (pipes, files, NO_COLOR-agnostic)."""
-    for b in blocks(messages, answered):
+    """The transcript as plain text (pipes, files, NO_COLOR-agnostic); ``marks``: where each
+    summary starts."""
+    for i, b in enumerate(blocks(messages, answered)):
+        for line, _ in (marks or {}).get(i, ()):
+            yield from (line, "")
         run = f"  run {b.run_id}" if run_ids and b.run_id else ""
         by = f" · {b.by}" if b.by else ""
         yield f"--- [{b.index}] {b.role}{by}{run}" if b.index is not None else f"--- system prompt{run}"
@@ -207,6 +219,7 @@ def _indent(text: str, prefix: str = "    ") -> str:
 def print_rich(
     console: Console, messages: Sequence[Message], *, run_ids: bool, full: bool = False,
     answered: Answered | None = None,
+    marks: SummaryMarks | None = None,
 ) -> None:  # fmt: skip
     """The transcript rendered for a terminal: markdown replies, coloured markers. One print
     per message (rich's per-call overhead adds up over thousands of messages). Every text
@@ -218,7 +231,9 @@ def print_rich(
     from golem_cli.cli.render.terminal_text import visible
 
     colours = {USER: "bold green", ASSISTANT: "bold blue", TOOL: "bold magenta"}
-    for b in blocks(messages, answered):
+    for i, b in enumerate(blocks(messages, answered)):
+        for line, _ in (marks or {}).get(i, ()):
+            console.print(Text(visible(line), style="bold yellow"), Text())
         run = f" [dim]run {escape(visible(b.run_id))}[/]" if run_ids and b.run_id else ""
         by = f" [dim]{escape(visible(b.by))}[/]" if b.by else ""
         head = f"[{colours.get(b.role, 'bold')}]{escape(visible(b.role))}[/] [dim]#{b.index}[/]{by}{run}"
@@ -300,11 +315,15 @@ def fence(text: str, info: str = "") -> str:
 
 
 def markdown_document(
-    messages: Sequence[Message], meta: ConversationMeta | None, cid: str, answered: Answered | None = None
+    messages: Sequence[Message],
+    meta: ConversationMeta | None,
+    cid: str,
+    answered: Answered | None = None,
+    marks: SummaryMarks | None = None,
 ) -> str:
     """The conversation as a markdown document (``golem export --format markdown``), each
     reply under the model that wrote it (a conversation continued on another provider shows
-    both)."""
+    both), and each summary marked where it starts, its text collapsed under the mark."""
     title = (meta.display_title if meta else "") or "Conversation"
     out = [f"# {title}", "", f"- Conversation: `{cid}`"]
     if meta is not None and meta.model:
@@ -312,7 +331,10 @@ def markdown_document(
     out.append(f"- Messages: {len(messages)}")
     if meta is not None and meta.parent:
         out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
-    for b in blocks(messages, answered):
+    for i, b in enumerate(blocks(messages, answered)):
+        for line, text in (marks or {}).get(i, ()):
+            out += ([] if out[-1] == "" else [""]) + [f"> **{line.strip('─ ')}**", ""]
+            out += _details("the summary", fence(text))
         head = f"## {b.index}. {b.role.capitalize()}" if b.index is not None else "## System prompt"
         by = f"{b.by}; " if b.by else ""
         out += ([] if out[-1] == "" else [""]) + [head + (f" ({by}run `{b.run_id}`)" if b.run_id else ""), ""]

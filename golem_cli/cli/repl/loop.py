@@ -78,6 +78,7 @@ class Repl:
         self._servers: asyncio.Future[None] | None = None  # tool servers starting in the background
         self._after_answer: KeysAfterAnswer | None = None  # keys typed after a one-key answer to a tool question
         self._turn_task: asyncio.Future[TurnOutcome] | None = None  # the turn running, if one is
+        self._fold: asyncio.Future[None] | None = None  # a rolling summary's fold under way
         #: The SIGTERM or SIGHUP that ended the chat (``signals.py``), once one did.
         self.ended_by: int | None = None
         self._stopped_calls: set[str] = set()  # calls this chat's Ctrl-C left open, closed at the next turn
@@ -278,6 +279,7 @@ class Repl:
             text = await self._read(prompt_session, first)
             first = None
             await self.ready()  # every line waits for the session: a turn goes to the checked model
+            await self.folded()
             if text is None:
                 return self.goodbye()
             if not text.strip():
@@ -330,6 +332,7 @@ class Repl:
         self.tool_notices()
         if outcome.interrupted:
             self._stopped_calls = self.session.open_calls()
+        self.begin_fold()
         return outcome
 
     def _within_budget(self, text: str, parts: Sequence[Part]) -> bool:
@@ -348,6 +351,34 @@ class Repl:
         if warning:
             self.console.print(f"[yellow]Warning: {escape(warning)}.[/yellow]", soft_wrap=True)
         return True
+
+    # --- rolling summaries: folded while the person types -------------------------------------
+
+    def begin_fold(self) -> None:
+        """With rolling summaries, what left the window is folded into the summary in the
+        background, after the reply is shown; the next line waits for it (``folded``)."""
+        if self.session.compactor.fold_due() is not None:
+            self._fold = asyncio.ensure_future(self._fold_now())
+
+    async def _fold_now(self) -> None:
+        done = await self.session.compactor.fold()
+        lines = [f"golem: {line}" for line in self.session.compactor.take_notices()]
+        if done is not None:
+            lines.append(f"golem: folded the messages that left the window into the summary (now messages "
+                         f"1-{done.summary.number})")  # fmt: skip
+
+        def show() -> None:
+            for line in lines:
+                self.tool_line(line, line.startswith("golem: the"))
+
+        if lines:
+            self._above_prompt(show)
+
+    async def folded(self) -> None:
+        """Wait for a fold under way (the next turn's request carries its summary)."""
+        fold, self._fold = self._fold, None
+        if fold is not None:
+            await fold
 
     def _repair_before_the_turn(self) -> None:
         """An interrupted tool round is closed before the next run: in one quiet line when all

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     from golem_cli.session import ChatSession, TurnOutcome
     from golem_cli.tools.toolbox import Toolbox
 
+from golem_cli.cli.repl import compact
+
 EXIT = "exit"
 
 
@@ -328,10 +330,13 @@ async def _history(repl: Repl, arg: str) -> None:
     if not repl.session.history:
         repl.console.print("Nothing said yet.")
         return
+    from golem_cli.cli.render.summary_marks import marks
     from golem_cli.store.ledger import answered
 
-    print_rich(repl.console, repl.session.history, run_ids="--run-ids" in words, full="--full" in words,
-               answered=answered(repl.session.runs()))  # fmt: skip
+    session = repl.session
+    found = marks(session.history, session.compactor.summaries()) if not session.skipped else {}
+    print_rich(repl.console, session.history, run_ids="--run-ids" in words, full="--full" in words,
+               answered=answered(session.runs()), marks=found)  # fmt: skip
 
 
 async def _normalize(repl: Repl, arg: str) -> None:
@@ -545,6 +550,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "/rewind": ("/rewind [N]", "list the turns, or go back to before turn N as /undo does"),
     "/attach": ("/attach PATH|URL|@SERVER:URI", "attach a file, or a tool server's resource, to your next prompt"),
     "/title": ("/title [TEXT]", "show or set this conversation's name"),
+    "/compact": ("/compact [FOCUS|undo]", "summarise the history before the newest messages (the file keeps them)"),
+    "/summary": ("/summary [edit]", "show the summary sent instead of older messages, or edit it"),
     "/tools": ("/tools [enable|disable|allow NAME]", "list the tools, turn them on or off, allow one without asking"),
     "/context": ("/context", "what the next request carries, in tokens, against the context window"),
     "/cost": ("/cost", "this conversation's runs by model: requests, tokens, cost"),
@@ -556,7 +563,7 @@ HANDLERS: dict[str, Handler] = {
     "/trim": _trim, "/option": _option, "/history": _history, "/normalize": _normalize, "/retry": _retry,
     "/attach": _attach, "/title": _title, "/tools": _tools, "/context": _context, "/cost": _cost,
     "/exit": _exit, "/quit": _exit,
-    "/undo": _undo, "/rewind": _rewind,
+    "/undo": _undo, "/rewind": _rewind, "/compact": compact.compact, "/summary": compact.summary,
 }  # fmt: skip
 NAMES = [name for name in COMMANDS if name != "/SERVER:PROMPT"]
 
