@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -452,6 +453,29 @@ def test_golem_tools_names_its_columns_and_where_the_tools_work(server: Provider
     assert f"File tools and commands work in {project} (tool_root in config.toml" in done.stdout
     server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"})))
     assert "tool results: call_1 hello" in ask(home, "-T", "builtin", "go").stdout  # the source selects its tools
+
+
+def test_golem_tools_wraps_its_legend_at_words_on_a_terminal(home: Path, project: Path):
+    """At 80 columns the legend's hard-wrapped lines of about 100 characters were broken by
+    the terminal mid-word ("the cu" / "rrent directory", "on" / "e of its tools")."""
+    child = pexpect.spawn(GOLEM, ["tools"], env=golem_env(home) | {"COLUMNS": "80"}, encoding="utf-8",
+                          dimensions=(60, 80), timeout=PATIENCE)  # fmt: skip
+    try:
+        chat = Chat(child)
+        child.expect(pexpect.EOF)
+        screen = chat.screen()
+        start = next(i for i, line in enumerate(screen) if line.startswith("* enabled"))  # after the tool root's
+        legend = screen[start:]  # line (the test's path is longer than the screen is wide)
+        whole = ("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group: "
+                 "fs, resources, shell, web, all, or a tool server's name (-T SERVER.TOOL for one of its tools). "
+                 "'asks' tools run after you approve each call (y once, a always for this tool, n deny); "
+                 "--allow NAME or --yes approve without asking.")  # fmt: skip
+        said = " ".join(" ".join(legend).split())
+        groups = re.search(r"a group: (.*?), all, or", said)
+        assert groups and said == whole.replace("fs, resources, shell, web", groups[1]), legend
+        assert all(len(line) <= 80 for line in legend), legend
+    finally:
+        child.terminate(force=True)
 
 
 def test_the_chat_banner_names_the_tools_and_where_they_work(spawn, project: Path):
