@@ -75,11 +75,27 @@ def _error(repl: Repl, exc: BaseException) -> None:
 
 
 async def _help(repl: Repl, arg: str) -> None:
+    """Each command beside what it does, wrapped at words in its own column; on a terminal too
+    narrow for that column, under the command."""
+    from rich.padding import Padding
+    from rich.table import Table
     from rich.text import Text
 
     width = max(len(usage) for usage, _ in COMMANDS.values())
-    for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
-        repl.console.print(Text.assemble("  ", (f"{usage:<{width}}", "bold"), "  ", text), highlight=False)
+    if repl.console.width < 2 + width + 2 + _HELP_TEXT_WIDTH:
+        for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
+            repl.console.print(Padding(Text(usage, style="bold"), (0, 0, 0, 2)))
+            repl.console.print(Padding(Text(text), (0, 0, 0, 4)))
+        return
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
+    for usage, text in COMMANDS.values():
+        table.add_row(Text(usage), Text(text))
+    repl.console.print(Padding(table, (0, 0, 0, 2)))
+
+
+_HELP_TEXT_WIDTH = 30  # the narrowest column of /help's descriptions worth keeping beside them
 
 
 async def _ids(repl: Repl, arg: str) -> None:
