@@ -41,13 +41,21 @@ class Repl(Protocol):
 Handler = Callable[[Repl, str], Awaitable[str | None]]
 
 
-def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "") -> list[str]:
+def report_lines(
+    before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "", every_note: bool = False
+) -> list[str]:
     """The repair report as lines for people: what changed, where, and which tool. Worded by
-    what happened: repaired, or only noted (cut-off arguments are kept as they are)."""
-    from golem_cli.cli.render.findings import repair_findings
+    what happened: repaired, or only noted (cut-off arguments are kept as they are). Arguments
+    cut off in a reply golem marked interrupted are left out unless ``every_note`` (``/normalize``
+    asks for them): the person saw that interruption happen, and golem recorded it."""
+    from golem_cli.cli.render.findings import TRUNCATED, repair_findings
     from golem_cli.cli.render.report import lines
+    from golem_cli.core.messages import is_interrupted_reply
 
     found = repair_findings(before, after, repair)
+    if not every_note:
+        found = [f for f in found if not (f.kind == TRUNCATED and f.message_index is not None
+                                          and is_interrupted_reply(before[f.message_index]))]  # fmt: skip
     if not found:
         return []
     head = f"Repaired this conversation{when}:" if repair.changed else "Nothing to repair. Noted:"
@@ -352,7 +360,7 @@ async def _history(repl: Repl, arg: str) -> None:
 
 async def _normalize(repl: Repl, arg: str) -> None:
     before, repair = repl.session.normalize()
-    for line in report_lines(before, repl.session.history, repair) or ["Nothing to repair."]:
+    for line in report_lines(before, repl.session.history, repair, every_note=True) or ["Nothing to repair."]:
         repl.console.print(line, markup=False, highlight=False)
 
 
