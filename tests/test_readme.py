@@ -15,3 +15,12 @@ def test_every_benchmark_script_is_listed_with_what_it_measures() -> None:
     scripts = {path.name for path in (ROOT / "benchmarks").glob("*.py") if not path.name.startswith("_")}
     assert set(listed) == scripts
     assert all(len(what.split()) >= 5 for what in listed.values()), listed
+
+
+def test_every_slash_command_has_a_row_in_the_readme() -> None:
+    """/context and /cost were in /help and missing from the README's table of commands."""
+    from golem_cli.cli.repl.slash import COMMANDS
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {line.split("`")[1].split()[0] for line in readme.splitlines() if line.startswith("| `/")}
+    assert set(COMMANDS) <= rows, sorted(set(COMMANDS) - rows)

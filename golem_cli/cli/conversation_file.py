@@ -13,7 +13,7 @@ it knows of ``meta`` and ignores the rest; a newer ``version`` is refused in one
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -42,11 +42,35 @@ def meta_json(meta: ConversationMeta) -> dict[str, Any]:
     return out
 
 
-def document_chunks(messages_chunks: Iterable[bytes], meta: ConversationMeta) -> Iterator[bytes]:
-    """The file's bytes, the history streamed as it is encoded."""
+def document_chunks(
+    messages_chunks: Iterable[bytes], meta: ConversationMeta, runs: Sequence[bytes] = ()
+) -> Iterator[bytes]:
+    """The file's bytes, the history streamed as it is encoded; ``runs``, the lines of the
+    conversation's runs log (the ledger), go in ``meta.runs`` as the records they are."""
     yield b'{"format":"' + FORMAT.encode() + b'","version":%d,"messages":' % VERSION
     yield from messages_chunks
-    yield b',"meta":' + msgspec.json.encode(meta_json(meta)) + b"}"
+    facts: dict[str, Any] = meta_json(meta)
+    if runs:
+        facts["runs"] = [msgspec.Raw(line) for line in runs]
+    yield b',"meta":' + msgspec.json.encode(facts) + b"}"
+
+
+def run_lines(meta: dict[str, Any], limit: int) -> list[bytes]:
+    """The runs log recorded in ``meta`` as log lines, each record encoded again on one line
+    (what is not a JSON object is skipped; the log's reader skips records it does not know),
+    at most ``limit`` bytes of them."""
+    records = meta.get("runs")
+    lines: list[bytes] = []
+    size = 0
+    for record in records if isinstance(records, list) else ():
+        if not isinstance(record, dict):
+            continue
+        line = msgspec.json.encode(record)
+        size += len(line) + 1
+        if size > limit:
+            break
+        lines.append(line)
+    return lines
 
 
 class _Document(msgspec.Struct):

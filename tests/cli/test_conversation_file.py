@@ -54,3 +54,37 @@ def test_a_newer_or_foreign_document_is_one_line(golem, home, tmp_path):
     done = golem("import", str(other))
     assert done.code == 2 and "not a golem conversation file" in done.err
     assert_one_line_error(done)
+
+
+def test_the_golem_format_carries_the_run_ledger_through_import(golem, home, tmp_path):
+    """The issue asked for the ledger in ``meta`` when there is one: it was left behind, so an
+    imported conversation said nothing of which model wrote each reply, nor what it cost."""
+    from golem_cli.store.ledger import runs_of
+
+    assert golem("ask", "-m", "offline:echo", "hello").code == 0
+    store = Store(home)
+    (cid,) = [info.id for info in store.list()]
+    runs = runs_of(store, cid)
+    assert len(runs) == 1
+    out = tmp_path / "it.golem.json"
+    assert golem("export", cid, "--format", "golem", "-o", str(out)).code == 0
+    records = json.loads(out.read_text())["meta"]["runs"]
+    assert {r["event"] for r in records} >= {"run-start", "run-end"}
+    store.delete(cid)
+    done = golem("import", str(out), "--json")
+    assert done.code == 0, done.err
+    assert json.loads(done.out)["id"] == cid
+    assert runs_of(Store(home), cid) == runs
+    assert "[2] assistant · offline:echo" in golem("show", cid).out  # which model wrote it, from the ledger
+
+
+def test_a_hand_made_ledger_in_meta_is_taken_as_records_or_skipped(golem, home, tmp_path):
+    doc = tmp_path / "odd.json"
+    doc.write_text(json.dumps({"format": "golem-conversation", "version": 1,
+                               "messages": [{"role": "user", "content": "hi"}],
+                               "meta": {"runs": ["not a record", 5, {"event": "from-the-future", "v": 1, "key": "x"},
+                                                 {"event": "run-start", "text": "a\nb"}]}}))  # fmt: skip
+    done = golem("import", str(doc), "--json")
+    assert done.code == 0, done.err
+    cid = json.loads(done.out)["id"]
+    assert golem("show", cid).code == 0 and golem("usage").code == 0

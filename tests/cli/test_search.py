@@ -25,10 +25,10 @@ def test_finds_by_content_case_insensitively_with_a_snippet(tmp_path):
     store.create([Message("user", "nothing relevant")])
     done = run(tmp_path, "ENCODING/json")
     assert done.returncode == 0
-    assert a[:8] in done.stdout and "#2 assistant: Use encoding/json." in done.stdout
+    assert a[-12:] in done.stdout and "#2 assistant: Use encoding/json." in done.stdout
     # Characters Go escapes in the file, and non-ASCII case folding.
-    assert b[:8] in run(tmp_path, "<HTML> &").stdout
-    assert b[:8] in run(tmp_path, "été").stdout
+    assert b[-12:] in run(tmp_path, "<HTML> &").stdout
+    assert b[-12:] in run(tmp_path, "été").stdout
 
 
 def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
@@ -38,6 +38,21 @@ def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
     hits = json.loads(run(tmp_path, "--json", "Eratosthenes").stdout)
     assert [(h["id"], h["messageIndex"], h["role"]) for h in hits] == [(cid, 0, "assistant")]
     assert "sieve" in hits[0]["snippet"]
+
+
+def test_each_hit_names_its_conversation_by_the_handle_the_hints_print(tmp_path):
+    """Its unique prefix was printed (``01a232c4-0b``): IDs made within seconds share their
+    first characters, so a conversation made after the search could make it ambiguous."""
+    store = Store(tmp_path)
+    cids = [store.create([Message("user", f"the wombat question {n}")]) for n in range(2)]
+    done = run(tmp_path, "wombat")
+    headings = [line.split()[0] for line in done.stdout.splitlines() if not line.startswith(" ")]
+    assert sorted(headings) == sorted(cid[-12:] for cid in cids), done.stdout
+    store.create([Message("user", "made just after the search")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(tmp_path)}
+    for heading in headings:  # still what `golem show` takes
+        shown = subprocess.run([GOLEM, "show", heading], capture_output=True, text=True, timeout=30, env=env)
+        assert shown.returncode == 0 and "wombat" in shown.stdout, shown.stderr
 
 
 def test_no_match_and_corrupt_files(tmp_path):
@@ -53,7 +68,7 @@ def test_role_and_since_options(tmp_path):
     store = Store(tmp_path)
     cid = store.create([Message("user", "quokka please"), Message("assistant", "a quokka")])
     assert "#2 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
-    assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[:8])
+    assert run(tmp_path, "quokka", "--since", "1h").stdout.startswith(cid[-12:])
     assert run(tmp_path, "quokka", "--since", "2999-01-01").returncode == 1
     bad = run(tmp_path, "quokka", "--since", "yesterday-ish")
     assert bad.returncode != 0 and "--since" in bad.stderr and "Traceback" not in bad.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from golem_cli.core.ids import is_uuid7
 from golem_cli.core.messages import INTERRUPTED, Message, ToolCall, is_interrupted_reply
 from golem_cli.store import Store
@@ -181,6 +182,23 @@ def test_the_setup_hint_wraps_at_words(spawn, home):
     screen = "\n".join(chat.screen())
     for word in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "provider:model"):
         assert word in screen  # whole on one screen line: never cut where the terminal ends
+    chat.leave()
+
+
+@pytest.mark.parametrize("columns", [80, 50])
+def test_help_keeps_each_description_beside_or_under_its_command(spawn, columns):
+    """At 80 columns a description's second line began at column 0, under the commands."""
+    chat = spawn("chat", env={"COLUMNS": str(columns)})
+    chat.child.setwinsize(60, columns)
+    chat.size = (60, columns)
+    chat.prompt()
+    chat.command("/help", "/exit")
+    screen = chat.screen()
+    start = max(i for i, line in enumerate(screen) if line.startswith("you> /help"))
+    shown = screen[start + 1 : max(i for i, line in enumerate(screen) if line.startswith("you>"))]
+    assert shown and all(line.startswith("  ") and len(line) <= columns for line in shown), shown
+    said = " ".join(" ".join(shown).split())
+    assert "/copy [FILE] copy the last reply (to the clipboard through the terminal, or to a new FILE)" in said
     chat.leave()
 
 

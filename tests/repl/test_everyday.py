@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 
 import pexpect
@@ -11,7 +12,7 @@ from golem_cli.core.messages import is_interrupted_reply
 from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
-from tests.repl.conftest import PATIENCE, plain
+from tests.repl.conftest import GOLEM, PATIENCE, golem_env, plain
 from tests.repl.test_chat import banner_cid
 
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
@@ -116,6 +117,28 @@ def test_a_conversation_with_only_cut_off_arguments_is_not_called_repaired(spawn
     out = chat.command("/normalize", "Noted:")
     assert "Repaired" not in out and "call-1 (roll)" in out
     chat.leave()
+
+
+def test_arguments_cut_off_by_golems_own_interruption_are_not_reported_on_resume(spawn, home):
+    """Ctrl-C mid-call left a reply marked interrupted whose call's arguments were cut; resume
+    greeted that with "Nothing to repair. Noted: ... not one JSON object (cut off?)", a report
+    for damage, about what the person did. /normalize, asked for, still notes it."""
+    from golem_cli.core.messages import INTERRUPTED, Message, ToolCall, mark_interrupted
+
+    cid = Store(home).create([
+        Message(role="user", content="roll"),
+        Message(role="assistant", content=mark_interrupted(""), tool_calls=[ToolCall("call-1", "roll", '{"sid')]),
+        Message(role="tool", content=INTERRUPTED, tool_call_id="call-1", tool_name="roll"),
+    ], model="local:echo")  # fmt: skip
+    chat = spawn("resume", cid)
+    out = chat.prompt()
+    assert "Noted" not in out and "cut off" not in out and "Repaired" not in out, out
+    out = chat.command("/normalize", "Noted:")
+    assert "call-1 (roll)" in out
+    chat.leave()
+    done = subprocess.run([GOLEM, "ask", "--cid", cid, "again"], capture_output=True, text=True, env=golem_env(home),
+                          timeout=60)  # fmt: skip
+    assert done.returncode == 0 and "Noted" not in done.stderr, done.stderr
 
 
 def _sent_in_last_request(server) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -332,6 +333,38 @@ def test_a_bad_tool_name_or_root_in_the_config_names_the_file(home: Path, projec
     assert not (project / "typo").exists()
 
 
+def test_the_always_menu_wraps_at_words_on_a_narrow_terminal(server: ProviderServer, home: Path, project: Path):
+    """At 60 columns the menu's rows and the "Allowed for" line were left to the terminal,
+    which broke them mid-word ("run_co" / "mmand(echo *)", "lis" / "ts them)")."""
+    command = "ls; echo hello world this is a long line"
+    server.enqueue(calls(("call_1", "run_command", {"command": command})))
+    child = pexpect.spawn(GOLEM, ["chat", "-T", "shell"], env=golem_env(home) | {"COLUMNS": "60"}, encoding="utf-8",
+                          dimensions=(40, 60), timeout=PATIENCE)  # fmt: skip
+    try:
+        chat = Chat(child)
+        chat.prompt()
+        child.sendline("run it")
+        chat.expect(r"\[y\]es once")
+        child.send("a")
+        chat.expect(r"Which\?")
+        child.send("2")
+        chat.turn()
+        screen = chat.screen()
+        start = max(i for i, line in enumerate(screen) if "Stop asking" in line)
+        end = max(i for i, line in enumerate(screen) if line.startswith("→ run_command"))
+        shown = screen[start:end]
+        whole = ("Stop asking, for this chat, about: 1 these 2 exact commands run_command(ls), "
+                 f"run_command({command}) 2 commands starting ls, echo run_command(ls *), run_command(echo *) "
+                 "3 every run_command call Which? 1-3; 2p: also for this project; other: back › 2 "
+                 "Allowed for this chat: run_command(ls *), run_command(echo *) (/tools rules lists them)")  # fmt: skip
+        assert set(" ".join(shown).split()) <= set(whole.split()), shown
+        assert all(len(line) <= 60 for line in shown), shown
+        offer = next(i for i, line in enumerate(shown) if line.lstrip().startswith("1  these"))
+        assert shown[offer + 1].startswith(" " * 7), shown  # its rules go on beside the number
+    finally:
+        child.terminate(force=True)
+
+
 def test_tools_allow_in_the_chat_says_when_the_tool_is_not_enabled(spawn, project: Path):
     chat = spawn("chat", "-T", "fs")
     chat.prompt()
@@ -420,6 +453,29 @@ def test_golem_tools_names_its_columns_and_where_the_tools_work(server: Provider
     assert f"File tools and commands work in {project} (tool_root in config.toml" in done.stdout
     server.enqueue(calls(("call_1", "read_file", {"path": "notes.txt"})))
     assert "tool results: call_1 hello" in ask(home, "-T", "builtin", "go").stdout  # the source selects its tools
+
+
+def test_golem_tools_wraps_its_legend_at_words_on_a_terminal(home: Path, project: Path):
+    """At 80 columns the legend's hard-wrapped lines of about 100 characters were broken by
+    the terminal mid-word ("the cu" / "rrent directory", "on" / "e of its tools")."""
+    child = pexpect.spawn(GOLEM, ["tools"], env=golem_env(home) | {"COLUMNS": "80"}, encoding="utf-8",
+                          dimensions=(60, 80), timeout=PATIENCE)  # fmt: skip
+    try:
+        chat = Chat(child)
+        child.expect(pexpect.EOF)
+        screen = chat.screen()
+        start = next(i for i, line in enumerate(screen) if line.startswith("* enabled"))  # after the tool root's
+        legend = screen[start:]  # line (the test's path is longer than the screen is wide)
+        whole = ("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group: "
+                 "fs, resources, shell, web, all, or a tool server's name (-T SERVER.TOOL for one of its tools). "
+                 "'asks' tools run after you approve each call (y once, a always for this tool, n deny); "
+                 "--allow NAME or --yes approve without asking.")  # fmt: skip
+        said = " ".join(" ".join(legend).split())
+        groups = re.search(r"a group: (.*?), all, or", said)
+        assert groups and said == whole.replace("fs, resources, shell, web", groups[1]), legend
+        assert all(len(line) <= 80 for line in legend), legend
+    finally:
+        child.terminate(force=True)
 
 
 def test_the_chat_banner_names_the_tools_and_where_they_work(spawn, project: Path):

@@ -84,12 +84,11 @@ def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = No
             for hit in hits
         ])  # fmt: skip
         return 0
-    from golem_cli.cli.render.short_ids import PREFIX_LENGTH, handle
+    from golem_cli.cli.render.short_ids import handle
 
-    width = max([PREFIX_LENGTH, *found.prefixes.values()])
-    for hit in hits:
+    for hit in hits:  # each ID as its handle, as the forks line names them: a prefix goes stale
         title = hit.meta.display_title[:40]
-        console.out(f"{hit.meta.id[:width]}  {console.local_time(hit.meta.updated)}  {title}")
+        console.out(f"{handle(hit.meta.id)}  {console.local_time(hit.meta.updated)}  {title}")
         # numbered as `golem show` numbers messages, so that `fork --at` takes the number
         where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
         console.out(f"    {where}: {hit.snippet}")

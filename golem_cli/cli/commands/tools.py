@@ -107,20 +107,38 @@ def list_tools(
         for row in tool_rows(box, header=True, width=columns):  # a pipe gets whole rows
             out(row)
         out("")
-        root = getattr(box.registry.sources[0], "root", None)
-        if root is not None:
-            out(f"File tools and commands work in {root.path} (tool_root in config.toml, else the current directory).")
-        out("* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group:")
-        servers = {s.group for s in box.servers()}
-        groups = ", ".join(sorted(g for g in box.registry.groups() if g not in servers))
-        out(f"  {groups}, all, or a tool server's name (-T SERVER.TOOL for one of its tools). 'asks' tools run")
-        out("  after you approve each call (y once, a always for this tool, n deny); --allow NAME or --yes")
-        out("  approve without asking.")
+        for line in _legend(box, width=columns):
+            out(line)
     from golem_cli.cli.render.console import note
 
     for line in problems if as_json else ():  # the table has a row for each server that failed
         note(f"golem: {line}")
     return 0
+
+
+def _legend(box: Toolbox, *, width: int | None) -> list[str]:
+    """Where the tools work and how to enable and approve them, wrapped at words to a
+    terminal's ``width`` (left to the terminal they broke words: "the cu" / "rrent directory"),
+    a paragraph a line in a pipe."""
+    import textwrap
+
+    servers = {s.group for s in box.servers()}
+    groups = ", ".join(sorted(g for g in box.registry.groups() if g not in servers))
+    paragraphs = [
+        f"* enabled in every chat (tools = [...] in config.toml). Enable more with -T NAME or a group: {groups}, "
+        "all, or a tool server's name (-T SERVER.TOOL for one of its tools). 'asks' tools run after you approve "
+        "each call (y once, a always for this tool, n deny); --allow NAME or --yes approve without asking."
+    ]
+    root = getattr(box.registry.sources[0], "root", None)
+    if root is not None:
+        where = f"File tools and commands work in {root.path} (tool_root in config.toml, else the current directory)."
+        paragraphs.insert(0, where)
+    if width is None:
+        return paragraphs
+    lines: list[str] = []
+    for paragraph in paragraphs:
+        lines += textwrap.wrap(paragraph, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    return lines
 
 
 def _rules(what: str, as_json: bool) -> int:

@@ -75,8 +75,10 @@ def export(
     elif fmt is Format.golem:
         from golem_cli.cli.conversation_file import document_chunks
         from golem_cli.core.codec.history import drain_chunks
+        from golem_cli.store.sidecars import RUNS, read_log
 
-        data = document_chunks(drain_chunks(messages), store.meta(cid))
+        runs = read_log(store.sidecar_path(cid, RUNS), RUNS).lines
+        data = document_chunks(drain_chunks(messages), store.meta(cid), runs)
     else:
         from golem_cli.cli.render.summary_marks import stored_marks
         from golem_cli.cli.render.transcript import markdown_document
@@ -153,6 +155,7 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
     kept_title, model = chosen(meta)
     parent, fork_at = lineage(meta)
     cid = store.create(out, cid=own, title=title or kept_title, model=model, parent=parent, fork_at=fork_at)
+    _restore_runs(store, cid, meta)
     if why:
         console.note(why)
     if as_json:
@@ -177,6 +180,17 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
         console.out(f"{label}: nothing to sanitize")
     console.out(f"imported {len(out)} {'message' if len(out) == 1 else 'messages'} as {cid}")
     return 0
+
+
+def _restore_runs(store: Store, cid: str, meta: dict[str, object]) -> None:
+    """The run ledger a golem conversation file carries, as the new conversation's runs log
+    (``golem show`` and ``usage`` read it; a run counts once however many copies hold it)."""
+    from golem_cli.cli.conversation_file import run_lines
+    from golem_cli.store.sidecars import RUNS, copy_lines
+
+    lines = run_lines(meta, RUNS.limit)
+    if lines:
+        copy_lines(store.sidecar_path(cid, RUNS), lines)
 
 
 def _read_import(source: common_Source) -> tuple[list[Message], dict[str, object]]:

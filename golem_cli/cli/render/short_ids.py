@@ -3,7 +3,7 @@
 Every stored ID can be typed as its shortest unique prefix or as its tail (store/refs.py).
 Where golem shows a whole ID (``list``, ``show``, ``/ids``) the unique prefix is bold and the
 rest dim, as jj shows change IDs. Where it prints a handle to copy (the resume hint, the
-``/retry`` and ``/fork`` notes, the footer) it prints the ID's last ``HANDLE_LENGTH``
+``/retry`` and ``/fork`` notes, the footer, ``search``'s hits) it prints the ID's last ``HANDLE_LENGTH``
 characters: golem's IDs are UUIDv7, whose first characters are a millisecond clock (IDs made
 within a minute share them) and whose last twelve are random, so that handle stays unique as
 more conversations are made, and a tail match wins over a prefix match when it is typed back.

@@ -43,13 +43,21 @@ class Repl(Protocol):
 Handler = Callable[[Repl, str], Awaitable[str | None]]
 
 
-def report_lines(before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "") -> list[str]:
+def report_lines(
+    before: list[Message], after: list[Message], repair: HistoryRepair, *, when: str = "", every_note: bool = False
+) -> list[str]:
     """The repair report as lines for people: what changed, where, and which tool. Worded by
-    what happened: repaired, or only noted (cut-off arguments are kept as they are)."""
-    from golem_cli.cli.render.findings import repair_findings
+    what happened: repaired, or only noted (cut-off arguments are kept as they are). Arguments
+    cut off in a reply golem marked interrupted are left out unless ``every_note`` (``/normalize``
+    asks for them): the person saw that interruption happen, and golem recorded it."""
+    from golem_cli.cli.render.findings import TRUNCATED, repair_findings
     from golem_cli.cli.render.report import lines
+    from golem_cli.core.messages import is_interrupted_reply
 
     found = repair_findings(before, after, repair)
+    if not every_note:
+        found = [f for f in found if not (f.kind == TRUNCATED and f.message_index is not None
+                                          and is_interrupted_reply(before[f.message_index]))]  # fmt: skip
     if not found:
         return []
     head = f"Repaired this conversation{when}:" if repair.changed else "Nothing to repair. Noted:"
@@ -77,11 +85,27 @@ def _error(repl: Repl, exc: BaseException) -> None:
 
 
 async def _help(repl: Repl, arg: str) -> None:
+    """Each command beside what it does, wrapped at words in its own column; on a terminal too
+    narrow for that column, under the command."""
+    from rich.padding import Padding
+    from rich.table import Table
     from rich.text import Text
 
     width = max(len(usage) for usage, _ in COMMANDS.values())
-    for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
-        repl.console.print(Text.assemble("  ", (f"{usage:<{width}}", "bold"), "  ", text), highlight=False)
+    if repl.console.width < 2 + width + 2 + _HELP_TEXT_WIDTH:
+        for usage, text in COMMANDS.values():  # Text, not markup: "[tokens]" is part of the usage
+            repl.console.print(Padding(Text(usage, style="bold"), (0, 0, 0, 2)))
+            repl.console.print(Padding(Text(text), (0, 0, 0, 4)))
+        return
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
+    for usage, text in COMMANDS.values():
+        table.add_row(Text(usage), Text(text))
+    repl.console.print(Padding(table, (0, 0, 0, 2)))
+
+
+_HELP_TEXT_WIDTH = 30  # the narrowest column of /help's descriptions worth keeping beside them
 
 
 async def _ids(repl: Repl, arg: str) -> None:
@@ -341,7 +365,7 @@ async def _history(repl: Repl, arg: str) -> None:
 
 async def _normalize(repl: Repl, arg: str) -> None:
     before, repair = repl.session.normalize()
-    for line in report_lines(before, repl.session.history, repair) or ["Nothing to repair."]:
+    for line in report_lines(before, repl.session.history, repair, every_note=True) or ["Nothing to repair."]:
         repl.console.print(line, markup=False, highlight=False)
 
 

@@ -366,16 +366,22 @@ class ToolView:
     async def choose(self, question: Question) -> Answer | None:
         """What ``a`` stops asking about, for this chat: a number of ``question.offers``
         (None, back to the question, for anything else); the choice is said in one line."""
+        from rich.padding import Padding
+        from rich.table import Table
         from rich.text import Text
 
         from golem_cli.tools.approval import Answer
 
         self.console.print(Text("  Stop asking, for this chat, about:", style="yellow"))
+        offers = Table.grid(padding=(0, 2))  # wrapped at words, beside its number
+        offers.add_column(justify="right")
+        offers.add_column()
         for n, (label, rules) in enumerate(question.offers, 1):
-            row = Text(f"    {n}  {visible(label)}", style="bold")
+            row = Text(visible(label), style="bold")
             if rules != (question.tool,):
                 row.append("  " + ", ".join(visible(r) for r in rules), style="dim")
-            self.console.print(row, soft_wrap=True)
+            offers.add_row(Text(str(n), style="bold"), row)
+        self.console.print(Padding(offers, (0, 0, 0, 4)))
         numbers = {str(n): str(n) for n in range(1, len(question.offers) + 1)}
         hint = f"1-{len(numbers)}; 2p: also for this project; other: back"
         line, by_key = await _read_answer(self.after_answer, hint, numbers, "Which?")
@@ -388,8 +394,8 @@ class ToolView:
             self.after_answer.start(picked)
         rules = question.offers[int(picked) - 1][1]
         where = "this chat and this project (.golem/config.toml)" if remember else "this chat"
-        said = f"  Allowed for {where}: {', '.join(visible(r) for r in rules)} (/tools rules lists them)"
-        self.console.print(Text(said, style="dim"), soft_wrap=True)
+        said = f"Allowed for {where}: {', '.join(visible(r) for r in rules)} (/tools rules lists them)"
+        self.console.print(Padding(Text(said, style="dim"), (0, 0, 0, 2)))
         return Answer("always", rules=rules, remember=remember)
 
     def page(self, question: Question) -> None:
