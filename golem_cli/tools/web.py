@@ -16,7 +16,7 @@ that resolves to a private, loopback, link-local or otherwise non-public address
 only when an allow rule names the URL (``fetch_url(http://127.0.0.1:8080/*)``, checked through
 ``PrivateGate``): every address the name resolves to is checked, before the first request and
 again before each redirect is followed. The check and the connection resolve the name apart,
-so a name whose answer changes in between (DNS rebinding) is not caught: ADR 0032.
+so a name whose answer changes in between (DNS rebinding) is not caught: ADR 0033.
 """
 
 from __future__ import annotations
