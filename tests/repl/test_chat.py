@@ -189,8 +189,8 @@ def test_the_setup_hint_wraps_at_words(spawn, home):
 def test_help_keeps_each_description_beside_or_under_its_command(spawn, columns):
     """At 80 columns a description's second line began at column 0, under the commands."""
     chat = spawn("chat", env={"COLUMNS": str(columns)})
-    chat.child.setwinsize(60, columns)
-    chat.size = (60, columns)
+    chat.child.setwinsize(150, columns)  # tall enough for the whole list at 50 columns
+    chat.size = (150, columns)
     chat.prompt()
     chat.command("/help", "/exit")
     screen = chat.screen()
