@@ -39,14 +39,14 @@ def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: Pro
     (asked,) = user_messages(server)
     assert asked == ('summarise @demo:demo://readme please\n\n<file name="@demo:demo://readme">\n'
                      "# Demo\nA server for golem's tests.\n</file>")  # fmt: skip
-    chat.child.sendline("and @demo:demo://nothing here")  # a resource the server has not
+    chat.child.sendline("and @demo:demo://readme with @demo:demo://nothing here")  # a resource the server has not
     said = chat.expect(r"Nothing was sent\.")
     assert "@demo:demo://nothing: tool server 'demo' could not read demo://nothing" in " ".join(said.split())
     chat.prompt()
     chat.child.sendline("mail me@example.com or @nobody:x://y")  # no running server's name: plain text
     chat.turn()
     chat.prompt()
-    assert user_messages(server)[-1] == "mail me@example.com or @nobody:x://y"
+    assert user_messages(server)[-1] == "mail me@example.com or @nobody:x://y"  # the readme did not wait for it
     chat.leave()
 
 

@@ -70,6 +70,9 @@ def test_a_mention_is_a_server_name_a_colon_and_a_uri_with_a_scheme():
     found = [m.groups() for m in MENTION.finditer("see @demo:demo://readme and mail a@b.c or @x:y, @docs:file:///a b")]
     assert found == [("demo", "demo://readme"), ("docs", "file:///a")]
     assert MENTION.search("user@demo:demo://readme") is None  # inside a word: not a mention
+    ended = [m.groups() for m in MENTION.finditer("read @demo:demo://readme. Then (@docs:file:///a.md), ok?")]
+    assert ended == [("demo", "demo://readme"), ("docs", "file:///a.md")]  # a sentence's punctuation is not the URI's
+    assert MENTION.fullmatch("@demo:demo://notes/a.b") is not None
 
 
 # --- against the demo server --------------------------------------------------------------------

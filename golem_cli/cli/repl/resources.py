@@ -73,8 +73,10 @@ async def attach_mentions(repl: Repl, text: str) -> bool:
     if not await repl.tool_servers_ready():
         return False
     servers = running(repl.session.toolbox)
+    before = list(repl.attachments)
     for match in MENTION.finditer(text):
         if match.group(1) in servers and not await attach(repl, match.group(0), quiet=True):
+            repl.attachments[:] = before  # none of this prompt's resources waits for the next one
             repl.console.print("Nothing was sent.", highlight=False, markup=False)
             return False
     return True

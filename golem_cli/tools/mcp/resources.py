@@ -22,8 +22,12 @@ from typing import Any
 MAX_BYTES = 20 * 1024 * 1024
 #: The most content items golem takes from one answer.
 MAX_ITEMS = 20
-#: ``@SERVER:URI``: a server's name (as in ``[mcp_servers.NAME]``), a colon, a URI with a scheme.
-MENTION = re.compile(r"(?<!\S)@([A-Za-z0-9_-]+):([A-Za-z][A-Za-z0-9+.-]*:\S+)")
+#: ``@SERVER:URI``: a server's name (as in ``[mcp_servers.NAME]``), a colon, a URI with a scheme;
+#: punctuation that ends a sentence after it (``see @docs:file:///a.md.``) is not the URI's.
+_END = r".,;:!?)\]'\""  # what may follow a mention in a sentence
+MENTION = re.compile(
+    rf"(?<![^\s(\[\"'])@([A-Za-z0-9_-]+):([A-Za-z][A-Za-z0-9+.-]*:\S*?[^\s{_END}])(?=[{_END}]*(?:\s|$))"
+)
 
 
 @dataclass(frozen=True, kw_only=True)
