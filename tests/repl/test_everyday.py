@@ -119,6 +119,29 @@ def test_a_conversation_with_only_cut_off_arguments_is_not_called_repaired(spawn
     chat.leave()
 
 
+def test_the_report_above_the_prompt_wraps_at_words(spawn, home):
+    """At 80 columns the report's line was left to the terminal: "... has arguments th" / "at are ..."."""
+    from golem_cli.core.messages import Message, ToolCall
+
+    cid = Store(home).create([
+        Message(role="user", content="roll"),
+        Message(role="assistant", tool_calls=[ToolCall("call-1", "roll", '{"sides":')]),
+        Message(role="tool", content="4", tool_call_id="call-1", tool_name="roll"),
+    ], model="local:echo")  # fmt: skip
+    chat = spawn("resume", cid, env={"COLUMNS": "60"})
+    chat.child.setwinsize(40, 60)
+    chat.size = (40, 60)
+    chat.prompt()
+    screen = chat.screen()
+    start = next(i for i, line in enumerate(screen) if line.startswith("Nothing to repair. Noted:"))
+    shown = screen[start + 1 : next(i for i, line in enumerate(screen) if line.startswith("you>"))]
+    whole = ("truncated message 2 (assistant) call call-1 (roll) has arguments that are not one JSON object "
+             "(cut off?); kept verbatim")  # fmt: skip
+    assert " ".join(" ".join(shown).split()) == whole, shown
+    assert len(shown) > 1 and all(line.startswith("    ") for line in shown[1:]), shown
+    chat.leave()
+
+
 def test_arguments_cut_off_by_golems_own_interruption_are_not_reported_on_resume(spawn, home):
     """Ctrl-C mid-call left a reply marked interrupted whose call's arguments were cut; resume
     greeted that with "Nothing to repair. Noted: ... not one JSON object (cut off?)", a report

@@ -67,7 +67,9 @@ def show(
         where = getattr(toolbox.registry.sources[0], "root", None)
         place = f" in {where.path}" if where is not None else ""
         out += [paint(part, "dim") for part in _wrapped(visible(f"tools: {names}{place} · /tools to change"), width)]
-    out += [paint(for_terminal(line, sys.stdout)) for line in lines]
+    for line in lines:  # a report's line goes on under its own indent, two columns in
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        out += [paint(part) for part in _wrapped(for_terminal(line, sys.stdout), width, indent + "  ")]
     if toolbox is not None and toolbox.to_start():
         names = ", ".join(s.group for s in toolbox.to_start())
         out.append(paint(visible(f"Starting tool servers: {names}…"), "dim"))
@@ -90,11 +92,13 @@ def by_width(pieces: Sequence[tuple[str, str]], width: int) -> list[str]:
     return lines
 
 
-def _wrapped(text: str, width: int) -> list[str]:
-    """Prose wrapped at words (a long path or name is left whole rather than cut)."""
+def _wrapped(text: str, width: int, indent: str = "") -> list[str]:
+    """Prose wrapped at words (a long path or name is left whole rather than cut), its
+    continuation lines under ``indent``."""
     out: list[str] = []
     for paragraph in text.splitlines():
-        out += textwrap.wrap(paragraph, width, break_on_hyphens=False, break_long_words=False) or [""]
+        out += textwrap.wrap(paragraph, width, subsequent_indent=indent, break_on_hyphens=False,
+                             break_long_words=False) or [""]  # fmt: skip
     return out
 
 
