@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import importlib
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -165,20 +165,18 @@ class McpSource:
 
     async def relist_prompts(self) -> bool:
         """Its prompts read again when it said they changed; whether it had."""
-        connection = self._connection
-        if connection is None or "prompts" not in connection.changed:
-            return False
-        connection.changed.discard("prompts")
-        await self._read_prompts()
-        return True
+        return await self._relist("prompts", self._read_prompts)
 
     async def relist_resources(self) -> bool:
         """Its resources read again when it said they changed; whether it had."""
+        return await self._relist("resources", self._read_resources)
+
+    async def _relist(self, kind: str, read: Callable[[], Awaitable[None]]) -> bool:
         connection = self._connection
-        if connection is None or "resources" not in connection.changed:
+        if connection is None or kind not in connection.changed:
             return False
-        connection.changed.discard("resources")
-        await self._read_resources()
+        connection.changed.discard(kind)
+        await read()
         return True
 
     async def read_resource(self, uri: str) -> dict[str, Any]:
