@@ -61,9 +61,14 @@ def served(argv: Callable[[str], list[str]]) -> Iterator[str]:
         process.wait(10)
 
 
+#: How long the tests let a server start: the SDK's import alone is seconds of CPU, and on a
+#: machine shared with other test runs the default (20 s) was once not enough.
+STARTUP_SECONDS = 90
+
+
 def demo_table(*args: str, **keys: object) -> dict[str, object]:
     """An ``[mcp_servers.NAME]`` table for the demo server over stdio."""
-    return {"command": sys.executable, "args": [str(DEMO), *args], **keys}
+    return {"command": sys.executable, "args": [str(DEMO), *args], "startup_timeout_sec": STARTUP_SECONDS, **keys}
 
 
 def server_tables(tables: dict[str, dict[str, Any]]) -> dict[str, McpServerTable]:
@@ -74,4 +79,5 @@ def server_tables(tables: dict[str, dict[str, Any]]) -> dict[str, McpServerTable
 def demo_toml(name: str, *args: str, extra: str = "") -> str:
     """The same, as config.toml text."""
     quoted = ", ".join(f'"{a}"' for a in (str(DEMO), *args))
-    return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n{extra}'
+    started = "" if "startup_timeout_sec" in extra else f"startup_timeout_sec = {STARTUP_SECONDS}\n"
+    return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n{started}{extra}'
