@@ -583,7 +583,7 @@ class ChatSession:
             usage=partial.usage if partial else Usage(), stored=self.stored, sent=sent,
             interrupted=e.interrupted, error=None if e.interrupted else e, cut=cut,
             earlier_replies=any(m.role == "assistant" for m in added[: -1 if cut else None]),
-            requests=partial.requests if partial else 0,
+            requests=e.requests,
         )  # fmt: skip
 
     def _refused(self, e: GolemError, asked: Message) -> TurnOutcome:

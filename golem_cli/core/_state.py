@@ -88,6 +88,7 @@ class RunState:
             interrupted=interrupted,
             run_id=self.run_id,
             conversation_id=self.conversation_id,
+            requests=self.requests,
         )
         if isinstance(cause, BaseException):
             error.__cause__ = cause

@@ -177,7 +177,8 @@ class RunError(GolemError):
     ``interrupted`` is True when the user or the caller stopped the run (Ctrl-C, task
     cancellation): the partial reply streamed so far is kept in ``partial.messages``.
     ``hint`` and ``exit_code`` are those of the cause when it is a ``GolemError`` (a provider's
-    hint reaches the user through the run that failed).
+    hint reaches the user through the run that failed). ``requests`` counts the model requests
+    the run sent, also when ``partial`` is None (each one may be billed, and the ledger counts it).
     """
 
     def __init__(
@@ -189,6 +190,7 @@ class RunError(GolemError):
         interrupted: bool = False,
         run_id: str = "",
         conversation_id: str = "",
+        requests: int = 0,
     ) -> None:
         if stage not in STAGES:
             raise ValueError(f"unknown run stage {stage!r}")
@@ -199,6 +201,7 @@ class RunError(GolemError):
         self.interrupted = interrupted
         self.run_id = run_id
         self.conversation_id = conversation_id
+        self.requests = partial.requests if partial is not None else requests
         if isinstance(cause, GolemError):
             self.hint = cause.hint
             self.exit_code = cause.exit_code

@@ -96,3 +96,13 @@ def test_an_unknown_price_is_counted_apart(golem, server, home):
     (row,) = usage(golem)
     assert (row["model"], row["cost"], row["unpricedRuns"]) == ("local:echo", 0.0, 1)
     assert 'runs of models with no known price are not in the cost' in golem("usage").out
+
+
+def test_a_run_that_failed_after_its_retries_counts_every_request_it_sent(golem, server, home):
+    (home / "config.toml").write_text((home / "config.toml").read_text().replace('api_key = "sk-test"\n', 'api_key = "sk-test"\nmax_retries = 2\n', 1))
+    server.enqueue(*[Scenario(status=503, retry_after="0")] * 3)
+    failed = golem("ask", "-m", "openai:gpt-4o-mini", "one")
+    assert failed.code != 0
+    assert len(server.requests) == 3
+    [row] = usage(golem)
+    assert (row["runs"], row["requests"]) == (1, 3)
