@@ -147,6 +147,13 @@ class Checkpoints:
         if change.path not in out.restored:
             out.restored.append(change.path)
 
+    def forget(self, cid: str) -> None:
+        """Remove a conversation's checkpoints: when the conversation is gone for good, the
+        previous contents of the files its tools changed go with it."""
+        self._logs.pop(cid, None)
+        self._sizes.pop(cid, None)
+        shutil.rmtree(self.root / cid, ignore_errors=True)
+
     def _prune(self, cid: str, keep: str | None) -> None:
         """The conversation's oldest previous contents beyond its bound, then the conversations
         written to longest ago beyond the store's. Counted in memory between prunings: the

@@ -918,6 +918,7 @@ class Store:
                 raise StoreError(f"cannot delete {self.messages_path(cid)}: {e.strerror}; remove it by hand") from None
             remove_all(self.conversations_dir, names_of(self.conversations_dir, cid))
             fsync_dir(self.conversations_dir)
+            self.checkpoints.forget(cid)
 
     def discard(self, cid: str) -> None:
         """Move a conversation to the trash, where ``restore`` finds it for ``TRASH_DAYS``
@@ -980,6 +981,7 @@ class Store:
         for cid, deleted in self.trashed():
             if deleted < before:
                 remove_all(self.trash_dir, [self.messages_path(cid).name, *names_of(self.trash_dir, cid)])
+                self.checkpoints.forget(cid)
 
     def backup(self, cid: str) -> Path:
         """Copy the current messages file to ``backups/`` and return the copy's path."""

@@ -5,11 +5,13 @@ file they did not read, and a conversation's sidecars moved, removed and forked 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import msgspec
 import pytest
 from golem_cli.core.messages import Message
 from golem_cli.store import sidecars
+from golem_cli.store import store as store_module
 from golem_cli.store.files import UnreadableFile
 from golem_cli.store.meta import ConversationMeta, decode_meta, encode_meta, merge_meta
 from golem_cli.store.sidecars import (
@@ -191,6 +193,24 @@ def test_delete_removes_every_sidecar(store):
     store.delete(cid)
     assert sidecars.names_of(store.conversations_dir, cid) == []
     assert len(sidecars.names_of(store.conversations_dir, other)) == 4
+
+
+def _checkpoint(store, cid: str, tmp: Path) -> Path:
+    store.checkpoints.keep(cid, run="r1", call="c1", path=tmp / "f.txt", before=b"before", after=b"after")
+    return store.checkpoints.root / cid
+
+
+def test_a_conversation_gone_for_good_takes_its_checkpoints_and_one_in_the_trash_keeps_them(
+    store, tmp_path, monkeypatch
+):
+    gone, trashed, other = (store.create([Message("user", w)]) for w in ("gone", "trashed", "other"))
+    places = {cid: _checkpoint(store, cid, tmp_path) for cid in (gone, trashed, other)}
+    store.delete(gone)
+    store.discard(trashed)
+    assert not places[gone].exists() and places[trashed].exists() and places[other].exists()
+    monkeypatch.setattr(store_module, "TRASH_DAYS", -1)  # the trash's time is up at the next discard
+    store.discard(other)
+    assert not places[trashed].exists()
 
 
 def test_trash_and_restore_move_every_sidecar(store):
