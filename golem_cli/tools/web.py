@@ -15,8 +15,10 @@ page, a cloud's metadata address, a development server on the loopback address).
 that resolves to a private, loopback, link-local or otherwise non-public address is fetched
 only when an allow rule names the URL (``fetch_url(http://127.0.0.1:8080/*)``, checked through
 ``PrivateGate``): every address the name resolves to is checked, before the first request and
-again before each redirect is followed. The check and the connection resolve the name apart,
-so a name whose answer changes in between (DNS rebinding) is not caught: ADR 0033.
+again before each redirect is followed, and the request goes to an address the check saw (the
+name kept in the Host header and, over TLS, in the server name the certificate is checked
+against): a name whose answer changes between the check and the connection (DNS rebinding)
+cannot lead it elsewhere.
 """
 
 from __future__ import annotations
@@ -88,11 +90,13 @@ class Web:
             async with asyncio.timeout(self.timeout):
                 async with httpx.AsyncClient(follow_redirects=False, timeout=self.timeout, headers=headers) as client:
                     for _ in range(MAX_REDIRECTS + 1):
-                        await self._check_address(url)
-                        async with client.stream("GET", url) as response:
+                        response = await _send(client, url, await self._checked_addresses(url))
+                        try:
                             target = _redirect(response, url, origin)
                             if target is None:
                                 return await self._read(response, url)
+                        finally:
+                            await response.aclose()
                         url = target
                     raise ToolFailed(f"more than {MAX_REDIRECTS} redirects")
         except TimeoutError:
@@ -100,14 +104,15 @@ class Web:
         except httpx.HTTPError as e:
             raise ToolFailed(f"cannot fetch {url}: {type(e).__name__}: {e}") from None
 
-    async def _check_address(self, url: str) -> None:
-        """``ToolFailed`` when the URL's host is, or resolves to, an address that is not public
-        and no allow rule names the URL."""
+    async def _checked_addresses(self, url: str) -> list[str]:
+        """The addresses the URL's host resolves to, in the resolver's order, once each is
+        public or an allow rule names the URL; ``ToolFailed`` otherwise. None found: the
+        request then fails with its own words."""
         scheme, host, port = _origin(url)
         try:
             found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except OSError:
-            return  # not resolved: the request fails with its own words
+            return []
         for *_, address in found:
             what = _not_public(str(address[0]).split("%", 1)[0])
             if what and not self.gate.allows(url):
@@ -116,6 +121,7 @@ class Web:
                     f"{url} is refused: {host} is {what} ({address[0]}), which a fetched page could make the model "
                     f"reach; to allow it: --allow 'fetch_url({site})' (or /tools allow fetch_url({site}))"
                 )
+        return list(dict.fromkeys(str(address[0]) for *_, address in found))
 
     async def _read(self, response: httpx.Response, url: str) -> str:
         """The answer as the model reads it: a line saying what it is, then its text."""
@@ -143,6 +149,32 @@ class Web:
             if _add_chunk(body, chunk, decoder, self.max_bytes, url):
                 return bytes(body), True
         return bytes(body), False
+
+
+async def _send(client: httpx.AsyncClient, url: str, addresses: list[str]) -> httpx.Response:
+    """The response's head from the first of ``addresses`` that takes the connection, as
+    ``socket.create_connection`` tries them; the URL as it is when there are none."""
+    import httpx
+
+    for address in addresses[:-1]:
+        try:
+            return await client.send(_pinned(client, url, address), stream=True)
+        except httpx.ConnectError:
+            continue
+    return await client.send(_pinned(client, url, addresses[-1] if addresses else None), stream=True)
+
+
+def _pinned(client: httpx.AsyncClient, url: str, address: str | None) -> httpx.Request:
+    """A GET of ``url`` sent to ``address``: the name stays in the Host header and is the TLS
+    server name. A scoped IPv6 address (``fe80::1%eth0``) cannot be a URL's host: sent by name."""
+    import httpx
+
+    if address is None or "%" in address:
+        return client.build_request("GET", url)
+    target = httpx.URL(url)
+    name = {"sni_hostname": target.host} if target.scheme == "https" else {}
+    return client.build_request("GET", target.copy_with(host=address), headers={"host": target.netloc.decode("ascii")},
+                                extensions=name)  # fmt: skip
 
 
 def _redirect(response: httpx.Response, url: str, origin: tuple[str, str, int]) -> str | None:

@@ -3,7 +3,9 @@ redirects checked, refusals for other schemes and for binary content."""
 
 from __future__ import annotations
 
+import asyncio
 import gzip
+import socket
 import threading
 import tracemalloc
 from collections.abc import Iterator
@@ -49,6 +51,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(200)
             self.send_header("content-type", "text/plain")
             self.send_header("content-encoding", "gzip")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/host":  # the Host header the request came with
+            body = f"host: {self.headers['host']}".encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/plain")
             self.send_header("content-length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -228,3 +237,24 @@ def context():
     from golem_cli.core.tools import ToolContext
 
     return ToolContext(call_id="c", tool_name="fetch_url", args="{}")
+
+
+def test_the_request_goes_to_the_address_the_check_saw_whatever_the_name_answers_next(site, monkeypatch):
+    """DNS rebinding: the name answers the check with one address and the connection with
+    another (here: none at all). The request goes to the checked address, under its name."""
+    port = site.rsplit(":", 1)[1]
+    asked: list[str] = []
+    real = asyncio.BaseEventLoop.getaddrinfo
+
+    async def rebinding(self, host, *args, **keys):
+        if host == "rebind.invalid":
+            asked.append(host)
+            if len(asked) > 1:
+                raise socket.gaierror(socket.EAI_NONAME, "the name now answers otherwise")
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", int(port)))]
+        return await real(self, host, *args, **keys)
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", rebinding)
+    web = Web(gate=PrivateGate(lambda url: url.startswith("http://rebind.invalid:")))
+    assert run(web.fetch_url(f"http://rebind.invalid:{port}/host")).endswith(f"\nhost: rebind.invalid:{port}")
+    assert asked == ["rebind.invalid"]  # resolved once, by the check
