@@ -188,7 +188,6 @@ class Store:
                 self.conversations_dir,
                 self.index_path,
                 limit=self.max_history_bytes,
-                locks_dir=self.locks_dir,
                 progress=self.progress,
             )
         return self._index
