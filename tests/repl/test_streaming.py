@@ -176,3 +176,34 @@ def test_code_blocks_are_cropped_with_a_marker_never_wrapped():
     assert code == ["curl -sSL https://example.com/a/very/…", "echo ok"], lines
     assert all(len(line) <= 40 for line in lines)
     assert any(line.startswith("Run this, which fetches the file and") for line in lines)  # prose wraps
+
+
+# --- on the screen: a reply streamed block by block looks like the whole reply rendered ------
+
+REPLY = (
+    "# Plan\n\nFirst paragraph, which runs on\nover two lines.\nSecond paragraph.\n\n- one\n- two\n\n"
+    "```py\nx = 1\n```\nAfter the code.\n\n---\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    "1. first\n2. second\n\n***\nlast words"
+)
+
+
+def test_a_streamed_reply_on_the_screen_is_the_whole_reply_rendered_at_once(spawn, server):
+    """Blocks printed one by one are separated by the blank lines rich puts between them in the
+    whole reply (they were glued together: paragraphs ran into each other)."""
+    from golem_cli.cli.render.terminal_text import markdown
+
+    from tests.providerserver import Reply, Scenario
+
+    server.enqueue(Scenario(reply=Reply(text=REPLY)))
+    chat = spawn("chat")
+    chat.size = (80, 120)  # room for the banner, the whole reply and the footer
+    chat.child.setwinsize(*chat.size)
+    chat.prompt()
+    chat.say("go")
+    screen = chat.screen()
+    start = screen.index("you> go") + 1
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, width=120, color_system=None).print(markdown(REPLY))
+    whole = [line.rstrip() for line in out.getvalue().splitlines()]
+    assert screen[start : start + len(whole)] == whole
+    assert screen[start + len(whole)].strip() != "" and "last words" in screen[start + len(whole) - 1]
