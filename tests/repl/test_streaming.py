@@ -7,6 +7,8 @@ import io
 from golem_cli.cli.render.streaming import ReplyRenderer, split_finished
 from rich.console import Console
 
+from tests.repl.conftest import plain
+
 
 def test_split_at_blank_lines_outside_code_fences():
     assert split_finished("one\n\ntwo") == ("one\n\n", "two")
@@ -207,3 +209,17 @@ def test_a_streamed_reply_on_the_screen_is_the_whole_reply_rendered_at_once(spaw
     whole = [line.rstrip() for line in out.getvalue().splitlines()]
     assert screen[start : start + len(whole)] == whole
     assert screen[start + len(whole)].strip() != "" and "last words" in screen[start + len(whole) - 1]
+
+
+def test_a_reply_resumed_after_a_tool_call_starts_without_a_gap():
+    """``finish()`` ends a stretch of the reply (a tool call's lines come next): the blank line
+    between blocks is not carried over to the text after them."""
+    c, out = console()
+    r = ReplyRenderer(c, clock=lambda: 0.0)
+    r.feed("para one\n\npara two")
+    r.finish()
+    c.print("tool line")
+    r.feed("after the tool")
+    r.finish()
+    lines = [line.rstrip() for line in plain(out.getvalue()).splitlines()]
+    assert lines == ["para one", "", "para two", "tool line", "after the tool"], lines

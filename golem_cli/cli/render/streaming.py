@@ -258,6 +258,7 @@ class ReplyRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks = BlockSplitter()
+        self._gap = False  # what follows (a tool's lines, the footer) is not the reply's next block
         return self.text
 
     # --- markdown mode ---------------------------------------------------------------------
