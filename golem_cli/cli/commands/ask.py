@@ -330,14 +330,10 @@ def _turn(
     Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
-    from golem_cli.cli.model_choice import close_model
     from golem_cli.cli.signals import Termination, die_by, ending_like_ctrl_c
     from golem_cli.cli.tools import servers
 
     termination = Termination()
-
-    def say(line: str, problem: bool) -> None:
-        note(f"golem: {line}" if problem else line)
 
     def on_event(event: object) -> None:
         if reply is not None:
@@ -353,20 +349,15 @@ def _turn(
         try:
             with ending_like_ctrl_c(task.cancel) as termination:
                 if box is not None:
-                    servers.hear(box, say)
-                    await servers.start(box, say, quiet=True)
+                    servers.hear(box, _say)
+                    await servers.start(box, _say, quiet=True)
                 on_delta = reply.on_delta if reply is not None else None
                 outcome = await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
                 if outcome.finished:  # rolling summaries: what left the window, folded before golem exits
                     await session.compactor.fold()
                 return outcome
         finally:
-            if view is not None:
-                view.close()
-            if box is not None:
-                servers.show_notices(box, say)
-                await box.close()
-            await close_model(session.model)
+            await _close_turn(session, view)
             kept()
 
     try:
@@ -379,6 +370,24 @@ def _turn(
         raise
     finally:
         session.close()
+
+
+def _say(line: str, problem: bool) -> None:
+    note(f"golem: {line}" if problem else line)
+
+
+async def _close_turn(session: ChatSession, view: ToolView | None) -> None:
+    """What a turn opened, closed however it ended: the tool view, the tool servers (what they
+    said shown first), the model's connections."""
+    from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.tools import servers
+
+    if view is not None:
+        view.close()
+    if session.toolbox is not None:
+        servers.show_notices(session.toolbox, _say)
+        await session.toolbox.close()
+    await close_model(session.model)
 
 
 def reply_ending(outcome: TurnOutcome) -> str:
