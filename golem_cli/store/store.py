@@ -63,6 +63,7 @@ from golem_cli.store.files import (
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
+    handle,
     is_conversation_id,
     match_reference,
     parse_reference,
@@ -1005,7 +1006,7 @@ def _locked_message(cid: str, holder: LockHolder | None) -> str:
     who = holder.describe() if holder else "holder unknown"
     return (
         f"conversation {cid} is open in another golem process ({who}); "
-        f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
+        f"finish or close it there, or continue in a copy with `golem fork {handle(cid)}`"
     )
 
 
