@@ -14,6 +14,7 @@ from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
 from golem_cli.cli.options import (
     Allow,
+    ChatFlags,
     ContextTokens,
     Deny,
     MaxCost,
@@ -101,13 +102,15 @@ def ask(
     text = _prompt_text(prompt, attached=bool(attached))
     store = _throwaway_store() if no_save else open_store()
     existing, choice, stored = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
-    kept, tools = reopen(stored, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    kept, tools = reopen(stored, choice, flags)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, kept=kept)
-    kept.apply(session, choice, max_cost=max_cost)
-    set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
-    session.project_root = project_root(choice.settings, no_project_instructions)
+    kept.apply(session, choice, max_cost=flags.max_cost)
+    set_compaction(session, choice, flags.summarize_trimmed)  # rolling summaries: the flag
+    session.project_root = project_root(choice.settings, flags.no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)
     text = with_files(text, files)

@@ -18,6 +18,7 @@ from golem_cli.cli.common import instructions_lines, project_root, set_compactio
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
+    ChatFlags,
     ContextTokens,
     ConversationId,
     Deny,
@@ -208,10 +209,10 @@ def resume(
     if cid is None:
         _note("nothing resumed")
         return 0
-    again = _reopen(store, cid, model, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                    max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride,
-                    max_cost=max_cost, summarize_trimmed=summarize_trimmed,
-                    no_project_instructions=no_project_instructions)  # fmt: skip
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    again = _reopen(store, cid, model, flags)
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
         _note("nothing resumed")
@@ -233,15 +234,14 @@ def resume(
 class _Reopened:
     """What ``resume`` and ``fork`` settle before the prompt, from the settings kept beside the
     conversation and the flags over them: the model, the tools, where project instructions are
-    read, the budget and rolling summaries."""
+    read."""
 
     choice: Choice
     kept: Restored
     tools: ToolChoice
     toolbox: Toolbox | None
     project: Path | None
-    max_cost: float | None
-    summarize_trimmed: bool
+    flags: ChatFlags
 
     def open(self, store: Store, cid: str, lock: FileLock | None = None) -> tuple[ChatSession, list[str]]:
         """The conversation opened with these settings (repaired as it is loaded), and its report."""
@@ -251,8 +251,8 @@ class _Reopened:
         window = trim(self.kept.max_messages, self.choice.settings)
         session, before, repair = ChatSession.resume(store, cid, self.choice.model, max_messages=window,
                                                      tools=self.toolbox, lock=lock)  # fmt: skip
-        self.kept.apply(session, self.choice, max_cost=self.max_cost)
-        set_compaction(session, self.choice, self.summarize_trimmed)  # rolling summaries: the flag
+        self.kept.apply(session, self.choice, max_cost=self.flags.max_cost)
+        set_compaction(session, self.choice, self.flags.summarize_trimmed)  # rolling summaries: the flag
         session.project_root = self.project
         return session, _resumed(before, session, repair)
 
@@ -280,23 +280,7 @@ class _Reopened:
         return run_repl(pending, markdown=markdown, note=self.choice.note, lines=lines, tools=self.tools)
 
 
-def _reopen(
-    store: Store,
-    cid: str,
-    model: str | None,
-    *,
-    options: list[str] | None,
-    tool: list[str] | None,
-    allow: list[str] | None,
-    deny: list[str] | None,
-    yes: bool,
-    max_messages: int | None,
-    context_tokens: int | None,
-    trim_stride: int | None,
-    max_cost: float | None,
-    summarize_trimmed: bool,
-    no_project_instructions: bool,
-) -> _Reopened:
+def _reopen(store: Store, cid: str, model: str | None, flags: ChatFlags) -> _Reopened:
     """The settings to continue ``cid`` with: -o is checked, and refused, before anything is
     opened or copied."""
     from golem_cli.cli.model_choice import choose_model
@@ -304,11 +288,9 @@ def _reopen(
 
     meta = store.meta(cid)
     choice = choose_model(model, stored=meta.model, lazy=True)
-    kept, tools = reopen(meta.settings, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
-    return _Reopened(choice=choice, kept=kept, tools=tools, toolbox=tools.toolbox(), max_cost=max_cost,
-                     project=project_root(choice.settings, no_project_instructions),
-                     summarize_trimmed=summarize_trimmed)  # fmt: skip
+    kept, tools = reopen(meta.settings, choice, flags)
+    project = project_root(choice.settings, flags.no_project_instructions)
+    return _Reopened(choice=choice, kept=kept, tools=tools, toolbox=tools.toolbox(), project=project, flags=flags)
 
 
 def _to_resume(store: Store, ref: str | None) -> str | None:
@@ -393,10 +375,10 @@ def fork(
         sys.stdout.write(_fork_only(store, parent, at) + "\n")
         return 0
     # the settings first: a refused -o leaves no fork behind
-    again = _reopen(store, parent, model, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                    max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride,
-                    max_cost=max_cost, summarize_trimmed=summarize_trimmed,
-                    no_project_instructions=no_project_instructions)  # fmt: skip
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    again = _reopen(store, parent, model, flags)
     short = short_ids.handle(parent)
     cid = new_id()  # the fork's, shown by the banner before the fork is made
 
