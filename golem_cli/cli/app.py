@@ -71,8 +71,8 @@ COMMANDS = {
 
 
 class Commands(TyperGroup):
-    """golem's commands, each built by typer from its module when it is asked for (click's lazy
-    subcommands): a command line asks for one, ``--help`` and completion for all of them."""
+    """golem's commands, each built by typer from its declaration when it is asked for (click's
+    lazy subcommands): a command line asks for one, ``--help`` and completion for all of them."""
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
@@ -83,19 +83,24 @@ class Commands(TyperGroup):
                 self.get_command(ctx, name)
             return None
         if cmd_name not in self.commands:
-            self.commands.update(self._declared(COMMANDS[cmd_name]))
+            self.commands[cmd_name] = self._declared(cmd_name)
         return self.commands[cmd_name]
 
-    def _declared(self, module: str) -> dict[str, Any]:
-        """The click commands a module's typer app declares (``mcp``'s is one named group)."""
-        app = importlib.import_module(f"golem_cli.cli.commands.{module}").app
-        group = typer.main.get_group_from_info(
-            TyperInfo(app, rich_help_panel=app.rich_help_panel),  # typer reads a sub-app's panel here
-            pretty_exceptions_short=app.pretty_exceptions_short,
-            suggest_commands=self.suggest_commands,
-            rich_markup_mode=self.rich_markup_mode,
+    def _declared(self, name: str) -> Any:
+        """The click command typer builds from the declaration of ``name`` in its module (for
+        ``mcp``, the module's app is the group)."""
+        app = importlib.import_module(f"golem_cli.cli.commands.{COMMANDS[name]}").app
+        if app.info.name == name:
+            return typer.main.get_group_from_info(
+                TyperInfo(app, rich_help_panel=app.rich_help_panel),  # typer reads a sub-app's panel here
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=self.suggest_commands,
+                rich_markup_mode=self.rich_markup_mode,
+            )
+        (info,) = (command for command in app.registered_commands if command.name == name)
+        return typer.main.get_command_from_info(
+            info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=self.rich_markup_mode
         )
-        return {group.name: group} if group.name else dict(group.commands)
 
 
 def build_app() -> typer.Typer:
