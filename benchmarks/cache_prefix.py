@@ -136,14 +136,20 @@ def home_for(server: ProviderServer, root: Path) -> Path:
     return home
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def turns_and_protocols(doc: str, protocols: tuple[str, str]) -> tuple[int, list[str]]:
+    """``--turns`` and ``--protocol``, as this script and compaction.py take them: the number of
+    turns, and the protocols to run (``both``: in the order given)."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--turns", type=int, default=100)
-    parser.add_argument("--protocol", choices=["anthropic", "openai", "both"], default="both")
+    parser.add_argument("--protocol", choices=[*protocols, "both"], default="both")
     options = parser.parse_args()
+    return options.turns, list(protocols) if options.protocol == "both" else [options.protocol]
+
+
+def main() -> None:
+    turns, protocols = turns_and_protocols(__doc__, ("anthropic", "openai"))
     server = ProviderServer().start_in_thread()
-    protocols = ["anthropic", "openai"] if options.protocol == "both" else [options.protocol]
-    print(f"{options.turns} turns through golem ask -c (a tool round every 5th), the loopback server's cache; "
+    print(f"{turns} turns through golem ask -c (a tool round every 5th), the loopback server's cache; "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(f"{'protocol':<10} {'window':<22} {'requests':>8} {'share mean':>10} {'median':>7} {'>=90%':>6} "
           f"{'cost':>9} {'no cache':>9} {'input':>9} {'read':>9} {'written':>9}")  # fmt: skip
@@ -151,7 +157,7 @@ def main() -> None:
         for protocol in protocols:
             for stride, label in ((1, "TrimHistory(20)"), (10, "TrimHistory(20) K=10")):
                 with tempfile.TemporaryDirectory() as tmp:
-                    requests = conversation(server, home_for(server, Path(tmp)), protocol, options.turns, stride)
+                    requests = conversation(server, home_for(server, Path(tmp)), protocol, turns, stride)
                 found = figures(protocol, requests)
                 later = found.shares[21:] or found.shares  # once the window is full
                 print(f"{protocol:<10} {label:<22} {len(requests):>8} {statistics.mean(later):>10.1%} "

@@ -21,7 +21,6 @@ sized like a real model's (about 40 characters per message covered, at most 4,00
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import sys
@@ -32,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from cache_prefix import MODELS, REPLY, SYSTEM, figures, home_for, prompt_bytes, shared
+from cache_prefix import MODELS, REPLY, SYSTEM, figures, home_for, prompt_bytes, shared, turns_and_protocols
 from tests.providerserver import PromptCache, ProviderServer, Received, Reply, Scenario, ToolCallSpec
 
 COMPACT_MARK = "[golem: compaction request]"
@@ -122,19 +121,15 @@ def report(protocol: str, found: Run) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--turns", type=int, default=100)
-    parser.add_argument("--protocol", choices=["anthropic", "openai", "both"], default="both")
-    options = parser.parse_args()
+    turns, protocols = turns_and_protocols(__doc__, ("openai", "anthropic"))
     server = ProviderServer().start_in_thread()
-    protocols = ["openai", "anthropic"] if options.protocol == "both" else [options.protocol]
-    print(f"{options.turns} turns (a tool round every 5th) through golem's session and adapters, the loopback server")
+    print(f"{turns} turns (a tool round every 5th) through golem's session and adapters, the loopback server")
     print(f"{'protocol':<10} {'window':<16} {'reqs':>5} {'tok/turn':>9} {'max':>8} {'tokens':>10} {'share':>7} "
           f"{'median':>7} {'comp.':>5} {'comp.tok':>9} {'cost':>8} {'no cache':>8}")  # fmt: skip
     try:
         for protocol in protocols:
             for how, label in (("none", "TrimHistory(20)"), ("compact", "/compact once"), ("rolling", "rolling K=10")):
-                print(report(protocol, run(server, protocol, options.turns, how, label)), flush=True)
+                print(report(protocol, run(server, protocol, turns, how, label)), flush=True)
     finally:
         server.stop()
     print("tok/turn: mean input tokens of a turn's requests after the 21st (max: the largest; tokens: all turns); "

@@ -10,9 +10,10 @@ printed with each store.
 
 Rows, for each store kind:
 
-- ``list, no index (first time)``: the rebuild; a store without sidecars has them deleted before
-  each run, so every run is the first one, which writes them;
-- ``list, no index (again)``: the rebuild once the first one wrote the sidecars;
+- ``list, no index (first time)``: the rebuild; a store without sidecars has any deleted before
+  each run, so every run is the first one (a golem before ADR 0034 wrote them then);
+- ``list, no index (again)``: the rebuild after a first one (the same work since ADR 0034: a
+  rebuild writes no sidecar);
 - ``search, no index``: the index built, rows and text, before the search answers;
 - ``search, rows but no text``: the text indexed (after a ``golem list`` rebuilt the rows);
 - ``search ..., current``: a miss, a word of letters every file has, a phrase in 1.4% of the
@@ -22,7 +23,8 @@ Rows, for each store kind:
 
 ``--keep DIR`` generates the stores there (and reuses them); ``--before SRC`` also runs the
 golem_cli package found in SRC (e.g. ``git archive`` of an earlier commit), interleaved with this
-one, so before and after share the machine's load. Run ``python -m compileall -q golem_cli``
+one, so before and after share the machine's load (a tree with a background index builder runs
+it to its end before the ``current`` rows). Run ``python -m compileall -q golem_cli``
 (and SRC) first: PYTHONDONTWRITEBYTECODE is set.
 """
 
@@ -78,7 +80,7 @@ def rows_of(
 
     def current() -> None:  # the index as this version builds it, rows and text
         _measure.run([*golem, "search", MISS], _env(env_home), ok=(0, 1))
-        if before is not None:
+        if before is not None and (Path(before) / "golem_cli" / "store" / "builder.py").exists():
             _measure.run([PY, "-c", BEFORE_BUILDER, before, env_home], _env(env_home))
 
     rows: dict[str, tuple[list[str], Setup]] = {

@@ -2,11 +2,17 @@
 
 A reply of N lines of one kind (a code block, a table, a list, paragraphs) is streamed by the
 loopback provider server (tests/providerserver) into ``golem chat`` on a pseudo-terminal, as a
-person would see it (markdown on). The figure is the chat's CPU time (user + system, from its
-own ``wait4``) for the whole run, less the CPU of the same run with a one-line reply (start-up,
-the prompt, saving), so what is left is the cost of the reply. Linear streaming means 4× the
-lines costs about 4× that extra CPU; the issue's goal is at most 4.5×. The one-line chat is run
-in turn with each size, rep after rep, so the machine's load falls on both alike.
+person would see it (markdown on). Two figures, each less the same figure for a one-line reply
+(the yardstick), run in turn with each size, rep after rep, so the machine's load falls on both
+alike:
+
+- turn: the chat's CPU (user + system, from /proc) from the prompt typed to the next prompt
+  shown: the turn alone, without start-up and exit, whose CPU (about as much as a 500-line
+  reply) varied more with the load than the reply did;
+- whole: the chat's CPU for the whole run (from its own ``wait4``).
+
+Linear streaming means 4× the lines costs about 4× that extra CPU; the issue's goal is at most
+4.5×.
 
     python benchmarks/stream_growth.py [--lines 500,2000] [--reps 3] [--golem PATH]
 
@@ -50,8 +56,9 @@ def reply(kind: str, lines: int) -> str:
     return f"{body.rstrip()}\n\n{END}\n"
 
 
-def chat_cpu(golem: str, env: dict[str, str], server: ProviderServer, text: str) -> float:
-    """CPU seconds of one ``golem chat`` that asks once and gets ``text`` back."""
+def chat_cpu(golem: str, env: dict[str, str], server: ProviderServer, text: str) -> tuple[float, float]:
+    """CPU seconds of one ``golem chat`` that asks once and gets ``text`` back: of its turn
+    (prompt typed to the next prompt) and of the whole run."""
     import pexpect
 
     server.enqueue(Scenario(reply=Reply(text=text)))
@@ -69,15 +76,24 @@ def chat_cpu(golem: str, env: dict[str, str], server: ProviderServer, text: str)
             searchwindowsize=8192,
         )
         child.expect("you>")
+        before = _measure._cpu_of_child(child.pid)
         child.send("go\r")
         child.expect(END)
         child.expect("you>")
+        turn = _measure._cpu_of_child(child.pid) - before
         child.sendeof()
         child.expect(pexpect.EOF)
         child.close()
-        return _measure._read(report, [golem], b"").cpu
+        return turn, _measure._read(report, [golem], b"").cpu
     finally:
         os.unlink(report)
+
+
+def growth(samples: dict[int, list[float]], sizes: list[int]) -> tuple[float, dict[int, float], float]:
+    """The yardstick's median, each size's median less it, and the last size's over the first's."""
+    base = statistics.median(samples[0])
+    extra = {n: max(statistics.median(samples[n]) - base, 1e-6) for n in sizes}
+    return base, extra, extra[sizes[-1]] / extra[sizes[0]]
 
 
 def main() -> None:
@@ -97,17 +113,18 @@ def main() -> None:
     for kind in args.kinds.split(","):
         # The one-line chat (the yardstick) and each size in turn, rep after rep: the machine's
         # load falls on all of them alike.
-        samples: dict[int, list[float]] = {0: [], **{n: [] for n in sizes}}
+        turns: dict[int, list[float]] = {0: [], **{n: [] for n in sizes}}
+        wholes: dict[int, list[float]] = {0: [], **{n: [] for n in sizes}}
         for _ in range(args.reps):
-            samples[0].append(chat_cpu(args.golem, env, server, f"ok\n\n{END}\n"))
-            for n in sizes:
-                samples[n].append(chat_cpu(args.golem, env, server, reply(kind, n)))
-        base = statistics.median(samples[0])
-        extra = {n: max(statistics.median(samples[n]) - base, 1e-6) for n in sizes}
-        row = "  ".join(f"{n:>5} lines {extra[n] * 1000:>7.0f} ms" for n in sizes)
-        growth = extra[sizes[-1]] / extra[sizes[0]]
-        print(f"{kind:<10} one line {base * 1000:>5.0f} ms  {row}   {sizes[-1] / sizes[0]:.0f}x the lines: "
-              f"{growth:.2f}x the CPU (load {os.getloadavg()[0]:.1f})", flush=True)  # fmt: skip
+            for n in [0, *sizes]:
+                turn, whole = chat_cpu(args.golem, env, server, reply(kind, n) if n else f"ok\n\n{END}\n")
+                turns[n].append(turn)
+                wholes[n].append(whole)
+        for name, samples in (("turn", turns), ("whole", wholes)):
+            base, extra, ratio = growth(samples, sizes)
+            row = "  ".join(f"{n:>5} lines {extra[n] * 1000:>7.0f} ms" for n in sizes)
+            print(f"{kind:<10}{name:<6} one line {base * 1000:>5.0f} ms  {row}   {sizes[-1] / sizes[0]:.0f}x the lines: "
+                  f"{ratio:.2f}x the CPU (load {os.getloadavg()[0]:.1f})", flush=True)  # fmt: skip
     server.stop()
 
 

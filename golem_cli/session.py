@@ -181,7 +181,42 @@ def with_system_prompt(history: list[Message], text: str) -> list[Message]:
 
 
 class ChatSession:
-    """A conversation this process holds open (its lock is held) with the settings for a turn."""
+    """A conversation this process holds open (its lock is held) with the settings for a turn.
+
+    The settings below are declared with their defaults (each immutable); ``__init__`` sets
+    what depends on the conversation."""
+
+    #: When set, what a run sends is bounded by this many tokens (estimated offline)
+    #: instead of ``max_messages`` (``--context-tokens``, ``/trim N tokens``).
+    context_tokens: int | None = None
+    #: The window's cut moves in steps of this many messages (``--trim-stride``, ``/trim N
+    #: stride K``): its start stays put between steps, so the provider's cache hits.
+    trim_stride: int = 1
+    #: Model options for every run (``-o``, ``/option``); the model's configured ones
+    #: apply below them.
+    options: ModelSettings = ModelSettings()
+    #: Where the project instructions of every run are read (``config.project``), read
+    #: again for each run and never saved; None: none are sent.
+    project_root: Path | None = None
+    last_run_id: str = ""
+    created_here: bool = False  # set by ``start``: an unused new conversation is not kept
+    took_over: str = ""  # set by ``resume``: who held the lock and died
+    #: Whether a turn whose save is refused (a full disk, the size limit on history files)
+    #: goes on with the turn kept in memory, ``unsaved`` saying why (the REPL: every later
+    #: save writes the whole history again), rather than raising (``ask``).
+    keep_unsaved: bool = False
+    unsaved: StoreError | OSError | None = None
+    uncreated: bool = False  # set by ``start``: the file is created by the first save
+    skipped: int = 0  # set by ``resume_window``: messages of the file this session does not hold
+    #: the chat's settings as last kept beside the conversation (cli/restore.py)
+    kept_settings: ChatSettings | None = None
+    #: What this process may spend in USD (``--max-cost``, ``max_cost``), None for no bound,
+    #: and what its turns spent so far.
+    max_cost: float | None = None
+    spent: float = 0.0
+    #: Whether this session said that its model's price is unknown.
+    price_unknown_said: bool = False
+    _retrying: bool = False  # the next turn asks again a prompt ``rewind_for_retry`` set aside
 
     def __init__(
         self,
@@ -201,34 +236,10 @@ class ChatSession:
         self.history = list(history if history is not None else store.load(conversation_id))
         self.system = system_prompt_of(self.history) if system is None else system
         self.max_messages = max_messages
-        #: When set, what a run sends is bounded by this many tokens (estimated offline)
-        #: instead of ``max_messages`` (``--context-tokens``, ``/trim N tokens``).
-        self.context_tokens: int | None = None
-        #: The window's cut moves in steps of this many messages (``--trim-stride``, ``/trim N
-        #: stride K``): its start stays put between steps, so the provider's cache hits.
-        self.trim_stride = 1
-        #: Model options for every run (``-o``, ``/option``); the model's configured ones
-        #: apply below them.
-        self.options = ModelSettings()
-        #: Where the project instructions of every run are read (``config.project``), read
-        #: again for each run and never saved; None: none are sent.
-        self.project_root: Path | None = None
-        self.last_run_id = ""
-        self.created_here = False  # set by ``start``: an unused new conversation is not kept
-        self.took_over = ""  # set by ``resume``: who held the lock and died
-        #: Whether a turn whose save is refused (a full disk, the size limit on history files)
-        #: goes on with the turn kept in memory, ``unsaved`` saying why (the REPL: every later
-        #: save writes the whole history again), rather than raising (``ask``).
-        self.keep_unsaved = False
-        self.unsaved: StoreError | OSError | None = None
-        self.uncreated = False  # set by ``start``: the file is created by the first save
-        self.skipped = 0  # set by ``resume_window``: messages of the file this session does not hold
         #: what the store said of this session's saves (``take_notices``)
         self.notices: list[str] = []
-        #: where the system prompt came from ("-s", "/system"), and the chat's settings as last
-        #: kept beside the conversation (cli/restore.py)
+        #: where the system prompt came from ("-s", "/system")
         self.system_source = "-s" if system else ""
-        self.kept_settings: ChatSettings | None = None
         #: set by ``resume``: calls that had started when golem stopped, closed as such
         self.closed: list[Closed] = []
         #: messages from elsewhere merged into the file within a turn: (where, which)
@@ -236,13 +247,6 @@ class ChatSession:
         #: The config's ``[models."provider:model"]`` tables: prices and context windows that
         #: win over the built-in ones (``providers/catalog.py``).
         self.model_tables: Mapping[str, ModelTable] = {}
-        #: What this process may spend in USD (``--max-cost``, ``max_cost``), None for no bound,
-        #: and what its turns spent so far.
-        self.max_cost: float | None = None
-        self.spent = 0.0
-        #: Whether this session said that its model's price is unknown.
-        self.price_unknown_said = False
-        self._retrying = False  # the next turn asks again a prompt ``rewind_for_retry`` set aside
         self._open_ledger()
         #: the summaries beside the history, and the compactions this session makes
         self.compactor = Compactor(self)

@@ -222,3 +222,38 @@ def test_the_error_tree_loads_nothing_heavy():
 
     code = "import sys, golem_cli.cli.errors; print(sorted(m for m in sys.modules if m.startswith('msgspec')))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "[]\n"
+
+
+# --- short, simple functions ------------------------------------------------------------------
+
+MAX_LINES = 60  # a function a reader takes in at once
+MAX_COMPLEXITY = 15  # radon's cyclomatic complexity
+
+
+def long_or_complex(source: str) -> list[str]:
+    """The functions and methods of ``source`` over ``MAX_LINES`` lines (the ``def`` line to the
+    last) or over ``MAX_COMPLEXITY``: ``name lines=N cc=M`` each."""
+    from radon.complexity import cc_visit
+    from radon.visitors import Function
+
+    return [f"{block.fullname} lines={block.endline - block.lineno + 1} cc={block.complexity}"
+            for block in cc_visit(source)
+            if isinstance(block, Function)
+            and (block.endline - block.lineno + 1 > MAX_LINES or block.complexity > MAX_COMPLEXITY)]  # fmt: skip
+
+
+def test_no_function_is_over_60_lines_or_complexity_15():
+    found = [f"{path.relative_to(PACKAGE)}: {row}" for path in sorted(PACKAGE.rglob("*.py"))
+             for row in long_or_complex(path.read_text(encoding="utf-8"))]  # fmt: skip
+    assert found == []
+
+
+def test_the_length_scan_catches_a_long_or_complex_function():
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_LINES - 1))
+    assert long_or_complex(f"def f():\n{body}") == []
+    assert long_or_complex(f"def f():\n{body}    return x0\n") == ["f lines=61 cc=1"]
+    def method(branches: int) -> str:
+        return "class C:\n    def m(self, x):\n" + "".join(f"        if x == {i}:\n            return {i}\n" for i in range(branches))
+
+    assert long_or_complex(method(MAX_COMPLEXITY - 1)) == []
+    assert long_or_complex(method(MAX_COMPLEXITY)) == ["C.m lines=31 cc=16"]

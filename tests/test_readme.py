@@ -17,10 +17,12 @@ def test_every_benchmark_script_is_listed_with_what_it_measures() -> None:
     assert all(len(what.split()) >= 5 for what in listed.values()), listed
 
 
-def test_every_slash_command_has_a_row_in_the_readme() -> None:
-    """/context and /cost were in /help and missing from the README's table of commands."""
+def test_every_slash_command_has_a_row_in_the_readme_with_its_arguments() -> None:
+    """/context and /cost were in /help and missing from the README's table of commands; /trim's
+    row lacked ``stride K`` and /history's its flags."""
     from golem_cli.cli.repl.slash import COMMANDS
 
     readme = (ROOT / "README.md").read_text()
-    rows = {line.split("`")[1].split()[0] for line in readme.splitlines() if line.startswith("| `/")}
-    assert set(COMMANDS) <= rows, sorted(set(COMMANDS) - rows)
+    usages = [line.split("`")[1].replace("\\|", "|") for line in readme.splitlines() if line.startswith("| `/")]
+    rows = {usage.split()[0]: usage for usage in usages}
+    assert {name: usage for name, (usage, _) in COMMANDS.items()} == {name: rows.get(name) for name in COMMANDS}

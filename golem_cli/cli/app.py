@@ -1,18 +1,23 @@
-"""The ``golem`` command: one typer app with every command group registered (``build_app``),
+"""The ``golem`` command: one typer app whose commands are the command groups' (``build_app``),
 and ``run``, where whatever ends a command becomes an exit code and at most one line.
 
 Each command group is a module of ``golem_cli.cli.commands`` with a typer app of its own;
 those modules import nothing heavy at module level (the store, the codec and rich are imported
-inside the commands). ``golem --version`` never gets here: ``__main__`` answers it first.
+inside the commands). A command line loads only its command's module (``COMMANDS``), so
+``golem chat`` neither imports nor builds the other twenty commands. ``golem --version`` never
+gets here: ``__main__`` answers it first.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
+from typer.models import TyperInfo
 
 from golem_cli.cli import errors
 
@@ -47,34 +52,71 @@ def _root(
         raise typer.Exit(USAGE_ERROR)
 
 
+#: Every command, in the order ``golem --help`` lists them, and the module of
+#: ``golem_cli.cli.commands`` that declares it (``tests/cli/test_commands.py`` holds the two
+#: together).
+COMMANDS = {
+    **dict.fromkeys(("chat", "resume", "fork"), "chat"),
+    "ask": "ask",
+    "tools": "tools",
+    "mcp": "mcp",
+    "models": "models",
+    **dict.fromkeys(("list", "show", "delete", "restore"), "conversations"),
+    **dict.fromkeys(("context", "usage"), "usage"),
+    "compact": "compact",
+    "search": "search",
+    "normalize": "normalize",
+    **dict.fromkeys(("export", "import"), "transfer"),
+}
+
+
+class Commands(TyperGroup):
+    """golem's commands, each built by typer from its declaration when it is asked for (click's
+    lazy subcommands): a command line asks for one, ``--help`` and completion for all of them."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        if cmd_name not in COMMANDS:  # a typo: typer's "did you mean" reads every name it has
+            for name in COMMANDS.keys() - self.commands.keys():
+                self.get_command(ctx, name)
+            return None
+        if cmd_name not in self.commands:
+            self.commands[cmd_name] = self._declared(cmd_name)
+        return self.commands[cmd_name]
+
+    def _declared(self, name: str) -> Any:
+        """The click command typer builds from the declaration of ``name`` in its module (for
+        ``mcp``, the module's app is the group)."""
+        app = importlib.import_module(f"golem_cli.cli.commands.{COMMANDS[name]}").app
+        if app.info.name == name:
+            return typer.main.get_group_from_info(
+                TyperInfo(app, rich_help_panel=app.rich_help_panel),  # typer reads a sub-app's panel here
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                suggest_commands=self.suggest_commands,
+                rich_markup_mode=self.rich_markup_mode,
+            )
+        (info,) = (command for command in app.registered_commands if command.name == name)
+        return typer.main.get_command_from_info(
+            info, pretty_exceptions_short=app.pretty_exceptions_short, rich_markup_mode=self.rich_markup_mode
+        )
+
+
 def build_app() -> typer.Typer:
-    """The typer app with every command group, in the order ``golem --help`` lists them. Help
-    is rich on a terminal and plain (and faster) when piped."""
-    from golem_cli.cli.commands import (
-        ask,
-        chat,
-        compact,
-        conversations,
-        mcp,
-        models,
-        normalize,
-        search,
-        tools,
-        transfer,
-        usage,
-    )
+    """The typer app of every command (``Commands``). Help is rich on a terminal and plain (and
+    faster) when piped."""
     from golem_cli.cli.render.console import styled
 
     app = typer.Typer(
         name="golem",
+        cls=Commands,
         help=HELP,
         rich_markup_mode="rich" if styled() else None,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
     app.callback(invoke_without_command=True)(_root)
-    for group in (chat, ask, tools, mcp, models, conversations, usage, compact, search, normalize, transfer):
-        app.add_typer(group.app, rich_help_panel=group.app.rich_help_panel)  # typer reads a sub-app's panel here
     return app
 
 

@@ -156,8 +156,10 @@ def context_tokens(flag: int | None, settings: Settings) -> int | None:
 
 def run_options(given: list[str] | None, model: Model, where: str = "given with -o") -> ModelSettings:
     """The ``-o KEY=VALUE`` options (``-o KEY VALUE`` arrives joined) as settings, checked
-    against ``model`` so that an option it cannot take is refused before the prompt is sent."""
+    against ``model`` so that an option it cannot take is refused before the prompt is sent.
+    A refused option is a usage error, as every other bad flag is (exit 2)."""
     from golem_cli.cli.errors import InputError
+    from golem_cli.core.errors import ModelError
     from golem_cli.providers.options import settings_from
 
     pairs = []
@@ -166,8 +168,11 @@ def run_options(given: list[str] | None, model: Model, where: str = "given with 
         if not sep or not key:
             raise InputError(f"-o needs a name and a value, like -o temperature 0.2 (got {item!r})")
         pairs.append((key.strip(), value))
-    settings = settings_from(pairs, where)
-    check = getattr(model, "check_settings", None)
-    if check is not None:
-        check(settings)
+    try:
+        settings = settings_from(pairs, where)
+        check = getattr(model, "check_settings", None)
+        if check is not None:
+            check(settings)
+    except ModelError as e:
+        raise InputError(str(e), hint=e.hint) from None
     return settings

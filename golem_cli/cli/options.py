@@ -1,8 +1,10 @@
 """The arguments and options several commands share, declared once as typer annotations:
-``def chat(model: Model = None, ...)``."""
+``def chat(model: Model = None, ...)``; and ``ChatFlags``, which carries the ones that set up a
+chat from the command to where they apply."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 import typer
@@ -74,3 +76,21 @@ NoProjectInstructions = Annotated[
     typer.Option("--no-project-instructions",
                  help="Leave out AGENTS.md (or CLAUDE.md) of the tool root and its parents up to the repository."),
 ]  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChatFlags:
+    """What ``resume``, ``fork`` and ``ask`` were told beyond the model and the conversation,
+    as their options above give it: one value for the functions that restore a chat under it."""
+
+    options: list[str] | None = None
+    tool: list[str] | None = None
+    allow: list[str] | None = None
+    deny: list[str] | None = None
+    yes: bool = False
+    max_messages: int | None = None
+    context_tokens: int | None = None
+    trim_stride: int | None = None
+    max_cost: float | None = None
+    summarize_trimmed: bool = False
+    no_project_instructions: bool = False

@@ -17,6 +17,7 @@ from golem_cli.store.meta import ChatSettings
 
 if TYPE_CHECKING:
     from golem_cli.cli.model_choice import Choice
+    from golem_cli.cli.options import ChatFlags
     from golem_cli.cli.tools.choice import ToolChoice
     from golem_cli.config.settings import Settings
     from golem_cli.session import ChatSession
@@ -57,27 +58,16 @@ class Restored:
         session.kept_settings = self.kept
 
 
-def reopen(
-    kept: ChatSettings | None,
-    choice: Choice,
-    *,
-    options: list[str] | None,
-    tool: list[str] | None,
-    allow: list[str] | None,
-    deny: list[str] | None,
-    yes: bool,
-    max_messages: int | None,
-    context_tokens: int | None,
-    trim_stride: int | None,
-) -> tuple[Restored, ToolChoice]:
+def reopen(kept: ChatSettings | None, choice: Choice, flags: ChatFlags) -> tuple[Restored, ToolChoice]:
     """For a command that continues a conversation: its settings (``restore``, ``-o`` checked
     against the model first) and its tools, the restored ones among them."""
     from golem_cli.cli.model_choice import run_options
     from golem_cli.cli.tools.choice import choose_tools
 
-    out = restore(kept, choice, tool=tool, options=run_options(options, choice.model), max_messages=max_messages,
-                  context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
-    tools = choose_tools(choice.settings, tool, allow, yes, deny=deny)
+    out = restore(kept, choice, tool=flags.tool, options=run_options(flags.options, choice.model),
+                  max_messages=flags.max_messages, context_tokens=flags.context_tokens,
+                  trim_stride=flags.trim_stride)  # fmt: skip
+    tools = choose_tools(choice.settings, flags.tool, flags.allow, flags.yes, deny=flags.deny)
     tools.restore(out.tools, out.off)
     if tools.restored or tools.off:
         tools.ensure()  # each restored name checked now, before the banner says it is back

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 
 __all__ = ["new_id"]
@@ -31,9 +32,8 @@ def id_time_ms(value: str) -> int | None:
 
 def is_uuid7(value: str) -> bool:
     """Whether ``value`` is a canonical lowercase UUIDv7 string."""
-    if len(value) != 36 or value[8] != "-" or value[13] != "-" or value[18] != "-" or value[23] != "-":
-        return False
-    if value[14] != "7" or value[19] not in "89ab":
-        return False
-    hexpart = value.replace("-", "")
-    return len(hexpart) == 32 and all(c in "0123456789abcdef" for c in hexpart)
+    return _UUID7(value) is not None
+
+
+# One C-level match: a rebuild of the index asks this of every conversation it reads.
+_UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}").fullmatch

@@ -76,41 +76,6 @@ def write_atomic(
         fsync_dir(target.parent)
 
 
-def write_new(directory: str, name: str, data: bytes) -> os.stat_result | None:
-    """Create the file ``name`` in ``directory`` holding ``data`` unless a file is there
-    already, and return the new file's ``stat`` (None when something was there, or links
-    cannot be made here).
-
-    The bytes go to a temporary sibling that is then linked to ``name``: a reader sees no file
-    or the whole one, and unlike a rename a link never replaces what appeared meanwhile. Not
-    fsynced: for what can be worked out again (the sidecars a rebuild of the index derives).
-    Paths are joined as text: a rebuild calls this for every conversation.
-    """
-    target = f"{directory}{os.sep}{name}"
-    tmp = f"{directory}{os.sep}.{name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            st = os.fstat(fd)
-            if st.st_mode & 0o777 != PRIVATE_FILE:
-                os.fchmod(fd, PRIVATE_FILE)  # O_CREAT's mode is filtered by the umask
-        finally:
-            os.close(fd)
-        try:
-            os.link(tmp, target)
-        except OSError:  # there already, or a file system without hard links
-            return None
-        return st
-    finally:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-
-
 def fsync_dir(path: Path) -> None:
     """Make a rename or unlink in ``path`` durable (a no-op where directories cannot be
     opened, such as Windows)."""

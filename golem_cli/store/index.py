@@ -93,8 +93,7 @@ _T = TypeVar("_T")
 
 class Index:
     """The index of the conversations in ``directory``, kept in ``path`` (opened on first use).
-    ``locks_dir``: where the conversations' locks are (a rebuild replaces a stale sidecar under
-    its conversation's lock); ``progress``: told how a refresh that reads files is going."""
+    ``progress``: told how a refresh that reads files is going."""
 
     def __init__(
         self,
@@ -102,13 +101,11 @@ class Index:
         path: Path,
         *,
         limit: int = MAX_HISTORY_BYTES,
-        locks_dir: Path | None = None,
         progress: Progress | None = None,
     ) -> None:
         self.directory = directory
         self.path = path
         self.limit = limit
-        self.locks_dir = locks_dir
         self.progress = progress
         self._db: sqlite3.Connection | None = None
 
@@ -200,7 +197,7 @@ class Index:
             self._guarded(lambda db: self._up_to_date(db, text=True))
 
     def _up_to_date(self, db: sqlite3.Connection, *, text: bool) -> None:
-        refresh = Refresh(self.directory, limit=self.limit, text=text, locks_dir=self.locks_dir, progress=self.progress)
+        refresh = Refresh(self.directory, limit=self.limit, text=text, progress=self.progress)
         refresh.run(db)
 
     # reading

@@ -26,13 +26,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import msgspec
 
-from golem_cli.core.history.numbering import numbered
 from golem_cli.core.ids import id_time_ms
-from golem_cli.core.messages import USER, Message
+from golem_cli.core.messages import SYSTEM, USER, Message
 from golem_cli.store.files import MAX_HISTORY_BYTES, MESSAGES_SUFFIX, META_SUFFIX, read_regular, read_with_stat
 from golem_cli.store.sidecars import VERSION
 
@@ -136,7 +135,21 @@ def merge_meta(
     return msgspec.structs.replace(merged, changed=changed), decided
 
 
-def summarize(messages: Sequence[Message]) -> str:
+class Said(Protocol):
+    """What the metadata is worked out from: a ``Message``, or the lean decoding of one that a
+    rebuild makes (digest.py)."""
+
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def conversation_id(self) -> str: ...
+
+
+def summarize(messages: Sequence[Said]) -> str:
     """The first line of the first non-empty user message, shortened for a listing."""
     for m in messages:
         if m.role == USER and m.content.strip():
@@ -145,14 +158,15 @@ def summarize(messages: Sequence[Message]) -> str:
     return ""
 
 
-def derive_lineage(cid: str, messages: list[Message]) -> tuple[str, int]:
+def derive_lineage(cid: str, messages: Sequence[Said]) -> tuple[str, int]:
     """(parent ID, fork point) read from the messages' conversation stamps, or ("", -1). The
-    fork point counts the copied messages as ``golem show`` numbers them, as ``Store.fork``."""
+    fork point counts the copied messages as ``golem show`` numbers them (system messages
+    aside, as ``numbering.numbered``), as ``Store.fork``."""
     parent, index = _lineage(cid, messages)
-    return (parent, numbered(messages[:index])) if parent else (parent, index)
+    return (parent, sum(m.role != SYSTEM for m in messages[:index])) if parent else (parent, index)
 
 
-def _lineage(cid: str, messages: list[Message]) -> tuple[str, int]:
+def _lineage(cid: str, messages: Sequence[Said]) -> tuple[str, int]:
     parent = ""
     for index, m in enumerate(messages):
         stamp = m.conversation_id
@@ -168,7 +182,7 @@ def created_time(cid: str, fallback: float) -> float:
     return millis / 1000 if millis is not None else fallback
 
 
-def last_message_time(cid: str, messages: list[Message]) -> float:
+def last_message_time(cid: str, messages: Sequence[Said]) -> float:
     """When the conversation last changed, as its messages say: the UUIDv7 time of the newest
     run ID, else of the conversation's ID; never a file's time, which another machine's clock
     or a copy sets (issue 25 item 3)."""
@@ -179,7 +193,7 @@ def last_message_time(cid: str, messages: list[Message]) -> float:
     return created_time(cid, 0.0)
 
 
-def derive_meta(cid: str, messages: list[Message], *, size: int) -> ConversationMeta:
+def derive_meta(cid: str, messages: Sequence[Said], *, size: int) -> ConversationMeta:
     """Metadata from the messages file alone (no title, no model: nothing records them)."""
     parent, fork_at = derive_lineage(cid, messages)
     return ConversationMeta(

@@ -12,13 +12,14 @@ moment):
   conversations, changed ones (their file or whether they have a sidecar), gone ones.
 - **Rows** come from the sidecar when it describes the messages file: one open, ``fstat`` and
   read relative to the directory's descriptor, its bytes stored as they are (``quick_row``).
-  Anything else (no sidecar, a stale or odd one) goes through ``meta.read_entry``, which works
-  the metadata out from the messages; what was worked out is then written as the sidecar
-  (``Reader.keep``), so the next rebuild reads sidecars again: a new file, linked into place so
-  that it never replaces one that appeared meanwhile, or, in place of a stale or unreadable
-  one, under the conversation's lock and only if it is still the file that was read; never for
-  a file that does not load. An empty table gets its secondary indexes after its rows.
-- **Text:** for a search, every conversation whose text the index does not hold is read and
+  Without a sidecar (a store synced in from elsewhere), the messages file is read the same way
+  and decoded lean (digest.py): the metadata worked out lives in the row alone, keyed by the
+  file's signature, so the next refresh reads the file only if it changed; golem writes the
+  sidecar when it next saves that conversation (docs/adr/0034-the-index-holds-what-a-rebuild-works-out.md).
+  Anything else (a stale or odd sidecar, a file the lean decode declines) goes through
+  ``meta.read_entry``, which reads every spelling Go reads and keeps what the user chose from a
+  stale sidecar. An empty table gets its secondary indexes after its rows.
+- **Text:** for a search, every conversation whose words the index does not hold is read and
   decoded, in the same pass as its row when the row needs the messages too.
 - Work is written in transactions of ``CHUNK`` conversations, so another golem's save waits for
   one chunk at most; each write keeps a row that changed meanwhile (the directory's mtime then
@@ -38,17 +39,9 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-import msgspec
-
-from golem_cli.store.atomic import (
-    ensure_private_dir,
-    is_temp_file,
-    remove_files,
-    remove_stale_temp_files,
-    write_atomic,
-    write_new,
-)
-from golem_cli.store.files import META_SUFFIX, opener
+from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files
+from golem_cli.store.digest import LEAN_BYTES, Digest, digest
+from golem_cli.store.files import MESSAGES_SUFFIX, META_SUFFIX, opener
 from golem_cli.store.meta import (
     Decoded,
     Entry,
@@ -72,7 +65,7 @@ from golem_cli.store.schema import (
     forget,
     state,
     transaction,
-    write_text,
+    write_texts,
 )
 from golem_cli.store.search import indexed_text
 
@@ -181,13 +174,11 @@ class Refresh:
         *,
         limit: int,
         text: bool,
-        locks_dir: Path | None = None,
         progress: Progress | None = None,
     ) -> None:
         self.directory = directory
         self.limit = limit
         self.text = text
-        self.locks_dir = locks_dir  # where conversation locks are taken (None: stale sidecars stay)
         self.progress = progress or _silent
 
     def run(self, db: sqlite3.Connection) -> None:
@@ -282,7 +273,7 @@ class Refresh:
         total = len(tasks)
         if not total:
             return
-        reader = Reader(self.directory, limit=self.limit, text=self.text, locks_dir=self.locks_dir)
+        reader = Reader(self.directory, limit=self.limit, text=self.text)
         try:
             for at in range(0, total, CHUNK):
                 done = [reader.read(task) for task in tasks[at : at + CHUNK]]
@@ -312,45 +303,32 @@ def set_state(db: sqlite3.Connection, dir_mtime_ns: int, racy: bool) -> None:
 
 
 def _write(db: sqlite3.Connection, done: list[Done]) -> None:
-    """Write one chunk's rows and texts, keeping any row whose file changed meanwhile."""
+    """Write one chunk's rows and texts, keeping any row whose file changed meanwhile (a text
+    is written only where the row now names the file it was read from)."""
     new: list[Row] = []
     changed: list[tuple[object, ...]] = []
+    texts: dict[str, tuple[str, Text]] = {}
     for task, row, text in done:
-        if text is None and row is not None:
+        if row is not None:
             if task.kind == NEW:
                 new.append(row)
             else:
                 changed.append((*row[1:], row[0], task.old))
-        elif text is not None:
-            found = _put_for_text(db, task, row)
-            if found is not None:
-                write_text(db, found[0], text[0], text[1], keep=0, had=found[1])
+        if text is not None:
+            texts[task.cid] = text
     db.executemany(INSERT_ROW, new)
     db.executemany(UPDATE_ROW, changed)
-
-
-def _put_for_text(db: sqlite3.Connection, task: Task, row: Row | None) -> tuple[int, int] | None:
-    """Write ``row`` (if any) and return the rowid and text parts of the conversation, or None
-    when its row changed meanwhile."""
-    if row is None:  # only the text is new
-        found = db.execute("SELECT rid, tparts FROM conversations WHERE id = ? AND msig = ?", (task.cid, task.old))
-    elif task.kind == NEW:
-        found = db.execute(INSERT_ROW + " RETURNING rid, tparts", row)
-    else:
-        found = db.execute(UPDATE_ROW + " RETURNING rid, tparts", (*row[1:], row[0], task.old))
-    rid_parts: tuple[int, int] | None = found.fetchone()
-    return rid_parts
+    if texts:
+        write_texts(db, texts)
 
 
 class Reader:
-    """Reads conversations' files for their rows (and their text, with ``text``)."""
+    """Reads conversations' files for their rows (and their words, with ``text``)."""
 
-    def __init__(self, directory: Path, *, limit: int, text: bool, locks_dir: Path | None) -> None:
+    def __init__(self, directory: Path, *, limit: int, text: bool) -> None:
         self.directory = directory
-        self._directory = str(directory)
         self.limit = limit
         self.text = text
-        self.locks_dir = locks_dir
         self._open: Callable[[str], int] | None
         try:
             self._open, self.close = opener(str(directory))
@@ -358,21 +336,45 @@ class Reader:
             self._open, self.close = None, _nothing
 
     def read(self, task: Task) -> Done:
+        if task.kind == TEXT:
+            return self._words(task, None)
+        if task.sidecar:
+            row = quick_row(self._open, task.cid, task.msig) if self._open is not None else None
+            if row is None:  # stale or odd: the careful reader keeps what the user chose from it
+                return self._careful(task)
+            return self._words(task, row) if self.text else Done(task, row, None)
+        lean = self._digest(task, words=self.text)
+        if lean is None:
+            return self._careful(task)
+        row = (task.cid, lean.meta.updated, encode_meta(lean.meta), sig_text(task.msig) or "", None, "")
+        return Done(task, row, (lean.words, _text_record(task.msig, lean.meta.messages)) if self.text else None)
+
+    def _words(self, task: Task, row: Row | None) -> Done:
+        """The words of a conversation whose row is known (``row``, or current in the index)."""
+        lean = self._digest(task, words=True)
+        if lean is None:
+            return self._careful(task, row)
+        return Done(task, row, (lean.words, _text_record(task.msig, lean.meta.messages)))
+
+    def _digest(self, task: Task, *, words: bool) -> Digest | None:
+        """The lean decode of the messages file, when it is a regular file of at most
+        ``LEAN_BYTES`` that is still the one scanned; else None (read it carefully)."""
+        if self._open is None or task.msig[1] > min(self.limit, LEAN_BYTES):
+            return None
+        data = _read_quick(self._open, task.cid + MESSAGES_SUFFIX, task.msig)
+        return None if data is None else digest(task.cid, data, words=words)
+
+    def _careful(self, task: Task, row: Row | None = None) -> Done:
+        """Read the messages through the careful reader: every spelling Go reads, a problem
+        worded; the row (unless given) from ``meta.read_entry``."""
         from golem_cli.core.errors import HistoryFormatError
 
-        row: Row | None = None
         decoded: Decoded | None = None
-        if task.kind != TEXT:
-            row = quick_row(self._open, task.cid, task.msig) if task.sidecar and self._open is not None else None
-            if row is None:
-                entry, decoded = read_entry(self.directory, task.cid, task.msig, limit=self.limit, sidecar=task.sidecar)
-                if decoded is not None:
-                    entry = self.keep(entry)
-                row = entry_row(entry)
-                if entry.problem:
-                    return Done(task, row, None)
-        if not self.text:
-            return Done(task, row, None)
+        if row is None and task.kind != TEXT:
+            entry, decoded = read_entry(self.directory, task.cid, task.msig, limit=self.limit, sidecar=task.sidecar)
+            row = entry_row(entry)
+            if entry.problem or not self.text:
+                return Done(task, row, None)
         if decoded is None:
             try:
                 decoded = read_messages(self.directory, task.cid, limit=self.limit)
@@ -380,52 +382,40 @@ class Reader:
                 return Done(task, row, None)  # changed since: the next refresh marks it
         return Done(task, row, _text(task.msig, decoded))
 
-    def keep(self, entry: Entry) -> Entry:
-        """Write the metadata just worked out from the messages as the sidecar (see the module
-        docstring); the entry with the new sidecar's signature. Nothing when it cannot be
-        written: it is worked out again next time."""
-        name = f"{entry.meta.id}{META_SUFFIX}"
-        data = encode_meta(entry.meta)
-        try:
-            if entry.sidecar_sig is None:
-                st = write_new(self._directory, name, data)
-            else:
-                st = self._replace(self.directory / name, entry, data)
-        except OSError:
-            return entry
-        return entry if st is None else msgspec.structs.replace(entry, sidecar_sig=signature(st))
-
-    def _replace(self, path: Path, entry: Entry, data: bytes) -> os.stat_result | None:
-        """Replace a stale or unreadable sidecar, under the conversation's lock and only if it
-        is the very file that was read (a regular file, unchanged)."""
-        from golem_cli.store.locks import LockBusy, acquire
-
-        if self.locks_dir is None:
-            return None
-        ensure_private_dir(self.locks_dir)
-        try:
-            lock = acquire(self.locks_dir / f"{entry.meta.id}.lock")
-        except LockBusy:
-            return None  # a golem process has it open: it writes the sidecar itself
-        with lock:
-            st = os.lstat(path)
-            if not stat.S_ISREG(st.st_mode) or signature(st) != entry.sidecar_sig:
-                return None
-            write_atomic(path, data, durable=False)
-            return os.lstat(path)
-
 
 def _nothing() -> None:
     pass
 
 
+def _text_record(msig: Signature, count: int) -> Text:
+    return Text(sig_text(msig), count, msig[1], 0, 0)
+
+
 def _text(msig: Signature, decoded: Decoded) -> tuple[str, Text] | None:
-    """The text the index holds for a file's messages, and what it records of the file; None
+    """The words the index holds for a file's messages, and what it records of the file; None
     when the file read is not the one scanned (it changed since: the next refresh sees it)."""
-    data = decoded.data
-    if len(data) != msig[1]:
+    if len(decoded.data) != msig[1]:
         return None
-    return indexed_text(decoded.messages), Text(sig_text(msig), len(decoded.messages), len(data), 0, 0)
+    return indexed_text(decoded.messages), _text_record(msig, len(decoded.messages))
+
+
+def _read_quick(open_name: Callable[[str], int], name: str, sig: Signature) -> bytes | None:
+    """The bytes of ``name`` when it is a regular file whose ``stat`` signature is ``sig`` (one
+    open, ``fstat``, read and close); None when anything is unusual."""
+    try:
+        fd = open_name(name)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or signature(st) != sig:
+            return None
+        data = os.read(fd, sig[1] + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == sig[1] else None
 
 
 def quick_row(open_name: Callable[[str], int], cid: str, msig: Signature) -> Row | None:

@@ -25,6 +25,13 @@ _DASHES = (8, 13, 18, 23)
 _HEX = frozenset("0123456789abcdef")
 _ID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\Z")
 MAX_CANDIDATES_SHOWN = 10
+HANDLE_LENGTH = 12  # the random tail of a UUIDv7
+
+
+def handle(cid: str) -> str:
+    """The reference golem prints for ``cid`` to copy: its random tail, which later IDs do not
+    share (a tail wins over a prefix when it is typed back, ``match_reference``)."""
+    return cid[-HANDLE_LENGTH:]
 
 
 def is_conversation_id(text: str) -> bool:
@@ -65,7 +72,7 @@ def parse_reference(ref: str) -> str:
 
 def match_reference(ref: str, ids: Iterable[str]) -> str:
     """The one ID in ``ids`` that ends with ``ref`` or, when none does, starts with it (already
-    validated). A tail wins because it is what golem prints to copy (``short_ids.handle``):
+    validated). A tail wins because it is what golem prints to copy (``handle``):
     a prefix of a later ID that happens to equal it must not make a printed command ambiguous.
 
     Raises ``ConversationNotFound`` or ``AmbiguousReference`` (naming the candidates).

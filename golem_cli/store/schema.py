@@ -9,11 +9,12 @@ current (the conversations directory unchanged since it was recorded, and not ra
 index.py), its answer is the one ``Index.neighbours`` gives, so ``current_neighbours`` reads it
 directly; otherwise it says None and the caller asks the index, which refreshes itself first.
 
-The text a search looks at is held in parts: one for a file read whole, one more for each save
-that appended messages. Each part is one row of an FTS5 table with the trigram tokenizer and no
-positions (``detail=none``), whose rowid is the conversation's rowid shifted by ``PART_BITS``
-plus the part's number. A search finds the conversations holding every trigram of its terms and
-confirms each in the conversation's file (docs/store.md, "Search").
+The words a search looks at (``search.indexed_text``) are held in parts: one for a file read
+whole, one more for each save that appended messages. Each part is one row of an FTS5 table
+with the trigram tokenizer and no positions (``detail=none``), whose rowid is the
+conversation's rowid shifted by ``PART_BITS`` plus the part's number. A search finds the
+conversations holding every trigram within the words of its terms and confirms each in the
+conversation's file (docs/store.md, "Search").
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 #: The index schema this version writes (index.py creates and upgrades it).
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 #: Every table, as created when the version changes (the old tables are dropped first).
 TABLES = ("state", "conversations", "foreign_names", "texts")
 SCHEMA = """
@@ -141,9 +142,33 @@ def write_text(db: sqlite3.Connection, rid: int, body: str, now: Text, *, keep: 
     if body:
         db.execute("INSERT INTO texts (rowid, body) VALUES (?, ?)", ((rid << PART_BITS) | parts, body))
         parts += 1
-    db.execute(
-        "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ?, tparts = ? WHERE rid = ?",
-        (now.sig, now.count, now.size, now.crc, parts, rid),
+    db.execute(_TEXT_RECORD, (now.sig, now.count, now.size, now.crc, parts, rid))
+
+
+#: What a conversation's text rows hold, recorded on its row.
+_TEXT_RECORD = "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ?, tparts = ? WHERE rid = ?"
+
+
+def write_texts(db: sqlite3.Connection, texts: dict[str, tuple[str, Text]]) -> None:
+    """``write_text`` for many conversations at once (a refresh's chunk), each by ID with its
+    words and the file they were read from: written only where the row names that file now."""
+    ids = list(texts)
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(f"SELECT id, rid, msig, tparts FROM conversations WHERE id IN ({marks})", ids).fetchall()
+    bodies: list[tuple[int, str]] = []
+    records: list[tuple[object, ...]] = []
+    for cid, rid, msig, parts in rows:
+        body, now = texts[cid]
+        if msig != now.sig:
+            continue  # changed since it was read: the next refresh reads it again
+        if parts:
+            delete_text(db, rid)
+        if body:
+            bodies.append((rid << PART_BITS, body))
+        records.append((now.sig, now.count, now.size, now.crc, 1 if body else 0, rid))
+    db.executemany("INSERT INTO texts (rowid, body) VALUES (?, ?)", bodies)
+    db.executemany(
+        "UPDATE conversations SET tsig = ?, tcount = ?, tbytes = ?, tcrc = ?, tparts = ? WHERE rid = ?", records
     )
 
 

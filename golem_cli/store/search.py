@@ -12,12 +12,16 @@ Case is ignored by ``str.casefold`` (``STRASSE`` finds ``Straße``). A message's
 content, each thinking block, and each tool call's name and arguments, matched one piece at a
 time (``message_text``).
 
-The index (index.py) holds each conversation's text case-folded (``indexed_text``) in an FTS5
-table of trigrams; a search asks it for the conversations holding every trigram of its terms
-(``Query.fts``), or, for terms shorter than three characters, reads their text and keeps those
-that hold every term (``Query.admits``). Either only narrows: each conversation it names is
-then read from its file and its messages are matched here (``first_hit``), so a hit is always
-true of the file and its line is the one printed. This module reads no file and no database.
+The index (index.py) holds each conversation's distinct words (``indexed_text``: its text
+case-folded, cut at every ASCII character that is not a letter, a digit or ``_``) in an FTS5
+table of trigrams; a search asks it for the conversations holding every trigram within the
+words of its terms, cut the same way (``Query.fts``), or, for words shorter than three
+characters, reads their words and keeps those where each of its words is part of one
+(``Query.admits``). A match is a substring of one message's folded text, so each word of it is
+part of a word of that text: the index never drops a conversation that matches. It only
+narrows: each conversation it names is then read from its file and its messages are matched
+here (``first_hit``), so a hit is always true of the file and its line is the one printed. This
+module reads no file and no database.
 """
 
 from __future__ import annotations
@@ -53,12 +57,33 @@ def message_text(message: Message) -> str:
 
 
 def indexed_text(messages: Iterable[Message]) -> str:
-    """The text the index holds for ``messages``: every message's text, case-folded.
+    """The text the index holds for ``messages``: the distinct words of their text."""
+    return indexed_words(map(message_text, messages))
 
-    SQLite folds case one character at a time, by its own table, so the text is held already
-    folded by ``str.casefold`` and the index is told not to fold it again (``ß`` then matches
-    ``ss`` as a search matches it)."""
-    return _held(SEPARATOR.join(map(message_text, messages)).casefold())
+
+def indexed_words(texts: Iterable[str]) -> str:
+    """The distinct words of ``texts``, case-folded, joined by spaces (in no particular order).
+
+    SQLite folds case one character at a time, by its own table, so the words are held already
+    folded by ``str.casefold`` and the index is told not to fold them again (``ß`` then matches
+    ``ss`` as a search matches it). Real text repeats its words: the table then tokenizes each
+    once per conversation, not once per use."""
+    folded = SEPARATOR.join(texts).casefold()
+    try:
+        data = folded.encode()
+    except UnicodeEncodeError:  # a lone surrogate (only ever in memory)
+        data = _held(folded).encode()
+    return b" ".join(set(data.translate(_CUT).split())).decode()
+
+
+def words(text: str) -> list[str]:
+    """``text`` (folded and held as the index holds text) cut into words as ``indexed_words`` cuts."""
+    return [w.decode() for w in text.encode().translate(_CUT).split()]
+
+
+#: Every ASCII byte that is not a letter, a digit or ``_`` becomes a space; a byte of a
+#: character beyond ASCII is never one of them, so a cut never falls inside a character.
+_CUT = bytes(b if b >= 0x80 or chr(b).isalnum() or b == ord("_") else 0x20 for b in range(256))
 
 
 def _held(text: str) -> str:
@@ -107,24 +132,25 @@ class Query:
     """A parsed query: ``literals`` are what a message's text must contain (each case-folded),
     ``patterns`` what it must match (all of them; plain text: one substring)."""
 
-    __slots__ = ("held", "literals", "patterns", "text")
+    __slots__ = ("literals", "patterns", "text", "words")
 
     def __init__(self, text: str, literals: tuple[str, ...], patterns: tuple[re.Pattern[str], ...] = ()) -> None:
         self.text = text
         self.literals = literals
         self.patterns = patterns
-        self.held = tuple(_held(lit) for lit in literals)  # as the index holds text
+        self.words = tuple(dict.fromkeys(w for lit in literals for w in words(_held(lit))))  # as the index cuts text
 
     def fts(self) -> str | None:
-        """The FTS5 expression for the index's trigram table: every trigram of every literal
-        (the table keeps no positions, so not the literal itself); None when no literal is
-        long enough."""
-        trigrams = dict.fromkeys(lit[i : i + TRIGRAM] for lit in self.held for i in range(len(lit) - TRIGRAM + 1))
+        """The FTS5 expression for the index's trigram table: every trigram within its words
+        (the table keeps no positions, so not the words themselves); None when no word is long
+        enough."""
+        trigrams = dict.fromkeys(w[i : i + TRIGRAM] for w in self.words for i in range(len(w) - TRIGRAM + 1))
         return " AND ".join('"' + t.replace('"', '""') + '"' for t in trigrams) if trigrams else None
 
     def admits(self, text: str) -> bool:
-        """Whether text the index holds (``indexed_text``) may hold a match: every literal is in it."""
-        return all(lit in text for lit in self.held)
+        """Whether the words the index holds (``indexed_text``) may hold a match: each of the
+        query's words is part of one of them (none holds a space)."""
+        return all(w in text for w in self.words)
 
 
 _TERM = re.compile(r'"([^"]*)"?|(\S+)')

@@ -63,6 +63,7 @@ from golem_cli.store.files import (
 from golem_cli.store.refs import (
     ID_LENGTH,
     LAST,
+    handle,
     is_conversation_id,
     match_reference,
     parse_reference,
@@ -188,7 +189,6 @@ class Store:
                 self.conversations_dir,
                 self.index_path,
                 limit=self.max_history_bytes,
-                locks_dir=self.locks_dir,
                 progress=self.progress,
             )
         return self._index
@@ -1007,7 +1007,7 @@ def _locked_message(cid: str, holder: LockHolder | None) -> str:
     who = holder.describe() if holder else "holder unknown"
     return (
         f"conversation {cid} is open in another golem process ({who}); "
-        f"finish or close it there, or continue in a copy with `golem fork {cid[:13]}`"
+        f"finish or close it there, or continue in a copy with `golem fork {handle(cid)}`"
     )
 
 

@@ -85,7 +85,10 @@ def test_restore_json(golem, stored):
 
 def _commands(group, path=()):
     """Every command of the typer app as (its words, its click command)."""
-    for name, command in group.commands.items():
+    import typer
+
+    for name in group.list_commands(typer.Context(group)):
+        command = group.get_command(typer.Context(group), name)
         if hasattr(command, "commands"):
             yield from _commands(command, (*path, name))
         else:

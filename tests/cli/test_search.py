@@ -105,14 +105,15 @@ def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
 
 
 def _synced(home, count: int) -> None:
-    """``count`` conversations as a sync tool brings them: messages files, no sidecars, no index."""
-    from golem_cli.core.codec.history import dump_history
-
+    """``count`` conversations as a sync tool brings them: messages files, no sidecars, no index;
+    spelled as another program may spell them (capitalised keys, which Go reads), so that each
+    goes through the careful reader and the catch-up takes more than a moment."""
     conversations = home / "conversations"
     conversations.mkdir(parents=True)
     for i in range(count):
         cid = f"01a228ea-1414-732e-9d7a-{i:012x}"
-        (conversations / f"{cid}.json").write_bytes(dump_history([Message("user", f"a needle {i}")]))
+        said = [{"Role": "user", "Content": f"a needle {i}"}] + [{"Role": "assistant", "Content": "some words"}] * 40
+        (conversations / f"{cid}.json").write_text(json.dumps(said))
 
 
 def test_a_long_catch_up_shows_a_bar_on_a_terminal_and_nothing_on_a_pipe(tmp_path):

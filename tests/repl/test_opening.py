@@ -52,7 +52,7 @@ def test_an_option_the_model_refuses_ends_the_chat_with_one_line(spawn, home, se
     chat = spawn("chat", "-o", "temperature", "hot")
     chat.prompt()
     out = _ended(chat)
-    assert chat.child.exitstatus == 1
+    assert chat.child.exitstatus == 2  # a usage error, as in `golem ask`
     assert "temperature" in out and "Traceback" not in out
     assert _nothing_stored(home) and server.requests == []
 

@@ -34,9 +34,13 @@ from golem_cli.__main__ import main
 sys.exit(main(sys.argv[2:]))
 """
 
-#: Loaded after the prompt is shown, never before it.
+#: Loaded after the prompt is shown, never before it; the other commands' modules never.
 LATER = ("rich", "httpx", "pygments", "markdown_it", "golem_cli.core.agent", "golem_cli.providers._http",
-         "golem_cli.providers.openai.model", "mcp", "golem_cli.tools.mcp.connection")  # fmt: skip
+         "golem_cli.providers.openai.model", "mcp", "golem_cli.tools.mcp.connection",
+         "golem_cli.cli.attach", "golem_cli.cli.render.streaming", "golem_cli.cli.tools.view",
+         "golem_cli.cli.repl.resources",  # what a turn needs, at the first line
+         *(f"golem_cli.cli.commands.{m}" for m in ("ask", "compact", "conversations", "mcp", "models", "normalize",
+                                                   "search", "tools", "transfer", "usage")))  # fmt: skip
 #: Without tools, the session opens after the prompt too: the model is resolved and the
 #: conversation created once the prompt is drawn (the banner needs only the model's name and
 #: the new ID), so neither the codec nor the store's index nor the providers load before it.

@@ -7,6 +7,8 @@ import io
 from golem_cli.cli.render.streaming import ReplyRenderer, split_finished
 from rich.console import Console
 
+from tests.repl.conftest import plain
+
 
 def test_split_at_blank_lines_outside_code_fences():
     assert split_finished("one\n\ntwo") == ("one\n\n", "two")
@@ -176,3 +178,48 @@ def test_code_blocks_are_cropped_with_a_marker_never_wrapped():
     assert code == ["curl -sSL https://example.com/a/very/…", "echo ok"], lines
     assert all(len(line) <= 40 for line in lines)
     assert any(line.startswith("Run this, which fetches the file and") for line in lines)  # prose wraps
+
+
+# --- on the screen: a reply streamed block by block looks like the whole reply rendered ------
+
+REPLY = (
+    "# Plan\n\nFirst paragraph, which runs on\nover two lines.\nSecond paragraph.\n\n- one\n- two\n\n"
+    "```py\nx = 1\n```\nAfter the code.\n\n---\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    "1. first\n2. second\n\n***\nlast words"
+)
+
+
+def test_a_streamed_reply_on_the_screen_is_the_whole_reply_rendered_at_once(spawn, server):
+    """Blocks printed one by one are separated by the blank lines rich puts between them in the
+    whole reply (they were glued together: paragraphs ran into each other)."""
+    from golem_cli.cli.render.terminal_text import markdown
+
+    from tests.providerserver import Reply, Scenario
+
+    server.enqueue(Scenario(reply=Reply(text=REPLY)))
+    chat = spawn("chat")
+    chat.size = (80, 120)  # room for the banner, the whole reply and the footer
+    chat.child.setwinsize(*chat.size)
+    chat.prompt()
+    chat.say("go")
+    screen = chat.screen()
+    start = screen.index("you> go") + 1
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, width=120, color_system=None).print(markdown(REPLY))
+    whole = [line.rstrip() for line in out.getvalue().splitlines()]
+    assert screen[start : start + len(whole)] == whole
+    assert screen[start + len(whole)].strip() != "" and "last words" in screen[start + len(whole) - 1]
+
+
+def test_a_reply_resumed_after_a_tool_call_starts_without_a_gap():
+    """``finish()`` ends a stretch of the reply (a tool call's lines come next): the blank line
+    between blocks is not carried over to the text after them."""
+    c, out = console()
+    r = ReplyRenderer(c, clock=lambda: 0.0)
+    r.feed("para one\n\npara two")
+    r.finish()
+    c.print("tool line")
+    r.feed("after the tool")
+    r.finish()
+    lines = [line.rstrip() for line in plain(out.getvalue()).splitlines()]
+    assert lines == ["para one", "", "para two", "tool line", "after the tool"], lines

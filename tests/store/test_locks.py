@@ -58,7 +58,7 @@ def test_second_writer_is_refused_with_the_holder_named(store, holder):
     assert err.holder.host == socket.gethostname()
     text = str(err)
     assert f"pid {proc.pid}" in text and socket.gethostname() in text and "since" in text
-    assert f"golem fork {cid[:13]}" in text
+    assert f"golem fork {cid[-12:]}`" in text  # the handle every other line prints
     for attempt in (lambda: store.delete(cid), lambda: store.set_title(cid, "x"), lambda: store.lock(cid)):
         with pytest.raises(ConversationLocked):
             attempt()

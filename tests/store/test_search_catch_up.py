@@ -154,14 +154,14 @@ def test_a_common_word_reads_only_the_files_of_its_first_hits(store, monkeypatch
     """Past ``CANDIDATE_CAP`` matching conversations, a search goes newest first and stops at
     its limit: the files it reads (and the hits it holds) do not grow with the store."""
     monkeypatch.setattr(index_mod, "CANDIDATE_CAP", 5)
-    made = [store.create([Message("user", f"common word {i}")]) for i in range(40)]
+    made = [store.create([Message("user", f"common word n{i:03d}")]) for i in range(40)]
     read: list[str] = []
     original = Store.read
     monkeypatch.setattr(Store, "read", lambda self, cid: read.append(cid) or original(self, cid))
     assert [h.meta.id for h in store.search("common", 3).hits] == made[::-1][:3]
     assert read == made[::-1][:3]
     read.clear()
-    assert [h.meta.id for h in store.search("word 7", 3).hits] == [made[7]]  # few candidates: just those
+    assert [h.meta.id for h in store.search("word n007", 3).hits] == [made[7]]  # few candidates: just those
     assert read == [made[7]]
 
 

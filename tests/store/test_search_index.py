@@ -29,13 +29,14 @@ def found(store: Store, query: str, **kw) -> list[tuple[str, int, str]]:
     return [(h.meta.id, h.message_index, h.role) for h in search(store, query, **kw)]
 
 
-def texts(store: Store, cid: str) -> list[str]:
-    """The parts of one conversation's indexed text, in order (its messages' texts, case-folded,
-    between them the separator)."""
+def texts(store: Store, cid: str) -> list[set[str]]:
+    """The parts of one conversation's indexed text, in order (the distinct words of its
+    messages' texts, case-folded)."""
     db = store.index._connect()
     (rid,) = db.execute("SELECT rid FROM conversations WHERE id = ?", (cid,)).fetchone()
     low, high = rid << PART_BITS, ((rid + 1) << PART_BITS) - 1
-    return [b for (b,) in db.execute("SELECT body FROM texts WHERE rowid BETWEEN ? AND ? ORDER BY rowid", (low, high))]
+    parts = db.execute("SELECT body FROM texts WHERE rowid BETWEEN ? AND ? ORDER BY rowid", (low, high))
+    return [set(b.split(" ")) for (b,) in parts]
 
 
 def test_files_added_edited_and_deleted_behind_golems_back_are_seen(store):
@@ -62,18 +63,18 @@ def test_files_added_edited_and_deleted_behind_golems_back_are_seen(store):
 def test_an_append_indexes_only_the_new_messages_and_a_rewrite_replaces_them(store, monkeypatch):
     history = [Message("user", "first question"), Message("assistant", "first answer")]
     cid = store.create(history)
-    assert texts(store, cid) == ["first question\x1efirst answer"]
+    assert texts(store, cid) == [{"first", "question", "answer"}]
     inserted: list[str] = []
     original = search_mod.message_text
     monkeypatch.setattr(search_mod, "message_text", lambda m: inserted.append(m.content) or original(m))
     history += [Message("user", "Second question"), Message("assistant", "second answer")]
     store.append(cid, history)
     assert inserted == ["Second question", "second answer"]  # an append: only the new ones
-    assert texts(store, cid) == ["first question\x1efirst answer", "second question\x1esecond answer"]
+    assert texts(store, cid) == [{"first", "question", "answer"}, {"second", "question", "answer"}]
     inserted.clear()
     store.save(cid, [Message("user", "rewritten"), history[1]])  # not an append: all of it again
     assert inserted == ["rewritten", "first answer"]
-    assert texts(store, cid) == ["rewritten\x1efirst answer"]
+    assert texts(store, cid) == [{"rewritten", "first", "answer"}]
     monkeypatch.setattr(search_mod, "message_text", original)
     assert found(store, "second") == [] and found(store, "rewritten") == [(cid, 0, "user")]
 
@@ -113,7 +114,7 @@ def test_query_parsing():
     assert q.fts() == " AND ".join(
         f'"{t}"' for t in ("exa", "xac", "act", "wor", "ord", "rds", "pre", "pla", "lai", "ain")
     )
-    assert parse_query("zebra zebra").fts() == '"zeb" AND "ebr" AND "bra" AND "ra " AND "a z" AND " ze"'  # each once
+    assert parse_query("zebra zebra").fts() == '"zeb" AND "ebr" AND "bra"'  # each once, within words
     assert parse_query('say "hi"').fts() == '"say"'  # "hi" is too short for trigrams
     assert parse_query('a"b').fts() is None or '""' in (parse_query('a"b').fts() or "")
 
@@ -148,8 +149,8 @@ def test_two_processes_save_and_search_at_once(store):
         _, err = p.communicate(timeout=120)
         assert p.returncode == 0, err
     assert [h[0] for h in found(store, "alphaword 29")] == [a]
-    for cid, word in ((a, "alphaword"), (b, "betaword")):  # every message's text once, in order, in any parts
-        assert "\x1e".join(texts(store, cid)) == "\x1e".join(["start", *(f"{word} {i}" for i in range(30))])
+    for cid, word in ((a, "alphaword"), (b, "betaword")):  # every message's words, in any parts
+        assert set().union(*texts(store, cid)) == {"start", word, *(str(i) for i in range(30))}
     store.index.close()
     store.index_path.unlink()
     assert [h[0] for h in found(Store(store.root), "betaword 29")] == [b]

@@ -14,6 +14,7 @@ from golem_cli.cli.completion import conversation_ids
 from golem_cli.cli.errors import InputError
 from golem_cli.cli.options import (
     Allow,
+    ChatFlags,
     ContextTokens,
     Deny,
     MaxCost,
@@ -101,13 +102,15 @@ def ask(
     text = _prompt_text(prompt, attached=bool(attached))
     store = _throwaway_store() if no_save else open_store()
     existing, choice, stored = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
-    kept, tools = reopen(stored, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    kept, tools = reopen(stored, choice, flags)
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, kept=kept)
-    kept.apply(session, choice, max_cost=max_cost)
-    set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
-    session.project_root = project_root(choice.settings, no_project_instructions)
+    kept.apply(session, choice, max_cost=flags.max_cost)
+    set_compaction(session, choice, flags.summarize_trimmed)  # rolling summaries: the flag
+    session.project_root = project_root(choice.settings, flags.no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)
     text = with_files(text, files)
@@ -330,14 +333,10 @@ def _turn(
     Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
-    from golem_cli.cli.model_choice import close_model
     from golem_cli.cli.signals import Termination, die_by, ending_like_ctrl_c
     from golem_cli.cli.tools import servers
 
     termination = Termination()
-
-    def say(line: str, problem: bool) -> None:
-        note(f"golem: {line}" if problem else line)
 
     def on_event(event: object) -> None:
         if reply is not None:
@@ -353,20 +352,15 @@ def _turn(
         try:
             with ending_like_ctrl_c(task.cancel) as termination:
                 if box is not None:
-                    servers.hear(box, say)
-                    await servers.start(box, say, quiet=True)
+                    servers.hear(box, _say)
+                    await servers.start(box, _say, quiet=True)
                 on_delta = reply.on_delta if reply is not None else None
                 outcome = await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
                 if outcome.finished:  # rolling summaries: what left the window, folded before golem exits
                     await session.compactor.fold()
                 return outcome
         finally:
-            if view is not None:
-                view.close()
-            if box is not None:
-                servers.show_notices(box, say)
-                await box.close()
-            await close_model(session.model)
+            await _close_turn(session, view)
             kept()
 
     try:
@@ -379,6 +373,24 @@ def _turn(
         raise
     finally:
         session.close()
+
+
+def _say(line: str, problem: bool) -> None:
+    note(f"golem: {line}" if problem else line)
+
+
+async def _close_turn(session: ChatSession, view: ToolView | None) -> None:
+    """What a turn opened, closed however it ended: the tool view, the tool servers (what they
+    said shown first), the model's connections."""
+    from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.tools import servers
+
+    if view is not None:
+        view.close()
+    if session.toolbox is not None:
+        servers.show_notices(session.toolbox, _say)
+        await session.toolbox.close()
+    await close_model(session.model)
 
 
 def reply_ending(outcome: TurnOutcome) -> str:

@@ -8,6 +8,7 @@ through ``errors.report``; failures inside the REPL are printed and the chat goe
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,6 +18,7 @@ from golem_cli.cli.common import instructions_lines, project_root, set_compactio
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
+    ChatFlags,
     ContextTokens,
     ConversationId,
     Deny,
@@ -34,11 +36,18 @@ from golem_cli.cli.options import (
 from golem_cli.cli.tools.choice import choose_tools
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from golem_cli.cli.model_choice import Choice
+    from golem_cli.cli.restore import Restored
+    from golem_cli.cli.tools.choice import ToolChoice
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message
     from golem_cli.session import ChatSession
     from golem_cli.store import Store
     from golem_cli.store.locks import FileLock
+    from golem_cli.tools.toolbox import Toolbox
 
 PANEL = "Chat"
 app = typer.Typer()
@@ -195,53 +204,93 @@ def resume(
     no_project_instructions: NoProjectInstructions = False,
 ) -> int:
     """Continue a stored conversation (repaired first if needed)."""
-    from golem_cli.cli.model_choice import choose_model
-    from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.repl.opening import PendingSession
-    from golem_cli.cli.repl.start import run_repl
-    from golem_cli.cli.restore import reopen
-
     store = _store()
     cid = _to_resume(store, ref)
     if cid is None:
         _note("nothing resumed")
         return 0
-    meta = store.meta(cid)
-    choice = choose_model(model, stored=meta.model, lazy=True)
-    kept, tools = reopen(meta.settings, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
-    toolbox = tools.toolbox()  # -o is refused before the conversation is opened
-    project = project_root(choice.settings, no_project_instructions)
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    again = _reopen(store, cid, model, flags)
     held = _lock(store, cid)  # the lock, and the question when another process holds it, come before the prompt
     if held is None:
         _note("nothing resumed")
         return 1
     cid, lock, lines = held
-    lines = instructions_lines(project) + kept.lines() + lines
-
-    def open_session() -> tuple[ChatSession, list[str]]:
-        from golem_cli.session import ChatSession
-
-        session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox, lock=lock
-        )
-        kept.apply(session, choice, max_cost=max_cost)
-        set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
-        session.project_root = project
-        return session, _resumed(before, session, repair)
-
+    lines = instructions_lines(again.project) + again.kept.lines() + lines
     try:
         unique = store.unique_prefixes([cid])[cid]
         size = store.messages_path(cid).stat().st_size
     except BaseException:
         store.release(cid)
         raise
-    if size <= LOAD_AFTER_THE_PROMPT:  # loaded at once: its report comes before the prompt
-        session, report = open_session()  # (the lock is released if it fails)
-        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=lines + report, tools=tools)
-    pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=unique, open=open_session,
-                             toolbox=toolbox, lines=lines, release=lambda: store.release(cid))  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools)
+    return again.chat(lambda: again.open(store, cid, lock), cid=cid, unique=lambda: unique,
+                      release=lambda: store.release(cid), at_once=size <= LOAD_AFTER_THE_PROMPT,
+                      markdown=not no_markdown, lines=lines)  # fmt: skip
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Reopened:
+    """What ``resume`` and ``fork`` settle before the prompt, from the settings kept beside the
+    conversation and the flags over them: the model, the tools, where project instructions are
+    read."""
+
+    choice: Choice
+    kept: Restored
+    tools: ToolChoice
+    toolbox: Toolbox | None
+    project: Path | None
+    flags: ChatFlags
+
+    def open(self, store: Store, cid: str, lock: FileLock | None = None) -> tuple[ChatSession, list[str]]:
+        """The conversation opened with these settings (repaired as it is loaded), and its report."""
+        from golem_cli.cli.model_choice import max_messages as trim
+        from golem_cli.session import ChatSession
+
+        window = trim(self.kept.max_messages, self.choice.settings)
+        session, before, repair = ChatSession.resume(store, cid, self.choice.model, max_messages=window,
+                                                     tools=self.toolbox, lock=lock)  # fmt: skip
+        self.kept.apply(session, self.choice, max_cost=self.flags.max_cost)
+        set_compaction(session, self.choice, self.flags.summarize_trimmed)  # rolling summaries: the flag
+        session.project_root = self.project
+        return session, _resumed(before, session, repair)
+
+    def chat(
+        self,
+        open_session: Callable[[], tuple[ChatSession, list[str]]],
+        *,
+        cid: str,
+        unique: Callable[[], int],
+        at_once: bool,
+        markdown: bool,
+        lines: list[str],
+        release: Callable[[], None] | None = None,
+    ) -> int:
+        """The chat. A small conversation is opened ``at_once``, before the prompt, so its report
+        reads above the prompt without a redraw; a long one is loaded behind the prompt (ADR 0015)."""
+        from golem_cli.cli.repl.opening import PendingSession
+        from golem_cli.cli.repl.start import run_repl
+
+        if at_once:
+            session, report = open_session()  # (the lock is released if it fails)
+            return run_repl(session, markdown=markdown, note=self.choice.note, lines=lines + report, tools=self.tools)
+        pending = PendingSession(model=self.choice.model.name, conversation_id=cid, unique=unique(),
+                                 open=open_session, toolbox=self.toolbox, release=release)  # fmt: skip
+        return run_repl(pending, markdown=markdown, note=self.choice.note, lines=lines, tools=self.tools)
+
+
+def _reopen(store: Store, cid: str, model: str | None, flags: ChatFlags) -> _Reopened:
+    """The settings to continue ``cid`` with: -o is checked, and refused, before anything is
+    opened or copied."""
+    from golem_cli.cli.model_choice import choose_model
+    from golem_cli.cli.restore import reopen
+
+    meta = store.meta(cid)
+    choice = choose_model(model, stored=meta.model, lazy=True)
+    kept, tools = reopen(meta.settings, choice, flags)
+    project = project_root(choice.settings, flags.no_project_instructions)
+    return _Reopened(choice=choice, kept=kept, tools=tools, toolbox=tools.toolbox(), project=project, flags=flags)
 
 
 def _to_resume(store: Store, ref: str | None) -> str | None:
@@ -315,12 +364,7 @@ def fork(
 ) -> int:
     """Continue in a copy of a conversation (lineage recorded)."""
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.model_choice import choose_model
-    from golem_cli.cli.model_choice import max_messages as trim
     from golem_cli.cli.render import short_ids
-    from golem_cli.cli.repl.opening import PendingSession
-    from golem_cli.cli.repl.start import run_repl
-    from golem_cli.cli.restore import reopen
     from golem_cli.core.ids import new_id
 
     if no_chat and options:
@@ -330,35 +374,24 @@ def fork(
     if no_chat:
         sys.stdout.write(_fork_only(store, parent, at) + "\n")
         return 0
-    meta = store.meta(parent)
-    choice = choose_model(model, stored=meta.model, lazy=True)
-    kept, tools = reopen(meta.settings, choice, options=options, tool=tool, allow=allow, deny=deny, yes=yes,
-                         max_messages=max_messages, context_tokens=context_tokens, trim_stride=trim_stride)  # fmt: skip
-    toolbox = tools.toolbox()  # a refused -o leaves no fork behind
-    project = project_root(choice.settings, no_project_instructions)
+    # the settings first: a refused -o leaves no fork behind
+    flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
+                      context_tokens=context_tokens, trim_stride=trim_stride, max_cost=max_cost,
+                      summarize_trimmed=summarize_trimmed, no_project_instructions=no_project_instructions)  # fmt: skip
+    again = _reopen(store, parent, model, flags)
     short = short_ids.handle(parent)
     cid = new_id()  # the fork's, shown by the banner before the fork is made
 
     def open_session() -> tuple[ChatSession, list[str]]:
-        from golem_cli.session import ChatSession
-
         store.fork(parent, at, new=cid)
-        session, before, repair = ChatSession.resume(
-            store, cid, choice.model, max_messages=trim(kept.max_messages, choice.settings), tools=toolbox
-        )
-        kept.apply(session, choice, max_cost=max_cost)
-        set_compaction(session, choice, summarize_trimmed)  # rolling summaries: the flag
-        session.project_root = project
-        return session, [f"Forked {short} into {cid}.", *_resumed(before, session, repair)]
+        session, report = again.open(store, cid)
+        return session, [f"Forked {short} into {cid}.", *report]
 
-    lines = instructions_lines(project) + kept.lines()
-    if store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT:  # as resume does
-        session, report = open_session()
-        return run_repl(session, markdown=not no_markdown, note=choice.note, lines=lines + report, tools=tools)
-    # A long conversation is copied, loaded and repaired behind the prompt, as resume does (ADR 0015).
-    pending = PendingSession(model=choice.model.name, conversation_id=cid, unique=_unique_prefix(cid),
-                             open=open_session, toolbox=toolbox)  # fmt: skip
-    return run_repl(pending, markdown=not no_markdown, note=choice.note, tools=tools, lines=lines)
+    # As resume does: a long conversation is copied, loaded and repaired behind the prompt.
+    at_once = store.messages_path(parent).stat().st_size <= LOAD_AFTER_THE_PROMPT
+    lines = instructions_lines(again.project) + again.kept.lines()
+    return again.chat(open_session, cid=cid, unique=lambda: _unique_prefix(cid), at_once=at_once,
+                      markdown=not no_markdown, lines=lines)  # fmt: skip
 
 
 def _fork_only(store: Store, parent: str, at: int | None) -> str:

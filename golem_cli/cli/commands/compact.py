@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
-from golem_cli.cli.options import ConversationId, Model, Tools
+from golem_cli.cli.options import ChatFlags, ConversationId, Model, Tools
 
 if TYPE_CHECKING:
     from golem_cli.compacting import Compacted
@@ -52,8 +52,7 @@ def compact(
     cid = store.resolve(cid)
     choice = choose_model(model, stored=store.meta(cid).model, fallback=False)
     # The conversation's own settings and tools (kept with it, or -T), so the request's prefix is theirs.
-    kept, tools = reopen(store.meta(cid).settings, choice, options=None, tool=tool, allow=None, deny=None,
-                         yes=False, max_messages=None, context_tokens=None, trim_stride=None)  # fmt: skip
+    kept, tools = reopen(store.meta(cid).settings, choice, ChatFlags(tool=tool))
     session, _, _ = ChatSession.resume(store, cid, choice.model, tools=tools.toolbox())
     try:
         kept.apply(session, choice)  # the window, options, prices and compaction's settings

@@ -85,9 +85,10 @@ def _say_what_is_not_shown(
 def warn_unreadable(store: Store, problems: dict[str, str]) -> None:
     """One line per conversation file that cannot be read (skipped by list and search)."""
     from golem_cli.cli.render import console
+    from golem_cli.cli.render.short_ids import handle
 
     for cid, problem in sorted(problems.items()):
-        short = cid[:13]
+        short = handle(cid)
         fix = f"`golem delete {short}` removes it"
         if problem.startswith(("invalid JSON", "not a golem history")):  # cut off or damaged: messages remain
             fix = f"`golem normalize --salvage {short} --in-place` keeps its complete messages, {fix}"

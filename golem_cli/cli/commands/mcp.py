@@ -12,6 +12,8 @@ import typer
 from golem_cli.cli.command import GolemCommand
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from golem_cli.config.mcp_import import Imported, Plan
     from golem_cli.tools.mcp.config import ServerConfig
 
@@ -350,50 +352,54 @@ def _listings(server: str | None, what: str) -> list[dict[str, Any]]:
     return asyncio.run(every())
 
 
-@app.command("prompts", cls=GolemCommand)
-def prompts(server: Server = None, as_json: Json = False) -> int:
-    """List the prompts the tool servers offer (in a chat: /SERVER:PROMPT)."""
+def _show(server: str | None, what: str, as_json: bool, lines: Callable[[dict[str, Any]], list[str]]) -> int:
+    """``prompts`` and ``resources``: the rows as JSON, or each server's ``lines`` (a line saying
+    why when it did not start)."""
     from golem_cli.cli.render.console import out, print_json
 
-    rows = _listings(server, "prompts")
+    rows = _listings(server, what)
     if as_json:
         print_json(rows)
         return 0
     for row in rows:
-        if "problem" in row:
-            out(f"{row['server']}: did not start: {row['problem']}")
-            continue
-        out(f"{row['server']}: {len(row['prompts'])} prompt{'s' if len(row['prompts']) != 1 else ''}")
-        for prompt in row["prompts"]:
-            names = [a.get("name", "") + ("" if a.get("required") else "?") for a in prompt.get("arguments") or []]
-            args = f" {' '.join(n + '=...' for n in names)}" if names else ""
-            about = _first_line(prompt.get("description") or prompt.get("title") or "")
-            out(f"  /{row['server']}:{prompt.get('name', '')}{args}" + (f"  {about}" if about else ""))
+        for line in [f"{row['server']}: did not start: {row['problem']}"] if "problem" in row else lines(row):
+            out(line)
     return 0
+
+
+@app.command("prompts", cls=GolemCommand)
+def prompts(server: Server = None, as_json: Json = False) -> int:
+    """List the prompts the tool servers offer (in a chat: /SERVER:PROMPT)."""
+    return _show(server, "prompts", as_json, _prompt_lines)
+
+
+def _prompt_lines(row: dict[str, Any]) -> list[str]:
+    lines = [f"{row['server']}: {len(row['prompts'])} prompt{'s' if len(row['prompts']) != 1 else ''}"]
+    for prompt in row["prompts"]:
+        names = [a.get("name", "") + ("" if a.get("required") else "?") for a in prompt.get("arguments") or []]
+        args = f" {' '.join(n + '=...' for n in names)}" if names else ""
+        about = _first_line(prompt.get("description") or prompt.get("title") or "")
+        lines.append(f"  /{row['server']}:{prompt.get('name', '')}{args}" + (f"  {about}" if about else ""))
+    return lines
 
 
 @app.command("resources", cls=GolemCommand)
 def resources(server: Server = None, as_json: Json = False) -> int:
     """List the resources the tool servers offer, templates included (marked)."""
-    from golem_cli.cli.render.console import out, print_json
+    return _show(server, "resources", as_json, _resource_lines)
 
-    rows = _listings(server, "resources")
-    if as_json:
-        print_json(rows)
-        return 0
-    for row in rows:
-        if "problem" in row:
-            out(f"{row['server']}: did not start: {row['problem']}")
-            continue
-        items, templates = row["resources"], row["templates"]
-        out(f"{row['server']}: {len(items)} resource{'s' if len(items) != 1 else ''}, "
-            f"{len(templates)} template{'s' if len(templates) != 1 else ''}")  # fmt: skip
-        for item in items:
-            kind = f" ({item['mimeType']})" if item.get("mimeType") else ""
-            out(f"  @{row['server']}:{item.get('uri', '')}{kind}  {_first_line(item.get('name') or '')}")
-        for item in templates:
-            out(f"  @{row['server']}:{item.get('uriTemplate', '')}  [template]  {_first_line(item.get('name') or '')}")
-    return 0
+
+def _resource_lines(row: dict[str, Any]) -> list[str]:
+    items, templates = row["resources"], row["templates"]
+    lines = [f"{row['server']}: {len(items)} resource{'s' if len(items) != 1 else ''}, "
+             f"{len(templates)} template{'s' if len(templates) != 1 else ''}"]  # fmt: skip
+    for item in items:
+        kind = f" ({item['mimeType']})" if item.get("mimeType") else ""
+        lines.append(f"  @{row['server']}:{item.get('uri', '')}{kind}  {_first_line(item.get('name') or '')}")
+    for item in templates:
+        name = _first_line(item.get("name") or "")
+        lines.append(f"  @{row['server']}:{item.get('uriTemplate', '')}  [template]  {name}")
+    return lines
 
 
 def _first_line(text: str) -> str:

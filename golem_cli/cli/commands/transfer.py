@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
     from golem_cli.cli.common import Source as common_Source
+    from golem_cli.cli.render.findings import Finding
+    from golem_cli.core.history.sanitize import SanitizeReport
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
@@ -67,25 +69,7 @@ def export(
     cid = store.resolve(ref)
     messages = store.read(cid)  # never saved: decoded as the file is read
     count = len(messages)
-    data: Iterable[bytes]
-    if fmt is Format.json:
-        from golem_cli.core.codec.history import drain_chunks
-
-        data = drain_chunks(messages)  # written as encoded, each batch freed once written
-    elif fmt is Format.golem:
-        from golem_cli.cli.conversation_file import document_chunks
-        from golem_cli.core.codec.history import drain_chunks
-        from golem_cli.store.sidecars import RUNS, read_log
-
-        runs = read_log(store.sidecar_path(cid, RUNS), RUNS).lines
-        data = document_chunks(drain_chunks(messages), store.meta(cid), runs)
-    else:
-        from golem_cli.cli.render.summary_marks import stored_marks
-        from golem_cli.cli.render.transcript import markdown_document
-        from golem_cli.store.ledger import answered, runs_of
-
-        marks = stored_marks(store, cid, messages)
-        data = [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid)), marks=marks).encode()]
+    data = _exported(store, cid, messages, fmt)
     if output is not None:
         common.write_user_file(output, data)
         console.note(f"exported {count} messages of {cid} to {output}")
@@ -100,6 +84,28 @@ def export(
     if fmt is not Format.markdown and sys.stdout.isatty():
         sys.stdout.buffer.write(b"\n")
     return 0
+
+
+def _exported(store: Store, cid: str, messages: list[Message], fmt: Format) -> Iterable[bytes]:
+    """The bytes ``export`` writes in format ``fmt``; JSON as it is encoded, each batch freed once
+    written."""
+    if fmt is Format.json:
+        from golem_cli.core.codec.history import drain_chunks
+
+        return drain_chunks(messages)
+    if fmt is Format.golem:
+        from golem_cli.cli.conversation_file import document_chunks
+        from golem_cli.core.codec.history import drain_chunks
+        from golem_cli.store.sidecars import RUNS, read_log
+
+        runs = read_log(store.sidecar_path(cid, RUNS), RUNS).lines
+        return document_chunks(drain_chunks(messages), store.meta(cid), runs)
+    from golem_cli.cli.render.summary_marks import stored_marks
+    from golem_cli.cli.render.transcript import markdown_document
+    from golem_cli.store.ledger import answered, runs_of
+
+    marks = stored_marks(store, cid, messages)
+    return [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid)), marks=marks).encode()]
 
 
 HistoryFile = Annotated[
@@ -125,7 +131,7 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
     own ID (its name, or its messages' conversation ID) when free, else gets a new one."""
     from golem_cli.cli import common
     from golem_cli.cli.errors import InputError
-    from golem_cli.cli.render import console, findings, report
+    from golem_cli.cli.render import console, report
     from golem_cli.core.errors import HistoryFormatError
 
     store = common.open_store()
@@ -139,16 +145,7 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
         ) from None
     if not history:
         raise InputError(f"{label}: holds no messages; nothing to import")
-    found: list[findings.Finding] = []
-    rep = None
-    out = history
-    if not trust:
-        from golem_cli.core.history.sanitize import sanitize_history
-
-        out, rep = sanitize_history(history)
-        found = findings.sanitize_findings(history, out, rep)
-        if not out:
-            raise InputError(f"{label}: nothing is left once sanitized (--trust imports it as it is)")
+    out, rep, found = (history, None, []) if trust else _sanitized(history, label)
     from golem_cli.cli.conversation_file import chosen, lineage, own_id
 
     own, why = _own_id(file, history, store, own_id(meta))
@@ -180,6 +177,18 @@ def import_history(file: HistoryFile, trust: Trust = False, title: Title = None,
         console.out(f"{label}: nothing to sanitize")
     console.out(f"imported {len(out)} {'message' if len(out) == 1 else 'messages'} as {cid}")
     return 0
+
+
+def _sanitized(history: list[Message], label: str) -> tuple[list[Message], SanitizeReport, list[Finding]]:
+    """The history sanitized, the report of what changed, and its findings to print."""
+    from golem_cli.cli.errors import InputError
+    from golem_cli.cli.render.findings import sanitize_findings
+    from golem_cli.core.history.sanitize import sanitize_history
+
+    out, rep = sanitize_history(history)
+    if not out:
+        raise InputError(f"{label}: nothing is left once sanitized (--trust imports it as it is)")
+    return out, rep, sanitize_findings(history, out, rep)
 
 
 def _restore_runs(store: Store, cid: str, meta: dict[str, object]) -> None:

@@ -11,13 +11,10 @@ more conversations are made, and a tail match wins over a prefix match when it i
 
 from __future__ import annotations
 
-HANDLE_LENGTH = 12
+from golem_cli.store.refs import HANDLE_LENGTH as HANDLE_LENGTH  # the store's own messages print it too
+from golem_cli.store.refs import handle as handle
+
 PREFIX_LENGTH = 8  # the least a listing shows of an ID, its unique prefix highlighted
-
-
-def handle(cid: str) -> str:
-    """The ID as a hint spells it: its random tail, which later IDs do not share."""
-    return cid[-HANDLE_LENGTH:]
 
 
 def handle_markup(cid: str) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.live import Live
+    from rich.markdown import Markdown
     from rich.spinner import Spinner
 
     from golem_cli.cli.render.terminal_text import VisibleStream
@@ -91,6 +92,23 @@ def split_finished(text: str) -> tuple[str, str]:
     """``text`` as (finished blocks, open block): what a ``BlockSplitter`` fed it whole holds."""
     splitter = BlockSplitter()
     return "".join(splitter.feed(text)), splitter.open_block
+
+
+#: Block elements rich renders when they close, after a blank line of their own: rendered alone,
+#: such a block already starts with the line that separates it from the block before.
+CONTAINERS = ("bullet_list_open", "ordered_list_open", "blockquote_open", "table_open")
+
+
+def wants_gap(block: Markdown) -> bool:
+    """Whether rich, rendering the whole reply at once, would leave a blank line after this
+    block: it does after every block element but a horizontal rule."""
+    return not block.parsed or block.parsed[-1].type != "hr"
+
+
+def brings_gap(block: Markdown) -> bool:
+    """Whether this block, rendered alone, starts with the blank line that separates it from
+    the block before (a list, a quote, a table)."""
+    return bool(block.parsed) and block.parsed[0].type in CONTAINERS
 
 
 #: A block longer than this is printed as plain text (a flood, a huge paste): rich needs about a
@@ -172,6 +190,7 @@ class ReplyRenderer:
         self._spinning = False
         self._spinner: Spinner | None = None
         self.renders = 0
+        self._gap = False  # the block printed last wants a blank line before the next one
         self._visible: VisibleStream | None = None  # plain mode on a terminal
         if not self.markdown:
             from golem_cli.cli.render.terminal_text import VisibleStream, is_terminal
@@ -239,6 +258,7 @@ class ReplyRenderer:
         if rest.strip():
             self._print_block(rest)
         self._blocks = BlockSplitter()
+        self._gap = False  # what follows (a tool's lines, the footer) is not the reply's next block
         return self.text
 
     # --- markdown mode ---------------------------------------------------------------------
@@ -256,9 +276,16 @@ class ReplyRenderer:
             return
         assert self.console is not None
         if len(text) > MARKDOWN_LIMIT:  # rendering megabytes as markdown takes minutes: as they came
+            if self._gap:
+                self.console.print()
             self.console.print(visible(text.strip("\n")), markup=False, highlight=False, emoji=False)
+            self._gap = True
         else:
-            self.console.print(markdown(text.strip("\n")))
+            block = markdown(text.strip("\n"))
+            if self._gap and not brings_gap(block):
+                self.console.print()  # blocks printed one by one are separated as the whole reply is
+            self.console.print(block)
+            self._gap = wants_gap(block)
         self.renders += 1
 
     def _update_tail(self, changed: bool) -> None:

@@ -324,13 +324,7 @@ def markdown_document(
     """The conversation as a markdown document (``golem export --format markdown``), each
     reply under the model that wrote it (a conversation continued on another provider shows
     both), and each summary marked where it starts, its text collapsed under the mark."""
-    title = (meta.display_title if meta else "") or "Conversation"
-    out = [f"# {title}", "", f"- Conversation: `{cid}`"]
-    if meta is not None and meta.model:
-        out.append(f"- Model: `{meta.model}`")
-    out.append(f"- Messages: {len(messages)}")
-    if meta is not None and meta.parent:
-        out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
+    out = _markdown_head(meta, cid, len(messages))
     for i, b in enumerate(blocks(messages, answered)):
         for line, text in (marks or {}).get(i, ()):
             out += ([] if out[-1] == "" else [""]) + [f"> **{line.strip('─ ')}**", ""]
@@ -341,6 +335,18 @@ def markdown_document(
         for item in b.items:
             out += _MARKDOWN[item.kind](item)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_head(meta: ConversationMeta | None, cid: str, count: int) -> list[str]:
+    """The document's title and the list of what it is: its ID, model, size and lineage."""
+    title = (meta.display_title if meta else "") or "Conversation"
+    out = [f"# {title}", "", f"- Conversation: `{cid}`"]
+    if meta is not None and meta.model:
+        out.append(f"- Model: `{meta.model}`")
+    out.append(f"- Messages: {count}")
+    if meta is not None and meta.parent:
+        out.append(f"- Forked from `{meta.parent}` after message {meta.fork_at}")
+    return out
 
 
 def _markdown_call(item: Item) -> list[str]:

@@ -5,9 +5,11 @@ Ctrl-C while a reply streams cancels only that turn (a SIGINT handler cancels th
 the session saves the partial reply); Ctrl-C at the prompt clears the line; Ctrl-D exits and
 prints the command that resumes the conversation.
 
-Two things load after the prompt is drawn, not before it (ADR 0020): the session and the core
+Three things load after the prompt is drawn, not before it (ADR 0020): the session and the core
 behind it, opened in a worker thread (``opening.py``, ADR 0015), so the core's types are
-imported where a line is acted on; and rich, at the REPL's first output (``Repl.console``).
+imported where a line is acted on; rich, at the REPL's first output (``Repl.console``); and
+what a turn needs (the reply's renderer, the tool view, attachments, resource mentions), at
+the first line.
 """
 
 from __future__ import annotations
@@ -27,20 +29,17 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from golem_cli.cli.attach import split, with_files
 from golem_cli.cli.errors import describe
 from golem_cli.cli.model_choice import close_model
 from golem_cli.cli.render import short_ids
 from golem_cli.cli.render.console import rich_console
-from golem_cli.cli.render.streaming import ReplyRenderer
 from golem_cli.cli.render.terminal_text import visible
-from golem_cli.cli.repl import resources, slash
+from golem_cli.cli.repl import slash
 from golem_cli.cli.repl.completer import SlashCompleter
 from golem_cli.cli.repl.opening import Opened, PendingSession, SessionOpener
 from golem_cli.cli.signals import Termination, ending_like_ctrl_c
 from golem_cli.cli.tools import servers as tool_servers
 from golem_cli.cli.tools.typeahead import KeysAfterAnswer
-from golem_cli.cli.tools.view import ToolView
 from golem_cli.config.paths import input_history_file
 from golem_cli.store.atomic import ensure_private_dir
 
@@ -48,7 +47,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from golem_cli.cli.attach import Attachment
+    from golem_cli.cli.render.streaming import ReplyRenderer
     from golem_cli.cli.tools.choice import ToolChoice
+    from golem_cli.cli.tools.view import ToolView
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message, Part
     from golem_cli.session import ChatSession, TurnOutcome
@@ -289,6 +290,8 @@ class Repl:
                     return self.goodbye()
                 self.keep_settings()
                 continue
+            from golem_cli.cli.repl import resources  # what a turn needs loads at the first line
+
             if await resources.attach_mentions(self, text):  # @SERVER:URI: a tool server's resource
                 await self.ask(text)
                 self.keep_settings()
@@ -306,6 +309,9 @@ class Repl:
         """One turn with the reply streamed, Ctrl-C cancelling just this turn. Pending
         attachments go with the prompt unless ``parts`` are given. The turn first waits for
         tool servers still starting; None when Ctrl-C stopped that wait (nothing was sent)."""
+        from golem_cli.cli.attach import split, with_files  # what a turn needs loads at the first line
+        from golem_cli.cli.render.streaming import ReplyRenderer
+
         if not await self.tool_servers_ready():
             return None
         if parts is None:
@@ -410,6 +416,8 @@ class Repl:
 
     def _tool_view(self, renderer: ReplyRenderer) -> ToolView | None:
         """The view of the turn's tool calls and their questions, when the chat has tools."""
+        from golem_cli.cli.tools.view import ToolView
+
         box = self.session.toolbox
         if box is None:
             return None

@@ -98,7 +98,9 @@ _decoder = msgspec.json.Decoder(list[_DecMessage] | None)  # type: ignore[valid-
 _encoder = msgspec.json.Encoder()
 
 
-def _args_from_raw(raw: msgspec.Raw) -> str:
+def args_from_raw(raw: msgspec.Raw) -> str:
+    """A tool call's arguments as golem holds them, from their bytes in a file (a truncated
+    stream's wrapper undone)."""
     text = bytes(raw).decode("utf-8", "surrogateescape")
     if may_be_wrapped(text):
         restored = unwrap_truncated(text)
@@ -109,7 +111,7 @@ def _args_from_raw(raw: msgspec.Raw) -> str:
 
 def _tool_calls(calls: list[Any]) -> list[ToolCall]:
     for c in calls:
-        c.args = _args_from_raw(c.args)
+        c.args = args_from_raw(c.args)
     return [ToolCall(*astuple(c)) for c in calls]
 
 
@@ -360,7 +362,7 @@ def persisted_args(args: str) -> bytes:
 def saved_args(args: str) -> str:
     """A call's ``args`` as they read back from the file ``dump_history`` writes: compacted
     and HTML-escaped as Go writes raw JSON, ``null`` for nil, cut-off arguments verbatim."""
-    return _args_from_raw(msgspec.Raw(html_escape_json(persisted_args(args))))
+    return args_from_raw(msgspec.Raw(html_escape_json(persisted_args(args))))
 
 
 def as_saved(message: Message) -> Message:
