@@ -1,5 +1,5 @@
 """A chat's settings kept with its conversation (issue 24 bug 3): the tools, the model options,
-the trim and where the system prompt came from, in the ``meta`` sidecar (ADR 0025), never in
+the trim, rolling summaries and where the system prompt came from, in the ``meta`` sidecar (ADR 0025), never in
 the history file. ``resume``, ``fork`` and ``ask -c`` restore them under the command line's
 flags and over the config (``restore``), saying which in one line; a chat keeps them as they
 change (``keep``). Only what differs from the config is kept, so a value the person never chose
@@ -37,6 +37,7 @@ class Restored:
     max_messages: int | None = None
     context_tokens: int | None = None
     trim_stride: int | None = None
+    summarize_trimmed: bool = False
     system: str = ""
     kept: ChatSettings | None = None
     said: list[str] = field(default_factory=list)
@@ -52,7 +53,8 @@ class Restored:
         the system prompt's source, and what is kept now."""
         from golem_cli.cli.common import set_window
 
-        set_window(session, choice, self.context_tokens, self.options, self.trim_stride, max_cost=max_cost)
+        set_window(session, choice, self.context_tokens, self.options, self.trim_stride, self.summarize_trimmed,
+                   max_cost=max_cost)  # fmt: skip
         if session.system and not session.system_source:
             session.system_source = self.system
         session.kept_settings = self.kept
@@ -66,7 +68,7 @@ def reopen(kept: ChatSettings | None, choice: Choice, flags: ChatFlags) -> tuple
 
     out = restore(kept, choice, tool=flags.tool, options=run_options(flags.options, choice.model),
                   max_messages=flags.max_messages, context_tokens=flags.context_tokens,
-                  trim_stride=flags.trim_stride)  # fmt: skip
+                  trim_stride=flags.trim_stride, summarize_trimmed=flags.summarize_trimmed)  # fmt: skip
     tools = choose_tools(choice.settings, flags.tool, flags.allow, flags.yes, deny=flags.deny)
     tools.restore(out.tools, out.off)
     if tools.restored or tools.off:
@@ -87,17 +89,21 @@ def restore(
     max_messages: int | None,
     context_tokens: int | None,
     trim_stride: int | None,
+    summarize_trimmed: bool = False,
 ) -> Restored:
     """The settings a resumed chat starts with: the flags (``options`` are ``-o``'s), then what
     ``kept`` holds, then the config (left as None)."""
     out = Restored(options=options, max_messages=max_messages, context_tokens=context_tokens,
-                   trim_stride=trim_stride, kept=kept)  # fmt: skip
+                   trim_stride=trim_stride, summarize_trimmed=summarize_trimmed, kept=kept)  # fmt: skip
     if kept is None:
         return out
     if not tool:
         out.tools, out.off = list(kept.tools), list(kept.off)
     _restore_options(out, kept, choice)
     _restore_trim(out, kept, choice.settings)
+    if kept.summarize_trimmed and not out.summarize_trimmed and not choice.settings.summarize_trimmed:
+        out.summarize_trimmed = True
+        out.said.append("rolling summaries")
     if kept.system in ("-s", "/system"):
         out.system = kept.system
         out.said.append(f"the system prompt (set by {kept.system})")
@@ -177,6 +183,7 @@ def recorded(session: ChatSession, tools: ToolChoice) -> ChatSettings:
         context_tokens=tokens if tokens != (config.context_tokens or 0) else None,
         trim_stride=session.trim_stride if session.trim_stride != config.trim_stride else None,
         system=session.system_source if session.system else "",
+        summarize_trimmed=session.compactor.rolling and not config.summarize_trimmed,
     )
 
 

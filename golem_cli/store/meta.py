@@ -51,6 +51,7 @@ class ChatSettings(msgspec.Struct, kw_only=True, omit_defaults=True):
     context_tokens: int | None = None
     trim_stride: int | None = None
     system: str = ""  # where the system prompt came from: "-s" or "/system"
+    summarize_trimmed: bool = False  # rolling summaries turned on by --summarize-trimmed (the config's are read again)
 
 
 class ConversationMeta(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -127,3 +127,17 @@ def test_kept_values_golem_cannot_use_are_left_out_with_a_line(server: ProviderS
     assert "Traceback" not in done.stderr
     assert server.requests[-1].json["seed"] == 3 and "temperature" not in server.requests[-1].json
     assert json.loads(store.meta_path(cid).read_text())["settings"]["options"] == {"seed": 3}  # kept as now used
+
+
+def test_rolling_summaries_turned_on_by_the_flag_come_back_with_the_conversation(server: ProviderServer, home: Path):
+    from tests.repl.test_compaction import golem
+    from tests.repl.test_rolling_summaries import is_fold
+
+    golem(home, "ask", "--max-messages", "2", "--summarize-trimmed", "one")
+    cid = Store(home).listing().conversations[0].id
+    assert Store(home).meta(cid).settings == ChatSettings(max_messages=2, summarize_trimmed=True)
+    for word in ("two", "three"):
+        done = golem(home, "ask", "--cid", cid, word)
+        assert "Restored this chat's settings: the newest 2 messages a run; rolling summaries." in done.stderr
+    assert any(is_fold(r) for r in server.requests)  # what left the window was folded: they are on
+    assert list((home / "conversations").glob("*.summaries.json"))

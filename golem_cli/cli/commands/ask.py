@@ -91,7 +91,7 @@ def ask(
 ) -> int:
     """One turn without the REPL; prints only the reply."""
     from golem_cli.cli.attach import fetch_for, part_from, split, with_files
-    from golem_cli.cli.common import open_store, project_root, set_compaction
+    from golem_cli.cli.common import open_store, project_root
     from golem_cli.cli.restore import keep, reopen
 
     if continue_last and cid:
@@ -109,7 +109,6 @@ def ask(
     parts, files = split(fetch_for(choice.model, attached))  # URLs the provider cannot fetch: downloaded
     session, repaired = _session(store, existing, choice, tools, system=system, kept=kept)
     kept.apply(session, choice, max_cost=flags.max_cost)
-    set_compaction(session, choice, flags.summarize_trimmed)  # rolling summaries: the flag
     session.project_root = project_root(choice.settings, flags.no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from golem_cli.cli.command import GolemCommand
-from golem_cli.cli.common import instructions_lines, project_root, set_compaction, set_window
+from golem_cli.cli.common import instructions_lines, project_root, set_window
 from golem_cli.cli.completion import ID_HELP, conversation_ids
 from golem_cli.cli.options import (
     Allow,
@@ -252,7 +252,6 @@ class _Reopened:
         session, before, repair = ChatSession.resume(store, cid, self.choice.model, max_messages=window,
                                                      tools=self.toolbox, lock=lock)  # fmt: skip
         self.kept.apply(session, self.choice, max_cost=self.flags.max_cost)
-        set_compaction(session, self.choice, self.flags.summarize_trimmed)  # rolling summaries: the flag
         session.project_root = self.project
         return session, _resumed(before, session, repair)
 
