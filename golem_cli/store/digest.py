@@ -64,14 +64,27 @@ class Digest(NamedTuple):
 def digest(cid: str, data: bytes, *, words: bool) -> Digest | None:
     """What the index keeps of conversation ``cid``'s messages file ``data``; None when the
     strict path would decline it (the caller reads it carefully)."""
-    if len(data) > LEAN_BYTES:
-        return None
-    try:
-        messages = _decoder.decode(data) or []
-    except (msgspec.DecodeError, RecursionError):
+    messages = _decode(data)
+    if messages is None:
         return None
     meta = derive_meta(cid, messages, size=len(data))
     return Digest(meta, indexed_words(_texts(messages)) if words else "")
+
+
+def words_of(data: bytes) -> tuple[int, str] | None:
+    """How many messages ``data`` holds and their words, for a conversation whose row the index
+    has already; None as for ``digest``."""
+    messages = _decode(data)
+    return None if messages is None else (len(messages), indexed_words(_texts(messages)))
+
+
+def _decode(data: bytes) -> list[_Message] | None:
+    if len(data) > LEAN_BYTES:
+        return None
+    try:
+        return _decoder.decode(data) or []
+    except (msgspec.DecodeError, RecursionError):
+        return None
 
 
 def _texts(messages: list[_Message]) -> list[str]:

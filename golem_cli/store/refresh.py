@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files
-from golem_cli.store.digest import LEAN_BYTES, Digest, digest
+from golem_cli.store.digest import LEAN_BYTES, Digest, digest, words_of
 from golem_cli.store.files import MESSAGES_SUFFIX, META_SUFFIX, opener
 from golem_cli.store.meta import (
     Decoded,
@@ -351,18 +351,23 @@ class Reader:
 
     def _words(self, task: Task, row: Row | None) -> Done:
         """The words of a conversation whose row is known (``row``, or current in the index)."""
-        lean = self._digest(task, words=True)
+        data = self._bytes(task)
+        lean = None if data is None else words_of(data)
         if lean is None:
             return self._careful(task, row)
-        return Done(task, row, (lean.words, _text_record(task.msig, lean.meta.messages)))
+        return Done(task, row, (lean[1], _text_record(task.msig, lean[0])))
 
     def _digest(self, task: Task, *, words: bool) -> Digest | None:
-        """The lean decode of the messages file, when it is a regular file of at most
-        ``LEAN_BYTES`` that is still the one scanned; else None (read it carefully)."""
+        """The lean decode of the messages file (digest.py), or None: read it carefully."""
+        data = self._bytes(task)
+        return None if data is None else digest(task.cid, data, words=words)
+
+    def _bytes(self, task: Task) -> bytes | None:
+        """The messages file's bytes when it is a regular file of at most ``LEAN_BYTES`` that is
+        still the one scanned; else None."""
         if self._open is None or task.msig[1] > min(self.limit, LEAN_BYTES):
             return None
-        data = _read_quick(self._open, task.cid + MESSAGES_SUFFIX, task.msig)
-        return None if data is None else digest(task.cid, data, words=words)
+        return _read_quick(self._open, task.cid + MESSAGES_SUFFIX, task.msig)
 
     def _careful(self, task: Task, row: Row | None = None) -> Done:
         """Read the messages through the careful reader: every spelling Go reads, a problem

@@ -12,7 +12,7 @@ from golem_cli.core.codec import history
 from golem_cli.core.codec.history import dump_history, read_history
 from golem_cli.core.messages import Message, ToolCall
 from golem_cli.store import digest as digest_mod
-from golem_cli.store.digest import digest
+from golem_cli.store.digest import digest, words_of
 from golem_cli.store.meta import derive_meta, encode_meta
 from golem_cli.store.schema import SCHEMA
 from golem_cli.store.search import first_hit, indexed_text, parse_query
@@ -41,6 +41,7 @@ def test_the_lean_decode_gives_what_decoding_the_whole_file_gives(messages):
     whole = history.load_history(data)
     assert encode_meta(lean.meta) == encode_meta(derive_meta(CID, whole, size=len(data)))
     assert set(lean.words.split(" ")) == set(indexed_text(whole).split(" "))
+    assert words_of(data) == (len(whole), lean.words)  # for a row the index has: no metadata worked out
 
 
 SPELLINGS = [

@@ -168,3 +168,13 @@ def test_a_corrupt_index_is_rebuilt_for_search(store, damage):
     data = store.index_path.read_bytes()
     store.index_path.write_bytes(data[:100] if damage == "truncate" else data[:4096] + os.urandom(len(data) - 4096))
     assert found(Store(store.root), "safe") == [(cid, 0, "user")]
+
+
+def test_a_query_of_no_words_finds_a_conversation_that_has_none(store):
+    """The index holds no words for "\\" or "?!": such a query names every conversation, and
+    the files decide (the conversation has no text part to scan)."""
+    cid = store.create([Message("system", "\\"), Message("user", "?!")])
+    assert found(store, "\\") == [(cid, 0, "system")] and found(store, "?!") == [(cid, 1, "user")]
+    store.index.close()
+    store.index_path.unlink()
+    assert found(Store(store.root), "\\") == [(cid, 0, "system")]
