@@ -2,55 +2,23 @@
 
 A rebuild of the index decodes every messages file no sidecar describes (a store synced in from
 elsewhere has none, and a rebuild writes none: docs/adr/0034-the-index-holds-what-a-rebuild-works-out.md),
-so this decode is most of what a rebuild costs beyond reading the files. It decodes into
-structs that build no ``Message`` and keep the lists as tuples, yet declare every field of a
-message with the codec's types and refuse unknown keys, as the codec's strict fast path does
-(core/codec/history.py): it accepts exactly the files that path accepts, and reads from them
-the values ``load_history`` reads. Anything it declines (another spelling, a byte-order mark,
-broken JSON, a file over ``LEAN_BYTES``) goes to the careful reader (``meta.read_entry``),
-which reads what Go reads and words the problem.
+so this decode is most of what a rebuild costs beyond reading the files. It is the codec's own
+strict fast path (``decoded_fields`` in core/codec/history.py), stopped before it builds any
+``Message``: the same files accepted, the same values read. Anything that path declines
+(another spelling, a byte-order mark, broken JSON) or a file over ``LEAN_BYTES`` goes to the
+careful reader (``meta.read_entry``), which reads what Go reads and words the problem.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-import msgspec
-
-from golem_cli.core.codec.history import args_from_raw
-from golem_cli.core.messages import Part, ThinkingBlock
+from golem_cli.core.codec.history import args_from_raw, decoded_fields
 from golem_cli.store.meta import ConversationMeta, derive_meta
 from golem_cli.store.search import indexed_words
 
 #: A larger file is read by the careful reader, a batch of messages at a time (ADR 0016).
 LEAN_BYTES = 1 << 22
-
-
-class _Call(msgspec.Struct, gc=False, forbid_unknown_fields=True):
-    """A tool call as the codec's strict path decodes it (``ToolCall``'s fields)."""
-
-    id: str = ""
-    name: str = ""
-    args: msgspec.Raw = msgspec.Raw(b"")
-    signature: str = ""
-
-
-class _Message(msgspec.Struct, gc=False, forbid_unknown_fields=True, rename="camel"):
-    """A message as the codec's strict path decodes it (``Message``'s fields, all optional)."""
-
-    role: str = ""
-    content: str = ""
-    parts: tuple[Part, ...] = ()
-    tool_calls: tuple[_Call, ...] = ()
-    tool_call_id: str = ""
-    tool_name: str = ""
-    failed: bool = False
-    thinking: tuple[ThinkingBlock, ...] = ()
-    run_id: str = ""
-    conversation_id: str = ""
-
-
-_decoder = msgspec.json.Decoder(list[_Message] | None)
 
 
 class Digest(NamedTuple):
@@ -78,16 +46,11 @@ def words_of(data: bytes) -> tuple[int, str] | None:
     return None if messages is None else (len(messages), indexed_words(_texts(messages)))
 
 
-def _decode(data: bytes) -> list[_Message] | None:
-    if len(data) > LEAN_BYTES:
-        return None
-    try:
-        return _decoder.decode(data) or []
-    except (msgspec.DecodeError, RecursionError):
-        return None
+def _decode(data: bytes) -> list[Any] | None:
+    return None if len(data) > LEAN_BYTES else decoded_fields(data)
 
 
-def _texts(messages: list[_Message]) -> list[str]:
+def _texts(messages: list[Any]) -> list[str]:
     """Every text a search looks at in ``messages`` (``search.message_text``'s pieces)."""
     out: list[str] = []
     for m in messages:

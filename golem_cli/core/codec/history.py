@@ -213,12 +213,23 @@ def read_history_pieces(pieces: Iterable[bytes | memoryview]) -> tuple[list[Mess
     return out, True
 
 
+def decoded_fields(data: bytes | memoryview) -> list[Any] | None:
+    """The messages of one JSON array as the strict fast path decodes them, before a
+    ``Message`` is built: each with ``Message``'s fields, a tool call's arguments still their
+    raw bytes (``args_from_raw``); ``[]`` for ``null``; None when the path declines the bytes.
+    For a reader that needs a few fields of every message of many files (the index's rebuild,
+    store/digest.py) and so builds no messages."""
+    try:
+        return _decoder.decode(data) or []
+    except (msgspec.DecodeError, RecursionError):
+        return None
+
+
 def _decode(data: bytes | memoryview, *, empty: bool) -> list[Message] | None:
     """The messages of one JSON array on the strict fast path; None when it declines them
     (or finds none and ``empty`` is false: a batch must hold a message)."""
-    try:
-        decoded = _decoder.decode(data)
-    except (msgspec.DecodeError, RecursionError):
+    decoded = decoded_fields(data)
+    if decoded is None:
         return None
     if not decoded:
         return [] if empty else None
@@ -241,7 +252,7 @@ def _decode(data: bytes | memoryview, *, empty: bool) -> list[Message] | None:
         else:
             conversation = m.conversation_id
         decoded[i] = new(*fields(m))
-    return decoded  # type: ignore[no-any-return]  # the structs were replaced by Messages
+    return decoded  # the structs were replaced by Messages
 
 
 _ROLES = {role: role for role in (SYSTEM, USER, ASSISTANT, TOOL)}
