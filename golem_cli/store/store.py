@@ -204,7 +204,7 @@ class Store:
         return self.conversations_dir / f"{_checked(cid)}{META_SUFFIX}"
 
     def sidecar_path(self, cid: str, kind: Kind) -> Path:
-        """The ``kind`` sidecar of a conversation (sidecars.py): ``<id>.<kind>.json[l]``."""
+        """The ``kind`` sidecar of a conversation (the sidecars scheme): ``<id>.<kind>.json[l]``."""
         return self.conversations_dir / kind.file_name(_checked(cid))
 
     def lock_path(self, cid: str) -> Path:
