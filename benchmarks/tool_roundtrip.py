@@ -136,8 +136,8 @@ def record_costs(tmp: Path, n: int = 2_000) -> None:
     end records, and a 2 KB file's checkpoint; each against its yardstick (one ``os.write`` of
     a line to an open file, and the file's own write by the file tool)."""
     try:
-        from golem_cli.store.calls import CallLog
-        from golem_cli.store.checkpoints import Checkpoints
+        from golem_cli.store.sidecars.calls import CallLog
+        from golem_cli.store.sidecars.checkpoints import Checkpoints
     except ImportError:
         return  # a tree from before them
     from golem_cli.tools.confine import Root

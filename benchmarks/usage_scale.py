@@ -36,7 +36,7 @@ import _measure
 from cli_speed import uuid7_at, write_store
 from golem_cli.core.usage import Usage
 from golem_cli.store import Store
-from golem_cli.store.ledger import Ledger
+from golem_cli.store.sidecars.ledger import Ledger
 
 GOLEM = str(Path(sys.executable).parent / "golem")
 MODELS = [("anthropic:claude-sonnet-4-5", 3.0, 15.0), ("openai:gpt-4o-mini", 0.15, 0.6), ("local:qwen3", None, None)]

@@ -28,7 +28,7 @@ from golem_cli.core.ids import new_id
 from golem_cli.core.messages import Message
 from golem_cli.core.usage import Usage
 from golem_cli.store.sidecars import SUMMARIES, Summary, current_sig
-from golem_cli.store.summaries import (
+from golem_cli.store.sidecars.summaries import (
     Placed,
     SummariesRead,
     add_summary,
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from golem_cli.core.agent import Agent
     from golem_cli.core.model import Model
     from golem_cli.store import Store
-    from golem_cli.store.ledger import Ledger
+    from golem_cli.store.sidecars.ledger import Ledger
 
 __all__ = ["Compacted", "Compactor"]
 

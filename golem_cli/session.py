@@ -42,10 +42,10 @@ from golem_cli.core.model import Model, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers import catalog
 from golem_cli.store import Store
-from golem_cli.store.calls import Closed, close_started
 from golem_cli.store.errors import StoreError
-from golem_cli.store.ledger import Ledger, Run, read_runs, totals
 from golem_cli.store.sidecars import RUNS
+from golem_cli.store.sidecars.calls import Closed, close_started
+from golem_cli.store.sidecars.ledger import Ledger, Run, read_runs, totals
 
 if TYPE_CHECKING:
     from golem_cli.config.schema import ModelTable
@@ -255,7 +255,7 @@ class ChatSession:
             self.save()
 
     def _open_ledger(self) -> None:
-        """The conversation's run ledger (store/ledger.py): where this session's runs go, and
+        """The conversation's run ledger (store/sidecars/ledger.py): where this session's runs go, and
         what its earlier runs cost and last counted."""
         self.ledger = Ledger(self.store.sidecar_path(self.conversation_id, RUNS))
         earlier = self.runs()
@@ -548,11 +548,11 @@ class ChatSession:
 
     def _calls_heard(self, on_event: Callable[[object], object] | None) -> Callable[[object], object]:
         """``on_event`` after each call's start and end is recorded beside the conversation
-        (store/calls.py): the start before the call runs, so a ``resume`` after the process was
+        (store/sidecars/calls.py): the start before the call runs, so a ``resume`` after the process was
         killed knows it started."""
         from golem_cli.core.events import ToolCallFinished, ToolCallStarted
-        from golem_cli.store.calls import CallLog
         from golem_cli.store.sidecars import RUNS
+        from golem_cli.store.sidecars.calls import CallLog
 
         logs: dict[str, CallLog] = {}
 

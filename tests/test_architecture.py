@@ -257,3 +257,12 @@ def test_the_length_scan_catches_a_long_or_complex_function():
 
     assert long_or_complex(method(MAX_COMPLEXITY - 1)) == []
     assert long_or_complex(method(MAX_COMPLEXITY)) == ["C.m lines=31 cc=16"]
+
+
+MAX_MODULES = 20  # a folder a reader can take in at a glance (``__init__.py`` counted)
+
+
+def test_no_folder_holds_more_than_20_modules():
+    folders = [PACKAGE, *(p for p in PACKAGE.rglob("*") if p.is_dir() and p.name != "__pycache__")]
+    crowded = {str(d.relative_to(PACKAGE)): n for d in folders if (n := len(list(d.glob("*.py")))) > MAX_MODULES}
+    assert crowded == {}

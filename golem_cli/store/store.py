@@ -73,7 +73,6 @@ from golem_cli.store.sidecars import encode_document, fork_log, move_all, names_
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
-    from golem_cli.store.checkpoints import Checkpoints
     from golem_cli.store.index import Index
     from golem_cli.store.locks import FileLock, LockHolder
     from golem_cli.store.meta import ChatSettings, ConversationMeta
@@ -81,6 +80,7 @@ if TYPE_CHECKING:
     from golem_cli.store.saving import Persisted
     from golem_cli.store.search import Found
     from golem_cli.store.sidecars import FileSig, Kind
+    from golem_cli.store.sidecars.checkpoints import Checkpoints
 
 
 TRASH_DAYS = 30  # how long a deleted conversation can be restored
@@ -173,7 +173,7 @@ class Store:
     def checkpoints(self) -> Checkpoints:
         """What the file tools replaced, by conversation, for ``/undo`` (checkpoints.py)."""
         if self._checkpoints is None:
-            from golem_cli.store.checkpoints import Checkpoints
+            from golem_cli.store.sidecars.checkpoints import Checkpoints
 
             self._checkpoints = Checkpoints(self.root / "checkpoints")
         return self._checkpoints
@@ -203,7 +203,7 @@ class Store:
         return self.conversations_dir / f"{_checked(cid)}{META_SUFFIX}"
 
     def sidecar_path(self, cid: str, kind: Kind) -> Path:
-        """The ``kind`` sidecar of a conversation (sidecars.py): ``<id>.<kind>.json[l]``."""
+        """The ``kind`` sidecar of a conversation (the sidecars scheme): ``<id>.<kind>.json[l]``."""
         return self.conversations_dir / kind.file_name(_checked(cid))
 
     def lock_path(self, cid: str) -> Path:

@@ -25,8 +25,8 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from golem_cli.store.ledger import Run, read_runs, totals
 from golem_cli.store.sidecars import SIDECAR_NAME
+from golem_cli.store.sidecars.ledger import Run, read_runs, totals
 
 NAME = "usage.sqlite"
 VERSION = 2

@@ -59,7 +59,7 @@ def test_a_newer_or_foreign_document_is_one_line(golem, home, tmp_path):
 def test_the_golem_format_carries_the_run_ledger_through_import(golem, home, tmp_path):
     """The issue asked for the ledger in ``meta`` when there is one: it was left behind, so an
     imported conversation said nothing of which model wrote each reply, nor what it cost."""
-    from golem_cli.store.ledger import runs_of
+    from golem_cli.store.sidecars.ledger import runs_of
 
     assert golem("ask", "-m", "offline:echo", "hello").code == 0
     store = Store(home)

@@ -45,8 +45,8 @@ def stored(home, tmp_path):
     cid = store.create([Message("user", "find the walrus"), Message("assistant", tool_calls=[ToolCall("c1", "f", "{")])],
                        title="Walrus", model="offline:echo")  # fmt: skip
     from golem_cli.core.usage import Usage
-    from golem_cli.store.ledger import Ledger
     from golem_cli.store.sidecars import RUNS
+    from golem_cli.store.sidecars.ledger import Ledger
 
     ledger = Ledger(store.sidecar_path(cid, RUNS))  # one run, for usage
     ledger.started("01a0cf9e-0000-7000-8000-0000000000aa", kind="turn", model="offline:echo")

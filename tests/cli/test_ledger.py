@@ -14,7 +14,7 @@ import time
 import pytest
 from golem_cli.core.messages import Message
 from golem_cli.store import Store
-from golem_cli.store.ledger import read_runs, runs_of
+from golem_cli.store.sidecars.ledger import read_runs, runs_of
 
 from tests.cli.conftest import GOLEM_CMD
 from tests.providerserver import ProviderServer, Reply, Scenario
@@ -71,7 +71,7 @@ def test_a_fork_carries_the_runs_it_copies_and_totals_count_them_once(golem, ser
     store = Store(home)
     assert list(runs_of(store, fork)) == ids[:2]  # the runs whose messages it copied
     assert list(runs_of(store, cid)) == ids
-    from golem_cli.store.ledger import totals
+    from golem_cli.store.sidecars.ledger import totals
 
     both = [*runs_of(store, cid).values(), *runs_of(store, fork).values()]
     assert totals(both).runs == 3

@@ -112,7 +112,7 @@ def test_a_resumed_conversation_totals_its_earlier_runs_from_the_ledger(spawn, s
 
 def test_a_retry_is_a_run_of_kind_retry_and_its_fork_keeps_the_first(spawn, server, home):
     from golem_cli.store import Store
-    from golem_cli.store.ledger import runs_of
+    from golem_cli.store.sidecars.ledger import runs_of
 
     from tests.repl.test_chat import banner_cid
 

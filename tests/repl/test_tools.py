@@ -623,7 +623,7 @@ def test_sigkill_mid_tool_then_resume_closes_the_call_as_started_outcome_unknown
     """Issue 24 bug 1: the call's start is recorded beside the conversation before it runs, so
     after a SIGKILL the model is told the call started and its outcome is unknown, never that
     it was interrupted before execution (which invites running a migration or a push again)."""
-    from golem_cli.store.calls import STARTED
+    from golem_cli.store.sidecars.calls import STARTED
 
     server.enqueue(calls(("call_9", "run_command", {"command": "echo $$ > pid; (sleep 30; touch late) & sleep 60"})))
     chat = spawn("chat", "-T", "shell", "--yes")

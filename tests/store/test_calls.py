@@ -1,4 +1,4 @@
-"""Tool calls' starts and ends in the ``runs`` log (store/calls.py): a call the history leaves
+"""Tool calls' starts and ends in the ``runs`` log (store/sidecars/calls.py): a call the history leaves
 without a result is closed as started (or finished) with its outcome unknown when the log says
 so, placed in its round, and left to repair's never-ran text when the log does not."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED, Message, ToolCall
-from golem_cli.store.calls import FINISHED, STARTED, CallLog, Closed, close_started, recorded_calls
+from golem_cli.store.sidecars.calls import FINISHED, STARTED, CallLog, Closed, close_started, recorded_calls
 
 
 def round_of(*ids: str) -> list[Message]:

@@ -1,4 +1,4 @@
-"""File checkpoints (store/checkpoints.py): a revert puts back only what still holds what the tool
+"""File checkpoints (store/sidecars/checkpoints.py): a revert puts back only what still holds what the tool
 wrote, removes what a tool created, leaves a file changed since, and says which changes' earlier
 bytes were pruned; the checkpoints stay within their bounds, oldest first."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from golem_cli.store import checkpoints
-from golem_cli.store.checkpoints import Checkpoints
+from golem_cli.store.sidecars import checkpoints
+from golem_cli.store.sidecars.checkpoints import Checkpoints
 
 
 def test_revert_puts_back_removes_and_leaves_what_changed_since(tmp_path: Path):

@@ -1,4 +1,4 @@
-"""The run ledger's records (store/ledger.py): folded by run ID in file order, readable whatever
+"""The run ledger's records (store/sidecars/ledger.py): folded by run ID in file order, readable whatever
 a crash, a newer golem or a person left in the log, and totals that count each run once."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 
 import pytest
 from golem_cli.core.usage import Usage
-from golem_cli.store.ledger import Ledger, Run, read_runs, totals
+from golem_cli.store.sidecars.ledger import Ledger, Run, read_runs, totals
 from hypothesis import given
 from hypothesis import strategies as st
 

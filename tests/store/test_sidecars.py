@@ -1,4 +1,4 @@
-"""The sidecar scheme (store/sidecars.py): versioned documents and append-only logs beside the
+"""The sidecar scheme (store/sidecars/): versioned documents and append-only logs beside the
 history file, bounded readers that skip what they do not understand, writes that never replace a
 file they did not read, and a conversation's sidecars moved, removed and forked as one unit."""
 

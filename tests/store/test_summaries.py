@@ -15,7 +15,7 @@ from golem_cli.core.offline import EchoModel
 from golem_cli.session import ChatSession, message_window
 from golem_cli.store import Store
 from golem_cli.store.sidecars import SUMMARIES, Summary
-from golem_cli.store.summaries import add_summary, locate, new_summary, read_summaries
+from golem_cli.store.sidecars.summaries import add_summary, locate, new_summary, read_summaries
 from hypothesis import assume, given
 from hypothesis import strategies as st
 

@@ -253,7 +253,7 @@ def show(
     cid = store.resolve(ref)
     messages = store.read(cid)  # never saved: decoded as the file is read
     meta = store.meta(cid)
-    from golem_cli.store.ledger import answered, runs_of
+    from golem_cli.store.sidecars.ledger import answered, runs_of
 
     by = answered(runs_of(store, cid))  # which model wrote each reply, and when
     if as_json:

@@ -102,7 +102,7 @@ def _exported(store: Store, cid: str, messages: list[Message], fmt: Format) -> I
         return document_chunks(drain_chunks(messages), store.meta(cid), runs)
     from golem_cli.cli.render.summary_marks import stored_marks
     from golem_cli.cli.render.transcript import markdown_document
-    from golem_cli.store.ledger import answered, runs_of
+    from golem_cli.store.sidecars.ledger import answered, runs_of
 
     marks = stored_marks(store, cid, messages)
     return [markdown_document(messages, store.meta(cid), cid, answered(runs_of(store, cid)), marks=marks).encode()]

@@ -37,7 +37,7 @@ Marks = dict[int, list[tuple[str, str]]]
 def marks(history: Sequence[Message], summaries: Sequence[Summary]) -> Marks:
     """Each summary that can be placed in ``history``, by the index it is marked before (the
     newest last; the newest overall is the one in force)."""
-    from golem_cli.store.summaries import locate
+    from golem_cli.store.sidecars.summaries import locate
 
     out: Marks = {}
     newest = True
@@ -53,6 +53,6 @@ def marks(history: Sequence[Message], summaries: Sequence[Summary]) -> Marks:
 
 def stored_marks(store: Store, cid: str, history: Sequence[Message]) -> Marks:
     """The marks of a stored conversation (none when its summaries cannot be read)."""
-    from golem_cli.store.summaries import read_summaries
+    from golem_cli.store.sidecars.summaries import read_summaries
 
     return marks(history, read_summaries(store, cid).summaries)

@@ -70,7 +70,7 @@ class Block:
     by: str = ""  # a reply: the model that wrote it and when ("openai:gpt-4o · 2026-12-01 14:02"), from the ledger
 
 
-#: What the run ledger says of each run: the model that answered and when (store/ledger.py ``answered``).
+#: What the run ledger says of each run: the model that answered and when (store/sidecars/ledger.py ``answered``).
 Answered = Mapping[str, tuple[str, "float | None"]]
 
 

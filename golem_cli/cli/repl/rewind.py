@@ -1,5 +1,5 @@
 """``/undo`` and ``/rewind``: back to before a turn, with the files the tools changed in the
-turns set aside put back (store/checkpoints.py). The turns themselves are never lost: they stay
+turns set aside put back (store/sidecars/checkpoints.py). The turns themselves are never lost: they stay
 in a fork, as ``/retry`` keeps a reply. A file someone changed since is left as it is, and said;
 what commands and tool servers did cannot be undone, and that is said too."""
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
     from golem_cli.core.messages import Message
     from golem_cli.session import ChatSession
-    from golem_cli.store.checkpoints import Change, Reverted
+    from golem_cli.store.sidecars.checkpoints import Change, Reverted
 
 
 class Repl(Protocol):

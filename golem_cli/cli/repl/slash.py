@@ -65,7 +65,7 @@ def report_lines(
 
 
 def closed_lines(session: ChatSession) -> list[str]:
-    """The calls ``resume`` closed as started when golem stopped (store/calls.py), one line each."""
+    """The calls ``resume`` closed as started when golem stopped (store/sidecars/calls.py), one line each."""
     from golem_cli.cli.render.terminal_text import visible
 
     return [
@@ -355,7 +355,7 @@ async def _history(repl: Repl, arg: str) -> None:
         repl.console.print("Nothing said yet.")
         return
     from golem_cli.cli.render.summary_marks import marks
-    from golem_cli.store.ledger import answered
+    from golem_cli.store.sidecars.ledger import answered
 
     session = repl.session
     found = marks(session.history, session.compactor.summaries()) if not session.skipped else {}

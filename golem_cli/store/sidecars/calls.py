@@ -3,7 +3,7 @@
 A process killed while a tool runs (SIGKILL, a power cut, the OOM killer) leaves the call in
 the history file without a result, and repair would close it with the text for calls that
 never ran, inviting the model to run a migration or a push again. So each call's start, and
-its end, are records in the conversation's ``runs`` log (sidecars.py), keyed by the call ID and
+its end, are records in the conversation's ``runs`` log (the sidecars scheme), keyed by the call ID and
 tagged ``call-start`` / ``call-end``: the run ledger's records in the same log have other tags,
 and each reader skips the other's. On ``resume`` a call the history leaves without a result but
 the log says started is closed with its own failed result (``close_started``) before repair

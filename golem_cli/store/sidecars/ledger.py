@@ -1,5 +1,5 @@
 """The run ledger: what each run of a conversation was, in its ``runs`` log beside the history
-(``<id>.runs.jsonl``, sidecars.py), never in the history file, which stays Go's
+(``<id>.runs.jsonl``, the sidecars scheme), never in the history file, which stays Go's
 ``[]model.Message``.
 
 A run writes two records, keyed by its run ID: ``run-start`` before its prompt is saved (kind,
