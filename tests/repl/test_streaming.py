@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 from golem_cli.cli.render.streaming import ReplyRenderer, split_finished
+from golem_cli.cli.render.terminal_text import markdown
 from rich.console import Console
 
 from tests.repl.conftest import plain
@@ -223,3 +224,43 @@ def test_a_reply_resumed_after_a_tool_call_starts_without_a_gap():
     r.finish()
     lines = [line.rstrip() for line in plain(out.getvalue()).splitlines()]
     assert lines == ["para one", "", "para two", "tool line", "after the tool"], lines
+
+
+#: blocks a blank line ends in the whole reply too (a list, an indented code block or a list
+#: item's continuation can run on past one: splitting at blank lines does not keep those)
+BLOCKS = st.sampled_from(
+    ["para one\nstill one", "# Head", "## Sub\ntext under", "- a\n- b", "> quoted", "| a | b |\n|---|---|\n| 1 | 2 |",
+     "```py\nx = 1\n```", "---", "***", "text\n***", "```\ncode\n```\nafter code", "para\n---", "**bold** and `code`"]
+)  # fmt: skip
+
+
+def screen_of(output: str) -> list[str]:
+    import pyte
+
+    screen = pyte.Screen(60, 200)
+    pyte.Stream(screen).feed(output.replace("\n", "\r\n"))
+    lines = [line.rstrip() for line in screen.display]
+    while lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def apart(blocks: list[str]) -> bool:
+    """No two lists in a row: the whole reply makes them one loose list."""
+    return not any("- a" in a and "- a" in b for a, b in zip(blocks, blocks[1:], strict=False))
+
+
+@given(st.lists(BLOCKS, min_size=1, max_size=5).filter(apart), st.randoms(use_true_random=False))
+def test_blocks_printed_one_by_one_look_like_the_whole_reply(blocks, rng):
+    text = "\n\n".join(blocks)
+    whole = io.StringIO()
+    Console(file=whole, force_terminal=True, width=60, color_system=None).print(markdown(text))
+    streamed = io.StringIO()
+    r = ReplyRenderer(Console(file=streamed, force_terminal=True, width=60, color_system=None), clock=lambda: 0.0)
+    at = 0
+    while at < len(text):
+        step = rng.randint(1, 7)
+        r.feed(text[at : at + step])
+        at += step
+    r.finish()
+    assert screen_of(streamed.getvalue()) == screen_of(whole.getvalue())
