@@ -9,7 +9,8 @@ medians of interleaved repetitions (noise on the machine hits every row alike):
 - ``golem --version`` against ``python -c pass`` (issue 20: within 1.2x);
 - ``golem chat`` (empty store, offline echo model) until ``q``, typed the moment ``you>`` shows,
   is echoed, against a bare script that shows ``PromptSession().prompt()`` measured the same
-  way (issue 20: within 1.3x); also until ``you>`` alone;
+  way (issue 20: within 1.3x); also until ``you>`` alone; and the stack without golem (a typer
+  command reading config.toml with msgspec, then the same prompt) against the same bare script;
 - the first reply: ``hi`` and Enter typed at the prompt, until the footer under the reply is shown (what the
   first turn loads: the run loop, the markdown renderer, the session); with ``--provider``, also
   through an OpenAI-compatible server on 127.0.0.1 (``tests.providerserver``: the HTTP stack),
@@ -65,6 +66,28 @@ try:
     PromptSession().prompt("you> ")
 except EOFError:
     pass
+"""
+#: The stack golem's chat is built on, without golem: a typer command that reads a config.toml
+#: as a msgspec struct (ADR 0019) and shows the same prompt (the floor of issue 20's 1.3x).
+STACK_PROMPT = """
+import os, tomllib
+import msgspec, typer
+from prompt_toolkit import PromptSession
+class Config(msgspec.Struct, kw_only=True, frozen=True):
+    model: str = ""
+app = typer.Typer()
+@app.command()
+def chat(model: str = typer.Option("", "--model", "-m")) -> None:
+    with open(os.path.join(os.environ["GOLEM_HOME"], "config.toml"), "rb") as f:
+        msgspec.convert(tomllib.load(f), Config)
+    try:
+        PromptSession().prompt("you> ")
+    except EOFError:
+        pass
+@app.command()
+def other() -> None:
+    pass
+app()
 """
 SDK_CLIENT = """
 import asyncio, sys
@@ -183,6 +206,8 @@ def start_rows(work: Path, trees: dict[str, list[str]], runs: int, provider: str
         bare = _measure.on_terminal([PY, "-c", BARE_PROMPT], env, "you>", then=TYPED)
         rows.add(bare_drawn, until(bare, 0))
         rows.add(bare_echoed, until(bare, 1))
+        stack = _measure.on_terminal([PY, "-c", STACK_PROMPT, "chat"], env, "you>", then=TYPED)
+        rows.add("typer + msgspec config + the prompt -> q echoed", until(stack, 1), against=bare_echoed)
         for name, golem in trees.items():
             rows.add(f"{name}: golem --version", whole(_measure.run([*golem, "--version"], env)), against=floor)
             chat = _measure.on_terminal([*golem, "chat"], environment(fresh(template, home)), "you>", then=TYPED)
