@@ -192,7 +192,7 @@ def store_rows(home: Path, count: int, env: dict[str, str], reps: int, sidecars:
     row(label, f"grep -rlF {MISS} (in the runs below)", *cold_runs["grep"])
     row(label, "python loop reading every file (in the runs below)", *cold_runs["read"])
     if not sidecars:
-        row(label, "index rebuild, first time (writes the sidecars)", *cold_runs["first"],
+        row(label, "index rebuild, first time (no sidecars there)", *cold_runs["first"],
             f"{ratio(cold_runs['first'][0], read)} read loop")  # fmt: skip
     row(label, "index rebuild: golem list --limit 20, no index", *cold_runs["list"],
         f"{ratio(cold_runs['list'][0], read)} read loop")  # fmt: skip

@@ -47,7 +47,11 @@ CREATE TABLE IF NOT EXISTS conversations (
 );
 CREATE TABLE IF NOT EXISTS foreign_names (name TEXT PRIMARY KEY);
 CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5 (body, tokenize = 'trigram case_sensitive 1', detail = 'none');
+INSERT INTO texts (texts, rank) VALUES ('automerge', 16);
 """
+# automerge 16 (SQLite's default is 4): a refresh commits a segment per chunk of conversations, and
+# merging them less often costs 40% less to fill the table (3.0 s of CPU against 5.0 s for
+# 100,000 conversations' words) for a query reading 1-6 ms instead of 0.3-3 (ADR 0034).
 #: The conversations table's secondary indexes (a rebuild creates them after filling the table).
 INDEXES = {
     "conversations_newest": "ON conversations (updated DESC, id)",

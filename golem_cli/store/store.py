@@ -665,11 +665,15 @@ class Store:
         new conversation). A window's save keeps the summary (its first prompt is not held)."""
         import msgspec
 
-        from golem_cli.store.meta import refresh_meta
+        from golem_cli.store.meta import derive_meta, refresh_meta
 
         now = time.time()
 
         def make(old: ConversationMeta | None) -> ConversationMeta:
+            if old is None and fresh is None and not record.skipped:
+                # A file golem did not write, saved for the first time: its sidecar starts from
+                # what a rebuild of the index works out (its lineage too), as the row has it (ADR 0034).
+                old = derive_meta(cid, messages, size=record.sig.size)
             meta = refresh_meta(fresh if fresh is not None or old is None else old, cid, messages,
                                 size=record.sig.size, now=now)  # fmt: skip
             if record.skipped:

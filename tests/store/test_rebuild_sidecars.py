@@ -76,6 +76,20 @@ def test_golems_next_save_writes_the_sidecar(store):
     assert written.size == store.messages_path(SYNCED).stat().st_size
 
 
+def test_golems_first_save_of_a_synced_fork_keeps_the_lineage_the_rebuild_worked_out(store):
+    parent = "01a228ea-1414-732e-9d7a-7c1f891d89a0"
+    store.conversations_dir.mkdir(parents=True)
+    copied = [Message("user", "asked there", conversation_id=parent), Message("assistant", "answered", conversation_id=parent)]
+    own = [Message("user", "asked here", conversation_id=SYNCED)]
+    store.messages_path(SYNCED).write_bytes(dump_history(copied + own))
+    fresh = rebuilt(store)
+    assert (fresh.list()[0].meta.parent, fresh.list()[0].meta.fork_at) == (parent, 2)
+    fresh.append(SYNCED, [*fresh.load(SYNCED), Message("assistant", "and from here", conversation_id=SYNCED)])
+    written = decode_meta(store.meta_path(SYNCED).read_bytes())
+    assert written is not None and (written.parent, written.fork_at, written.messages) == (parent, 2, 4)
+    assert (rebuilt(store).list()[0].meta.parent, Store(store.root).meta(SYNCED).fork_at) == (parent, 2)
+
+
 def test_a_stale_sidecar_is_left_as_it_is_and_what_it_chose_is_kept_in_the_row(store):
     cid = store.create([Message("user", "one")], title="my title", model="m:1")
     store.messages_path(cid).write_bytes(dump_history([Message("user", "one"), Message("assistant", "two")]))
