@@ -1,6 +1,6 @@
 """What the store knows about a conversation beyond its messages.
 
-The metadata lives in a sidecar, ``<id>.meta.json`` (the ``meta`` document of sidecars.py),
+The metadata lives in a sidecar, ``<id>.meta.json`` (the ``meta`` document of ``store/sidecars``),
 beside the messages file and is written after it on every save. The messages file is the truth:
 the sidecar records the size of the messages file it describes, so a sidecar left stale by a
 crash between the two writes (or lost altogether) is detected and the metadata is derived again from the messages alone:

@@ -111,7 +111,7 @@ class Done(NamedTuple):
 
 
 # One match per directory entry: a conversation's messages file (group 3), its metadata sidecar
-# (group 2) or another of its sidecars (sidecars.py: no group but the ID).
+# (group 2) or another of its sidecars (store/sidecars: no group but the ID).
 _NAME = (
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
     r"(?:(\.meta\.json)|(\.json)|\.[a-z][a-z0-9-]*\.jsonl?)\Z"
