@@ -13,6 +13,7 @@ import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
 from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.test_cache_prefix import project
 
 pytestmark = pytest.mark.slow
 
@@ -65,14 +66,6 @@ def system_of(request: Received) -> Any:
 
 def tools_of(request: Received) -> list[str]:
     return [t.get("name") or t["function"]["name"] for t in request.json.get("tools", [])]
-
-
-def project(home: Path) -> None:
-    root = home / "project"
-    root.mkdir()
-    (root / "notes.txt").write_text("hello\n")
-    config = home / "config.toml"
-    config.write_text(f'tool_root = "{root}"\n' + config.read_text())
 
 
 def converse(server: ProviderServer, home: Path, kind: str, turns: int) -> str:
