@@ -79,7 +79,7 @@ class Commands(TyperGroup):
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in COMMANDS:  # a typo: typer's "did you mean" reads every name it has
-            for name in COMMANDS.keys() - self.commands.keys():
+            for name in COMMANDS:
                 self.get_command(ctx, name)
             return None
         if cmd_name not in self.commands:
