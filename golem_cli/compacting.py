@@ -9,8 +9,9 @@ here changes only the ``summaries`` sidecar, never the history file.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from golem_cli.core.compaction import (
     DEFAULT_KEEP,
@@ -54,8 +55,7 @@ __all__ = ["Compacted", "Compactor"]
 BREAKER = 2
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Compacted:
+class Compacted(Struct, frozen=True, kw_only=True):
     """A compaction made: the summary stored, the call that wrote it, how many messages it
     covers and how many stay verbatim."""
 

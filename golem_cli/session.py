@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from golem_cli.compacting import Compactor
 from golem_cli.core.cost import Price, cost_of, usd
@@ -57,8 +58,7 @@ if TYPE_CHECKING:
     from golem_cli.tools.toolbox import Toolbox
 
 
-@dataclass(kw_only=True)
-class TurnOutcome:
+class TurnOutcome(Struct, kw_only=True):
     """What a turn did, for the footer and for scripts."""
 
     prompt: str
@@ -611,19 +611,19 @@ class ChatSession:
 
     def refused_options(self, model: Model) -> list[tuple[str, str]]:
         """Each option of this chat ``model`` refuses on its own, with the provider's words."""
-        import dataclasses
+        import msgspec
 
         from golem_cli.core.model import ModelSettings
 
         refused = []
-        for item in dataclasses.fields(self.options):
+        for item in msgspec.structs.fields(self.options):
             value = getattr(self.options, item.name)
             if value is None or value == ():
                 continue
             try:
                 check = getattr(model, "check_settings", None)
                 if check is not None:
-                    check(dataclasses.replace(ModelSettings(), **{item.name: value}))
+                    check(msgspec.structs.replace(ModelSettings(), **{item.name: value}))
             except GolemError as e:
                 refused.append((item.name, str(e)))
         return refused

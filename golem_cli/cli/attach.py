@@ -13,9 +13,10 @@ from __future__ import annotations
 import mimetypes
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
+
+from msgspec import Struct
 
 from golem_cli.cli.errors import InputError
 
@@ -33,8 +34,7 @@ _TEXT_TYPES = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class TextFile:
+class TextFile(Struct, frozen=True):
     """A text attachment: it travels inside the prompt, with its name."""
 
     name: str

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from golem_cli.cli.errors import InputError
 
@@ -118,8 +119,7 @@ def is_stdio(path: Path | str | None) -> bool:
     return path is not None and str(path) == STDIO
 
 
-@dataclass
-class Source:
+class Source(Struct):
     """Where a history came from: a file, a stored conversation (``cid`` set), or standard
     input (``stdin``)."""
 

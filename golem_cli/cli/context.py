@@ -11,8 +11,9 @@ them stands the provider's own count of the input of the last run's last request
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from golem_cli.core.errors import GolemError
 from golem_cli.core.history.repair import repair_history
@@ -24,8 +25,7 @@ if TYPE_CHECKING:
     from golem_cli.session import ChatSession
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolTokens:
+class ToolTokens(Struct, frozen=True, kw_only=True):
     """The tools one source (``builtin``, ``mcp:NAME``) adds to a request."""
 
     source: str
@@ -33,8 +33,7 @@ class ToolTokens:
     tokens: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class RequestContext:
+class RequestContext(Struct, frozen=True, kw_only=True):
     model: str
     instructions: int
     tools: list[ToolTokens] = field(default_factory=list)

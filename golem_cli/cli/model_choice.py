@@ -6,8 +6,9 @@ how to configure a real one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from golem_cli.config.settings import Settings
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
 OFFLINE = "offline:echo"
 
 
-@dataclass
-class Choice:
+class Choice(Struct):
     model: Model
     settings: Settings
     note: str = ""  # said once to the person (on stderr) when the fallback was taken

@@ -4,10 +4,10 @@ chat from the command to where they apply."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
 import typer
+from msgspec import Struct
 
 from golem_cli.cli.completion import ID_HELP, conversation_ids, model_names, tool_names
 
@@ -78,8 +78,7 @@ NoProjectInstructions = Annotated[
 ]  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
-class ChatFlags:
+class ChatFlags(Struct, frozen=True, kw_only=True):
     """What ``resume``, ``fork`` and ``ask`` were told beyond the model and the conversation,
     as their options above give it: one value for the functions that restore a chat under it."""
 

@@ -8,9 +8,10 @@ follows the config; and what is read back is checked again, since the sidecar is
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import msgspec
+from msgspec import Struct, field
 
 from golem_cli.core.model import ModelSettings
 from golem_cli.store.meta import ChatSettings
@@ -26,8 +27,7 @@ if TYPE_CHECKING:
 KEPT = "kept with this conversation"
 
 
-@dataclass(kw_only=True)
-class Restored:
+class Restored(Struct, kw_only=True):
     """What a resumed chat starts with: each setting the flag's when given, else the kept one,
     else None (the config's); ``said`` names what was restored, ``problems`` what was left out."""
 
@@ -124,13 +124,13 @@ def _restore_options(out: Restored, kept: ChatSettings, choice: Choice) -> None:
         try:
             parsed = parse_value(key, value, KEPT)
             if check is not None:
-                check(dataclasses.replace(ModelSettings(), **{key: parsed}))
+                check(msgspec.structs.replace(ModelSettings(), **{key: parsed}))
         except GolemError as e:
             out.problems.append(f"left out the option {key} {KEPT}: {e}")
             continue
         values[key] = parsed
     if values:
-        restored = dataclasses.replace(ModelSettings(), **values)
+        restored = msgspec.structs.replace(ModelSettings(), **values)
         out.options = merged(restored, out.options)
         out.said.append(", ".join(describe(restored)))
 
@@ -171,7 +171,7 @@ def recorded(session: ChatSession, tools: ToolChoice) -> ChatSettings:
     configured = set(tools.configured)
     options = {
         f.name: list(value) if isinstance(value, tuple) else value
-        for f in dataclasses.fields(session.options)
+        for f in msgspec.structs.fields(session.options)
         if (value := getattr(session.options, f.name)) is not None
     }
     tokens = session.context_tokens or 0

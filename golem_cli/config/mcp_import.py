@@ -18,10 +18,11 @@ import json
 import re
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from golem_cli.config import settings, tables
 from golem_cli.config.schema import RESERVED_SERVER_NAMES, SERVER_NAME, SERVER_NAME_MAX, McpServerTable
@@ -31,8 +32,7 @@ MAX_JSON_BYTES = 10 * 1024 * 1024
 _KEYS = {"command", "args", "env", "cwd", "url", "serverUrl", "headers", "type", "disabled"}
 
 
-@dataclass(kw_only=True)
-class Imported:
+class Imported(Struct, kw_only=True):
     """One server of the JSON file: its table for config.toml (as written, and typed), or why
     it was refused."""
 
@@ -44,8 +44,7 @@ class Imported:
     ignored: list[str] = field(default_factory=list)  # keys not imported
 
 
-@dataclass(kw_only=True)
-class Plan:
+class Plan(Struct, kw_only=True):
     """What an import adds to config.toml, what it leaves as it is, and what stops it."""
 
     path: Path

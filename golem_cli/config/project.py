@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 NAMES = ("AGENTS.md", "CLAUDE.md")
 LIMIT = 32 * 1024
 
 
-@dataclass(frozen=True, kw_only=True)
-class Instructions:
+class Instructions(Struct, frozen=True, kw_only=True):
     """The project instructions of one run: the files read (outermost first), their joined
     text (cut at ``LIMIT``), and the files that could not be read, with why."""
 
@@ -96,8 +96,7 @@ PROJECT_KEYS = ("tools", "allow", "deny")
 MAX_PROJECT_FILE = 64 * 1024
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProjectRules:
+class ProjectRules(Struct, frozen=True, kw_only=True):
     """What a project's ``.golem/config.toml`` says (only ``tools``, ``allow``, ``deny``), the
     hash of its bytes (what trust is given to), and what in it golem could not use."""
 

@@ -46,9 +46,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from msgspec import Struct, field
 
 from golem_cli.core._state import RunState
 from golem_cli.core.errors import RunCanceledError, RunError, ToolCallError
@@ -108,8 +109,7 @@ class _Failure(NamedTuple):
     cause: BaseException
 
 
-@dataclass(eq=False, kw_only=True, slots=True)
-class _Call:
+class _Call(Struct, eq=False, kw_only=True):
     """One call of the batch and what became of it."""
 
     call: ToolCall

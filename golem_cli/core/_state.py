@@ -8,7 +8,7 @@ one function. ``cut_message`` turns a stream that died into a resumable assistan
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from golem_cli.core.errors import PartialResult, RunError
 from golem_cli.core.history.validate import thinking_error
@@ -25,8 +25,7 @@ def interruption(exc: BaseException) -> str:
 # --- the state of one run ---------------------------------------------------------------------
 
 
-@dataclass(kw_only=True)
-class RunState:
+class RunState(Struct, kw_only=True):
     """One run's evidence: the request conversation plus what the loop appended."""
 
     messages: list[Message]

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from golem_cli.core._run import Loop
 from golem_cli.core._state import RunState
@@ -50,8 +51,7 @@ from golem_cli.core.usage import Usage, UsageLimits
 __all__ = ["Agent", "RunResult"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunResult:
+class RunResult(Struct, frozen=True, kw_only=True):
     """What a successful run produced.
 
     ``messages`` is the whole request conversation plus everything the run appended (it
@@ -90,7 +90,7 @@ class Agent:
     The keyword arguments are ``RunConfig``'s fields, documented there. The two run methods
     are Go's ``RunWithHistory`` and ``RunStreamWithHistory`` (Go's ``Run`` and ``RunStream``
     are these on an empty history); a caller that needs other tools or settings for one run
-    uses ``Agent.from_config(replace(agent.config, ...))``.
+    uses ``Agent.from_config(msgspec.structs.replace(agent.config, ...))``.
     """
 
     config: RunConfig

@@ -16,7 +16,8 @@ Nothing here reads a clock: the same history gives the same request.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from golem_cli.core.errors import GolemError, HistoryProcessorError
 from golem_cli.core.history.numbering import number_of
@@ -64,8 +65,7 @@ class CompactionError(GolemError):
     conversation is unchanged."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Compaction:
+class Compaction(Struct, frozen=True, kw_only=True):
     """What a compaction request answered: the summary's text, the call's usage, and the model
     that wrote it."""
 

@@ -9,7 +9,7 @@ provider does not publish is the input price: a server without a cache discount 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from golem_cli.core.usage import Usage
 
@@ -18,8 +18,7 @@ __all__ = ["Price", "cost_of", "usd"]
 PER = 1_000_000
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Price:
+class Price(Struct, frozen=True, kw_only=True):
     """USD per million tokens; None where the provider publishes no separate price."""
 
     input: float

@@ -143,14 +143,14 @@ class ContextTooLong(ModelError):
 
 
 def _no_usage() -> Usage:
-    # Imported here: every command imports this module to report errors, and building the
-    # usage dataclasses costs more than the rest of it (a chat's prompt waits for it).
+    # Imported here: every command imports this module to report errors, and the usage
+    # records are msgspec Structs, which a command that reads no config (--help) never loads.
     from golem_cli.core.usage import Usage
 
     return Usage()
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True)  # not a Struct: this module must not load msgspec (see _no_usage)
 class PartialResult:
     """Evidence a failed run leaves behind (Go ``PartialResult``); ``messages`` is resume-ready.
 

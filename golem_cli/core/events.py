@@ -7,22 +7,20 @@ calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from golem_cli.core.messages import Message, ToolCall
 
 __all__ = ["ToolCallFinished", "ToolCallOutput", "ToolCallStarted"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCallStarted:
+class ToolCallStarted(Struct, frozen=True, kw_only=True):
     """Given to ``on_event`` before a tool call executes."""
 
     call: ToolCall
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCallFinished:
+class ToolCallFinished(Struct, frozen=True, kw_only=True):
     """Given to ``on_event`` as soon as a call's result is known (calls of one group in the
     order they finish): the result message the batch records for it, in call order."""
 
@@ -30,8 +28,7 @@ class ToolCallFinished:
     result: Message
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCallOutput:
+class ToolCallOutput(Struct, frozen=True, kw_only=True):
     """Given to ``on_event`` while a call runs, each time its tool reports output
     (``ToolContext.output``): the new text, in the order it came."""
 

@@ -11,7 +11,8 @@ it says. Nothing here reads a clock or counts anything: the same parts give the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from golem_cli.core.history.processors import HistoryProcessor
 from golem_cli.core.messages import Message
@@ -20,24 +21,21 @@ from golem_cli.core.tools import Tool
 __all__ = ["ProjectInstructions", "RequestLayout", "ServerInstructions"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProjectInstructions:
+class ProjectInstructions(Struct, frozen=True, kw_only=True):
     """A project's instruction file (``AGENTS.md`` and the like): where it was found, its text."""
 
     path: str
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServerInstructions:
+class ServerInstructions(Struct, frozen=True, kw_only=True):
     """What a tool server asks to be told to the model (MCP's ``instructions``)."""
 
     server: str
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RequestLayout:
+class RequestLayout(Struct, frozen=True, kw_only=True):
     """What a request carries, each part in its place. ``project`` is given outermost first
     (the order directories are walked down to the working one); ``servers`` and ``tools`` are
     put in name order here, so a caller cannot change the prefix by the order it found them.
@@ -51,8 +49,8 @@ class RequestLayout:
     summary: tuple[Message, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "servers", tuple(sorted(self.servers, key=lambda s: s.server)))
-        object.__setattr__(self, "tools", tuple(sorted(self.tools, key=lambda t: t.name)))
+        force_setattr(self, "servers", tuple(sorted(self.servers, key=lambda s: s.server)))
+        force_setattr(self, "tools", tuple(sorted(self.tools, key=lambda t: t.name)))
 
     def instructions(self) -> str:
         """The instructions text: system prompt, project instructions, servers' instructions,

@@ -9,8 +9,9 @@ off by an error or by Ctrl-C still leaves the text and half-received tool calls 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from msgspec import Struct, field
 
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.core.usage import Usage
@@ -30,8 +31,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDefinition:
+class ToolDefinition(Struct, frozen=True, kw_only=True):
     """A tool as the model sees it: a name, a description, a JSON schema for the arguments."""
 
     name: str
@@ -39,8 +39,7 @@ class ToolDefinition:
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelSettings:
+class ModelSettings(Struct, frozen=True, kw_only=True):
     """Per-request knobs; ``None`` leaves the provider's default. Which ones a provider takes,
     and how they are spelled on its wire, is the adapter's business."""
 
@@ -53,8 +52,7 @@ class ModelSettings:
     thinking_budget: int | None = None  # Anthropic extended thinking: tokens it may think for
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True, kw_only=True):
     """One model call: the instructions message (if any) first, then the repaired history and
     the new prompt, with no system messages from history (spec §8)."""
 
@@ -66,8 +64,7 @@ class ModelRequest:
     cache_key: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelResponse:
+class ModelResponse(Struct, frozen=True, kw_only=True):
     """What one model call produced: an assistant message without identity stamps."""
 
     message: Message
@@ -84,13 +81,11 @@ class ModelResponse:
 # --- stream events -------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TextDelta:
+class TextDelta(Struct, frozen=True, kw_only=True):
     text: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ThinkingDelta:
+class ThinkingDelta(Struct, frozen=True, kw_only=True):
     """A piece of a reasoning block; ``index`` tells blocks apart, ``signature`` and
     ``redacted`` arrive whole."""
 
@@ -100,8 +95,7 @@ class ThinkingDelta:
     redacted: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolCallDelta:
+class ToolCallDelta(Struct, frozen=True, kw_only=True):
     """A piece of a tool call; ``index`` tells parallel calls apart. ``id`` and ``name`` arrive
     with the first piece, ``args`` text in fragments that may split JSON anywhere."""
 
@@ -111,8 +105,7 @@ class ToolCallDelta:
     args: str = ""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StreamDone:
+class StreamDone(Struct, frozen=True, kw_only=True):
     """The last event of a stream: the complete response as the provider reported it."""
 
     response: ModelResponse

@@ -18,15 +18,15 @@ model declares as ``retry_policy`` (an HTTP adapter's comes from the provider's
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from golem_cli.core.errors import ModelError
 
 __all__ = ["RetryPolicy"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RetryPolicy:
+class RetryPolicy(Struct, frozen=True, kw_only=True):
     """``max_attempts`` bounds the calls of one model turn, the first included (1: never
     retry). Between attempts the policy waits what the provider asked for, or else
     ``backoff_base`` doubling per failed attempt, capped at ``backoff_max``, with jitter (half

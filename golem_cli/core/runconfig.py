@@ -4,7 +4,7 @@
 validated once and immutable, so the run loop reads explicit values instead of reaching into
 the agent (the Go runner, likewise, takes its configuration, not the agent). A caller that
 needs a variation for one run (other tools, other model settings, another history processor)
-builds one with ``dataclasses.replace(agent.config, ...)`` and ``Agent.from_config``; the
+builds one with ``msgspec.structs.replace(agent.config, ...)`` and ``Agent.from_config``; the
 original is untouched.
 
 ``RunHooks`` are per run and never part of the configuration: they are how the caller hears
@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+from msgspec import Struct
 
 from golem_cli.core.history.processors import HistoryProcessor, TokenCounter
 from golem_cli.core.messages import Message, ToolCall
@@ -41,8 +42,7 @@ Callback = Callable[[Any], Any]
 ApprovalHook = Callable[[ApprovalRequest], Approval | Awaitable[Approval]]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunConfig:
+class RunConfig(Struct, frozen=True, kw_only=True):
     """An agent's configuration; construction validates it with Go's texts.
 
     ``instructions_func`` (sync or async, no arguments) is evaluated once per run and joined
@@ -111,8 +111,7 @@ class RunConfig:
         return next((t for t in self.tools if t.name == name), None)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunHooks:
+class RunHooks(Struct, frozen=True, kw_only=True):
     """How the caller hears one run: ``on_delta(text)`` gets every text delta as it arrives,
     across tool turns; ``on_event(event)`` gets every stream event (text, thinking and
     tool-call deltas) and ``ToolCallStarted`` / ``ToolCallFinished``. Sync or async; an

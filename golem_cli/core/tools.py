@@ -44,11 +44,11 @@ import functools
 import inspect
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
 
 import msgspec
+from msgspec import Struct
 
 from golem_cli.core.messages import Part, ToolCall
 from golem_cli.core.model import ToolDefinition
@@ -97,16 +97,14 @@ class ToolTimeoutError(TimeoutError):
     """The tool ran past its ``timeout``; fails the run at the ``tool`` stage."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResult:
+class ToolResult(Struct, frozen=True, kw_only=True):
     """What a tool produced: text for the model and optional media parts (evidence)."""
 
     text: str = ""
     parts: tuple[Part, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolContext:
+class ToolContext(Struct, frozen=True, kw_only=True):
     """Given to a tool that declares a parameter of this type: which call it is answering,
     and ``output``, where it reports what it has produced so far (a command's output as it
     comes): the caller shows it while the call runs, and a call stopped before it finished
@@ -124,8 +122,7 @@ class ToolContext:
     before_change: Callable[[Path, bytes | None, bytes], None] | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Approval:
+class Approval(Struct, frozen=True, kw_only=True):
     """The caller's answer to an ``ApprovalRequest``; ``reason`` (a denial's) is read by the model."""
 
     approved: bool
@@ -137,8 +134,7 @@ APPROVED = Approval(approved=True)
 STOPPED_AT_QUESTION = "the user stopped the run at the approval question"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ApprovalRequest:
+class ApprovalRequest(Struct, frozen=True, kw_only=True):
     """A call about to run: the call as the model made it, the tool, and its decoded arguments."""
 
     call: ToolCall

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 __all__ = ["Usage", "UsageLimits"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Usage:
+class Usage(Struct, frozen=True, kw_only=True):
     """Tokens reported by the provider (Go ``model.Usage``); zero when unknown.
 
     One meaning whatever the API: ``input_tokens`` counts every token of the input, those read
@@ -82,8 +81,7 @@ def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UsageLimits:
+class UsageLimits(Struct, frozen=True, kw_only=True):
     """Bounds on one run; 0 leaves a dimension unbounded (Go ``UsageLimit``).
 
     Token, request and tool-call bounds are checked after every model response and tool

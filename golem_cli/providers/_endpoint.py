@@ -8,8 +8,9 @@ of every line golem shows.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
+
+from msgspec import Struct
 
 #: Strings shaped like an API key or a token: OpenAI/Anthropic/DeepSeek/OpenRouter ``sk-…``
 #: (masked ones too), Groq ``gsk_…``, xAI ``xai-…``, Google ``AIza…``, and bearer tokens.
@@ -29,15 +30,20 @@ def join_path(base_url: str, path: str, query: str = "") -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + path, joined, ""))
 
 
-@dataclass(frozen=True, slots=True)
-class Endpoint:
+class Endpoint(Struct, frozen=True):
     """Where one adapter posts, and what to say about it in errors."""
 
     provider: str
     model: str
     url: str
     key_hint: str = ""
-    secret: str = field(default="", repr=False)
+    secret: str = ""
+
+    def __repr__(self) -> str:
+        """Every field but the secret: an endpoint may be printed in a traceback or a log."""
+        return (
+            f"Endpoint(provider={self.provider!r}, model={self.model!r}, url={self.url!r}, key_hint={self.key_hint!r})"
+        )
 
     @property
     def shown_url(self) -> str:

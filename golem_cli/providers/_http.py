@@ -12,7 +12,6 @@ How failures are worded lives in ``_wording``; SSE parsing in ``_sse``; request 
 
 from __future__ import annotations
 
-import dataclasses
 import email.utils
 import functools
 import ssl
@@ -22,6 +21,7 @@ from contextlib import asynccontextmanager
 from typing import Self
 
 import httpx
+import msgspec
 
 from golem_cli import __version__
 from golem_cli.core.errors import ModelError
@@ -168,7 +168,7 @@ class HttpModel:
     _http: HttpClient
 
     def _with_defaults(self, request: ModelRequest) -> ModelRequest:
-        return dataclasses.replace(request, settings=merged(self.defaults, request.settings))
+        return msgspec.structs.replace(request, settings=merged(self.defaults, request.settings))
 
     @property
     def retry_policy(self) -> RetryPolicy:

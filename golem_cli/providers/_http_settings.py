@@ -3,7 +3,7 @@ sets them. Apart from ``_http`` so that choosing a model reads them without impo
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from golem_cli.core.retry import RetryPolicy
 
@@ -11,8 +11,7 @@ from golem_cli.core.retry import RetryPolicy
 DEFAULT_RETRY = RetryPolicy(max_attempts=4)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HttpSettings:
+class HttpSettings(Struct, frozen=True, kw_only=True):
     """Timeouts, and the retry policy runs of this adapter use. ``timeout`` is the longest
     wait for the next byte: generous, because a local model on a CPU can think for minutes
     before its first token."""

@@ -10,14 +10,14 @@ without importing httpx.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 Ttl = Literal["5m", "1h"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Caching:
+class Caching(Struct, frozen=True, kw_only=True):
     """``enabled``: mark breakpoints (Anthropic) and send the cache key (OpenAI-compatible);
     ``ttl``: how long Anthropic keeps what is written; ``send_key``: whether the endpoint
     takes ``prompt_cache_key`` (OpenAI and Azure document it; elsewhere a table says so)."""

@@ -14,9 +14,10 @@ import functools
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from golem_cli.config.schema import ModelTable, PriceTable
 from golem_cli.core.cost import Price
@@ -25,8 +26,7 @@ _FILE = Path(__file__).with_name("catalog.toml")
 _SUFFIX = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Known:
+class Known(Struct, frozen=True, kw_only=True):
     """A model's figures as golem knows them, and where each came from (for people)."""
 
     price: Price | None = None

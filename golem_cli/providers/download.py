@@ -8,8 +8,9 @@ The read stops at ``max_bytes`` whatever the server announced, and a failure is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
+
+from msgspec import Struct
 
 from golem_cli import __version__
 from golem_cli.core.errors import InputError
@@ -18,8 +19,7 @@ from golem_cli.providers._endpoint import Endpoint
 _YOURSELF = "check the URL, or download it yourself and attach the file"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Downloaded:
+class Downloaded(Struct, frozen=True, kw_only=True):
     data: bytes
     media_type: str  # from Content-Type, without parameters; "" when the server sent none
     name: str  # the last path segment, for people and for inlined text

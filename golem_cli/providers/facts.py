@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from golem_cli.core.model import Model, ModelSettings
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProviderFacts:
+class ProviderFacts(Struct, frozen=True, kw_only=True):
     """One provider as golem knows it out of the box.
 
     ``protocol`` names the adapter that speaks to it (``openai`` or ``anthropic``);

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from golem_cli.config.schema import ProviderTable
 from golem_cli.core.errors import ModelError
@@ -25,8 +26,7 @@ TIMEOUT = 30.0
 CONTEXT_KEYS = ("context_length", "context_window", "max_model_len", "max_input_tokens", "max_context_length")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServedModel:
+class ServedModel(Struct, frozen=True, kw_only=True):
     """One model of a listing; ``context_window`` in tokens, when the listing says it."""
 
     id: str

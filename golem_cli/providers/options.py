@@ -10,12 +10,13 @@ is refused when the model is chosen, not answered with a 400.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
+from msgspec import Struct
 
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelSettings
@@ -23,8 +24,7 @@ from golem_cli.core.model import ModelSettings
 _EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class OptionSpec:
+class OptionSpec(Struct, frozen=True, kw_only=True):
     """One option: its value type, its bounds, and what it does (for ``/option`` and --help)."""
 
     kind: type
@@ -152,19 +152,19 @@ def settings_from(
     for key, value in pairs:
         parsed = parse_value(key, value, where)
         values[key] = (values.get(key) or ()) + parsed if key == "stop" else parsed
-    return dataclasses.replace(base or ModelSettings(), **values)
+    return msgspec.structs.replace(base or ModelSettings(), **values)
 
 
 def merged(defaults: ModelSettings, overrides: ModelSettings) -> ModelSettings:
     """``defaults`` with every option ``overrides`` sets (the request's own settings win)."""
-    changes = {f.name: getattr(overrides, f.name) for f in dataclasses.fields(overrides)}
-    return dataclasses.replace(defaults, **{k: v for k, v in changes.items() if v is not None})
+    changes = {f.name: getattr(overrides, f.name) for f in msgspec.structs.fields(overrides)}
+    return msgspec.structs.replace(defaults, **{k: v for k, v in changes.items() if v is not None})
 
 
 def describe(settings: ModelSettings) -> list[str]:
     """``key = value`` lines for the options that are set, for ``/option``."""
     lines = []
-    for f in dataclasses.fields(settings):
+    for f in msgspec.structs.fields(settings):
         value = getattr(settings, f.name)
         if value is not None:
             lines.append(f"{f.name} = {' | '.join(value) if isinstance(value, tuple) else value}")

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlsplit
+
+from msgspec import Struct
 
 from golem_cli.config.schema import ModelTable, ProviderTable
 from golem_cli.core.errors import ModelError
@@ -182,8 +183,7 @@ def key_variables(providers: Providers | None = None) -> frozenset[str]:
     return frozenset(name for name in names if name)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ProviderStatus:
+class ProviderStatus(Struct, frozen=True, kw_only=True):
     """What ``golem models`` shows for one provider: where it points and whether it can be
     used, never the key itself."""
 
@@ -335,7 +335,7 @@ def _bad_url(provider: str, source: str, problem: str) -> ModelError:
 def _http_settings(table: ProviderTable) -> HttpSettings:
     """The table's timeouts, limits and retries over the adapter's defaults (each value was
     checked above 0 with the file, so ``or`` only replaces a value not given)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from golem_cli.providers._http_settings import HttpSettings
 

@@ -40,8 +40,9 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from golem_cli.store.atomic import PRIVATE_FILE
 
@@ -195,8 +196,7 @@ def exclusive(path: Path, *, waiting: Callable[[], None] | None = None) -> Itera
 # --- conversation locks, with the holder record ----------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LockHolder:
+class LockHolder(Struct, frozen=True):
     """Who holds (or last held) a conversation lock."""
 
     pid: int

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from golem_cli.store.atomic import PRIVATE_FILE, fsync_dir, temp_name
 from golem_cli.store.files import pread
@@ -46,8 +47,7 @@ _BOM = b"\xef\xbb\xbf"
 _COPY_PIECE = 1 << 24  # bytes per copy call (and per read of the last-resort loop: 1 MiB)
 
 
-@dataclass(kw_only=True)
-class Persisted:
+class Persisted(Struct, kw_only=True):
     """The file a process knows for one conversation (see the module docstring). ``close`` is
     the offset of the closing ``]`` (None: the file cannot be appended to), ``count`` how many
     messages it holds."""

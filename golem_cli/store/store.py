@@ -31,10 +31,12 @@ import builtins
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from golem_cli.store.atomic import ensure_private_dir, fsync_dir, write_atomic
 from golem_cli.store.errors import (
@@ -88,8 +90,7 @@ LAST_WRITTEN = "last-conversation"  # in the state directory: the conversation t
 _SIDECAR_TRIES = 5  # writes of a sidecar another program keeps replacing, before giving up
 
 
-@dataclass(frozen=True)
-class ConversationInfo:
+class ConversationInfo(Struct, frozen=True):
     """A conversation as listed: its metadata, and ``problem`` when its file is unreadable."""
 
     meta: ConversationMeta
@@ -100,8 +101,7 @@ class ConversationInfo:
         return self.meta.id
 
 
-@dataclass(frozen=True, kw_only=True)
-class Window:
+class Window(Struct, frozen=True, kw_only=True):
     """``Store.load_tail``: the leading system messages, the newest messages, and how many of
     the file's messages between them were not read."""
 
@@ -110,8 +110,7 @@ class Window:
     skipped: int
 
 
-@dataclass(frozen=True, kw_only=True)
-class Saved:
+class Saved(Struct, frozen=True, kw_only=True):
     """What a save did: the metadata it wrote, and when another program had changed the file
     meanwhile (ADR 0025), what became of this save: ``merged``, their messages now before this
     save's new ones, at index ``at``; or ``fork``, the conversation the save went to instead
@@ -124,8 +123,7 @@ class Saved:
     notice: str = ""
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(Struct, frozen=True):
     """``Store.listing()``: conversations newest first, how many are stored, the IDs next to
     each listed one in ID order (sorted; what unique short IDs need, without every ID), and
     the names of files in the conversations directory that are not conversations."""

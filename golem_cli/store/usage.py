@@ -22,8 +22,9 @@ import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from golem_cli.store.sidecars import SIDECAR_NAME
 from golem_cli.store.sidecars.ledger import Run, read_runs, totals
@@ -52,8 +53,7 @@ MARK_ALL = 5000
 BY = {"model": "model", "day": "date(started, 'unixepoch')", "conversation": "cid"}
 
 
-@dataclass(frozen=True, kw_only=True)
-class UsageRow:
+class UsageRow(Struct, frozen=True, kw_only=True):
     """Totals of one group (a model, a day in UTC, a conversation), each run counted once."""
 
     group: str

@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Literal
+
+from msgspec import Struct
 
 from golem_cli.core.tools import APPROVED, Approval, ApprovalRequest, ToolFailed
 from golem_cli.tools.registry import Registry, ToolEntry, ToolSelectionError
@@ -34,8 +35,7 @@ NO_TERMINAL = (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Question:
+class Question(Struct, frozen=True, kw_only=True):
     """What the person is shown: the tool, where it comes from, and the call; ``offers``, what
     an ``a`` answer may allow from now on (a label and its rules, narrowest first; the whole
     tool last)."""
@@ -48,8 +48,7 @@ class Question:
     call_id: str = ""
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(Struct, frozen=True):
     choice: Choice
     reason: str = ""  # a denial's reason, read by the model
     rules: tuple[str, ...] = ()  # with "always": what to allow from now on (the tool when empty)

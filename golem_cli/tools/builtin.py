@@ -10,9 +10,10 @@ fetching a page need approval (their calls show a diff, the command, the URL).
 # over this source's settings, evaluated when the functions are defined.
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
+
+from msgspec import Struct, field
 
 from golem_cli.core.tools import Tool, ToolContext
 from golem_cli.tools.command_env import CommandEnv
@@ -29,8 +30,7 @@ from golem_cli.tools.web import DEFAULT_MAX_BYTES, PrivateGate, Web
 FS, SHELL, WEB = "fs", "shell", "web"
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolSettings:
+class ToolSettings(Struct, frozen=True, kw_only=True):
     """How the built-in tools behave. ``config.toml`` sets the first three (``tool_root``,
     ``tool_output_limit``, ``command_timeout``) and what a command's environment leaves out
     (``command_env``, with the credentials golem is configured with); the fetch size and the

@@ -15,7 +15,8 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from golem_cli.config.schema import McpServerTable
 
@@ -24,8 +25,7 @@ from golem_cli.config.schema import McpServerTable
 ALWAYS_REMOVED = ("*_API_KEY",)
 
 
-@dataclass(frozen=True, kw_only=True)
-class CommandEnv:
+class CommandEnv(Struct, frozen=True, kw_only=True):
     """Which of golem's variables a command does not get. ``credentials`` are exact names
     (what golem is configured to read keys and tokens from); ``remove`` and ``passed`` are
     ``[command_env]``'s patterns (``fnmatch``, case-sensitive as POSIX names are)."""

@@ -23,9 +23,10 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
+
+from msgspec import Struct
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.confine import Root, is_link
@@ -47,8 +48,7 @@ BeforeChange = Callable[[Path, bytes | None, bytes], None]
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True)
-class FileTools:
+class FileTools(Struct, frozen=True):
     root: Root
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     search_timeout: float = DEFAULT_DEADLINE

@@ -26,8 +26,9 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from msgspec import Struct
 
 from golem_cli.core.errors import InputError
 from golem_cli.core.tools import Tool
@@ -54,8 +55,7 @@ def _no_such(name: str, hint: str) -> ToolSelectionError:
     return error
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolEntry:
+class ToolEntry(Struct, frozen=True, kw_only=True):
     """One tool as golem offers it.
 
     ``tool.name`` is the name the model sees (unique, provider-valid). ``source`` is

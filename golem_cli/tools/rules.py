@@ -49,9 +49,10 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
 
 from golem_cli.core.errors import InputError
 
@@ -81,8 +82,7 @@ _RULE = re.compile(r"^(?P<tool>[A-Za-z0-9_.*?\[\]-]+)(?:\((?P<pattern>.*)\))?$",
 _FORM = "a rule is TOOL or TOOL(PATTERN), e.g. run_command(git status*) or write_file(src/**)"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule:
+class Rule(Struct, frozen=True, kw_only=True):
     """One rule: ``tool`` (a tool's name, or for a rule without pattern anything ``-T``
     selects by) and ``pattern`` (None: every call)."""
 
@@ -238,8 +238,7 @@ def subjects(kind: Kind, value: str, root: str | os.PathLike[str] = "/") -> list
 # --- deciding -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class Decision:
+class Decision(Struct, frozen=True, kw_only=True):
     """What the rules say of one call, and the rule that decided (None when asked)."""
 
     verdict: Verdict
@@ -247,14 +246,13 @@ class Decision:
     why: str = ""  # for "ask": why no rule could decide (an unclassifiable command)
 
 
-@dataclass(kw_only=True)
-class RuleSet:
+class RuleSet(Struct, kw_only=True):
     """The allow and deny rules with a pattern (rules without one are names the registry
     resolves). ``decide`` applies them to one call."""
 
     allow: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
-    _compiled: dict[tuple[str, Kind], re.Pattern[str]] = field(default_factory=dict, repr=False)
+    _compiled: dict[tuple[str, Kind], re.Pattern[str]] = field(default_factory=dict)  # patterns compiled once
 
     def matches(self, rule: Rule, kind: Kind, subject: str) -> bool:
         if rule.pattern is None:

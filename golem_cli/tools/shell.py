@@ -26,7 +26,8 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.command_env import CommandEnv
@@ -61,8 +62,7 @@ def kill_live_groups() -> None:
 atexit.register(kill_live_groups)
 
 
-@dataclass(frozen=True)
-class Shell:
+class Shell(Struct, frozen=True):
     root: Root
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     timeout: float = DEFAULT_TIMEOUT
@@ -91,8 +91,7 @@ class Shell:
         return _outcome(running.proc.returncode, output, time.monotonic() - started)
 
 
-@dataclass(frozen=True)
-class _Running:
+class _Running(Struct, frozen=True):
     """A started command: its process (the leader of its group), the output golem reads, and
     golem's ends of the two pipes (None where there are none), closed when the command ends.
 

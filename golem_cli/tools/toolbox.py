@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from golem_cli.config.schema import CommandEnvTable
 from golem_cli.core.layout import RequestLayout, ServerInstructions

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct, field
 
 from golem_cli.tools.regular import read_head
 
@@ -43,8 +44,7 @@ SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", ".jj", "__pycache__", "node_mod
 BINARY_SNIFF = 8192
 
 
-@dataclass
-class Walk:
+class Walk(Struct):
     """The files (and directories) under ``start``; ``truncated`` is set when the walk
     stopped at ``max_entries``."""
 
@@ -142,8 +142,7 @@ class Walk:
         return specs
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Entry:
+class _Entry(Struct, frozen=True, kw_only=True):
     path: Path
     is_dir: bool  # a directory itself, not a link to one
     is_link: bool

@@ -28,9 +28,10 @@ import ipaddress
 import socket
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit
+
+from msgspec import Struct, field
 
 from golem_cli.core.tools import ToolFailed
 from golem_cli.tools.output import DEFAULT_OUTPUT_LIMIT, cap
@@ -65,16 +66,14 @@ def _never(url: str) -> bool:
     return False
 
 
-@dataclass
-class PrivateGate:
+class PrivateGate(Struct):
     """Whether a URL whose host is a non-public address may be fetched: only when an allow
     rule names it (the toolbox points ``allows`` at its rules once they exist)."""
 
     allows: Callable[[str], bool] = _never
 
 
-@dataclass(frozen=True)
-class Web:
+class Web(Struct, frozen=True):
     output_limit: int = DEFAULT_OUTPUT_LIMIT
     max_bytes: int = DEFAULT_MAX_BYTES
     timeout: float = DEFAULT_TIMEOUT

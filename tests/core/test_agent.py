@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import replace
 
 import pytest
 from golem_cli.core.agent import Agent, RunResult, resolve_instructions
@@ -23,6 +22,7 @@ from golem_cli.core.tokens import EstimatingCounter
 from golem_cli.core.tools import ModelRetry, Tool, ToolContext, ToolFailed, tool
 from golem_cli.core.usage import Usage
 from hypothesis import given, settings
+from msgspec.structs import replace
 
 from tests.core.strategies import HISTORIES
 from tests.core.test_agent_support import assert_valid_request, run, stamps

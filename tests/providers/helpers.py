@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from golem_cli.config.schema import ConfigFile, ModelTable, ProviderTable
@@ -17,6 +17,7 @@ from golem_cli.core.retry import RetryPolicy
 from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers.anthropic.model import AnthropicModel
 from golem_cli.providers.openai.model import OpenAIModel
+from msgspec.structs import replace
 
 from tests.providerserver import ProviderServer
 

@@ -6,11 +6,10 @@ An adapter makes one attempt and classifies the failure; retries happen only in 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from golem_cli.core.errors import ContextTooLong, ModelError, RunError
 from golem_cli.providers._wording import HINT_CONTEXT
+from msgspec.structs import replace
 
 from tests.providers.helpers import FAST, complete, fast, make_model, stream, through_agent
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec

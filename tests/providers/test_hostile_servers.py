@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from dataclasses import replace
 
 import pytest
 from golem_cli.core.errors import ModelError
@@ -14,6 +13,7 @@ from golem_cli.providers import resolve
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._sse import sse_events
 from golem_cli.providers.resolve import provider_statuses
+from msgspec.structs import replace
 
 from tests.providers.helpers import FAST, complete, make_model, provider_tables, stream
 from tests.providerserver import ProviderServer, Scenario

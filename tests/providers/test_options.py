@@ -69,9 +69,9 @@ def test_openai_reasoning_models_get_max_completion_tokens(server: ProviderServe
 
 
 def prompt_with(settings: ModelSettings):  # type: ignore[no-untyped-def]
-    import dataclasses
+    import msgspec
 
-    return dataclasses.replace(prompt(), settings=settings)
+    return msgspec.structs.replace(prompt(), settings=settings)
 
 
 def test_anthropic_options_on_its_wire(server: ProviderServer) -> None:

@@ -8,10 +8,10 @@ through ``errors.report``; failures inside the REPL are printed and the chat goe
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from msgspec import Struct
 
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.common import instructions_lines, project_root, set_window
@@ -230,8 +230,7 @@ def resume(
                       markdown=not no_markdown, lines=lines)  # fmt: skip
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Reopened:
+class _Reopened(Struct, frozen=True, kw_only=True):
     """What ``resume`` and ``fork`` settle before the prompt, from the settings kept beside the
     conversation and the flags over them: the model, the tools, where project instructions are
     read."""

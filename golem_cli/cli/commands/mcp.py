@@ -239,7 +239,6 @@ def login(name: Annotated[str, typer.Argument(metavar="NAME", help="The HTTP too
 
 async def _login(config: ServerConfig) -> int:
     import asyncio
-    import dataclasses
     import sys
 
     import msgspec
@@ -258,7 +257,7 @@ async def _login(config: ServerConfig) -> int:
         out("Waiting for the browser to come back; or paste here the address it ended at (or the code).")
 
     table = msgspec.structs.replace(config.table, startup_timeout_sec=LOGIN_TIMEOUT)
-    config = dataclasses.replace(config, table=table)
+    config = msgspec.structs.replace(config, table=table)
     async with callback_server(answers) as redirect:
         paste = _pasted if sys.stdin is not None and not sys.stdin.closed else None
         connection = Connection(config, login=Login(show=show, paste=paste, redirect_uri=redirect, answers=answers))

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -27,8 +28,7 @@ _START = re.compile(r'\{\s*"role"\s*:')
 _SPACE = " \t\r\n"
 
 
-@dataclass(frozen=True)
-class Lost:
+class Lost(Struct, frozen=True):
     """A stretch of the file that held no readable message: bytes ``start`` to ``end``,
     after ``after`` recovered messages; ``why`` in words."""
 
@@ -41,8 +41,7 @@ class Lost:
         return {"start": self.start, "end": self.end, "afterMessages": self.after, "why": self.why}
 
 
-@dataclass
-class Salvage:
+class Salvage(Struct):
     messages: list[Message] = field(default_factory=list)
     lost: list[Lost] = field(default_factory=list)
 

@@ -5,8 +5,9 @@ and whether it is the one a run sends now (ADR 0032)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -14,8 +15,7 @@ if TYPE_CHECKING:
     from golem_cli.store.sidecars import Summary
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Mark:
+class Mark(Struct, frozen=True, kw_only=True):
     """A summary placed in a history: the index of the first message it does not cover."""
 
     index: int

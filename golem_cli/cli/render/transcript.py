@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from golem_cli.cli.tools.view import summarize_args
 from golem_cli.core.codec.toolargs import args_are_object
@@ -48,8 +49,7 @@ TEXT, MARKDOWN, THINKING, CALL, RESULT, FAILED, INTERRUPTED_REPLY, NO_RESULT, PA
 )  # fmt: skip
 
 
-@dataclass
-class Item:
+class Item(Struct):
     kind: str
     text: str = ""
     name: str = ""
@@ -61,8 +61,7 @@ class Item:
 RESULT_LINES = 4  # lines of a tool result shown when compact
 
 
-@dataclass
-class Block:
+class Block(Struct):
     index: int | None  # the message's number as people see it (core/history/numbering.py); None: a system prompt
     role: str
     run_id: str

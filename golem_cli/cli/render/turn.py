@@ -11,8 +11,9 @@ to continue).
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from golem_cli.cli.errors import EXIT_INTERRUPTED, EXIT_OK, describe, exit_code_for, stopped_at_question
 from golem_cli.cli.render.notices import ending_notice, what_is_saved
@@ -31,8 +32,7 @@ class Ending(enum.Enum):
     FAILED = "failed"  # the model or a tool failed
 
 
-@dataclass(frozen=True, kw_only=True)
-class TurnEnd:
+class TurnEnd(Struct, frozen=True, kw_only=True):
     """How one turn ended, and what of it is kept."""
 
     ending: Ending
@@ -70,8 +70,7 @@ def turn_end(outcome: TurnOutcome, *, stopped: str = "", streamed: bool = True) 
 # --- the REPL ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
-class Footer:
+class Footer(Struct, frozen=True, kw_only=True):
     """Rich markup: ``lines`` wrap at words; ``ids`` (the run and conversation) is printed as it is."""
 
     lines: list[str]

@@ -236,7 +236,7 @@ async def _model(repl: Repl, arg: str) -> None:
 async def _refused_options(repl: Repl, model: str, refused: list[tuple[str, str]]) -> None:
     """Options of this chat the new model refuses: said, then dropped or kept as the person
     answers (without a terminal to ask, dropped); kept, the next prompt is refused unsent."""
-    import dataclasses
+    import msgspec
 
     from golem_cli.cli.render.terminal_text import visible
 
@@ -253,7 +253,7 @@ async def _refused_options(repl: Repl, model: str, refused: list[tuple[str, str]
         repl.console.print(f"Kept {names}: the next prompt is refused until /option {refused[0][0]} unsets it.",
                            highlight=False, markup=False)  # fmt: skip
         return
-    repl.session.options = dataclasses.replace(repl.session.options, **{name: None for name, _ in refused})
+    repl.session.options = msgspec.structs.replace(repl.session.options, **{name: None for name, _ in refused})
     repl.console.print(f"Dropped {names} (/option NAME VALUE sets one again).", highlight=False, markup=False)
 
 
@@ -306,7 +306,7 @@ async def _trim(repl: Repl, arg: str) -> None:
 
 
 async def _option(repl: Repl, arg: str) -> None:
-    import dataclasses
+    import msgspec
 
     from golem_cli.core.errors import GolemError
     from golem_cli.core.model import ModelSettings
@@ -331,11 +331,11 @@ async def _option(repl: Repl, arg: str) -> None:
         if not value.strip():
             if key not in OPTIONS:
                 settings_from([(key, "")], "in /option")  # says which names there are
-            updated = dataclasses.replace(session.options, **{key: None})
+            updated = msgspec.structs.replace(session.options, **{key: None})
         else:
             updated = settings_from([(key, value.strip())], "in /option", session.options)
             if key == "stop":  # /option stop X replaces, it does not add to earlier stops
-                updated = dataclasses.replace(updated, stop=(value.strip(),))
+                updated = msgspec.structs.replace(updated, stop=(value.strip(),))
             check = getattr(session.model, "check_settings", None)
             if check is not None:
                 check(updated)

@@ -6,9 +6,10 @@ first needed. Tool servers start later, in the chat's event loop (``tool_servers
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from golem_cli.cli.tools.view import ToolView
@@ -31,8 +32,7 @@ def choose_tools(
     return choice
 
 
-@dataclass
-class ToolChoice:
+class ToolChoice(Struct):
     settings: Settings
     tool: list[str] = field(default_factory=list)
     allow: list[str] = field(default_factory=list)

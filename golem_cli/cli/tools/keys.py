@@ -8,11 +8,10 @@ word typed out, or a key with more after it (``n`` and a reason), is a line ende
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True, kw_only=True)
-class Key:
+class Key(Struct, frozen=True, kw_only=True):
     key: str  # what a person presses
     word: str  # the answer typed out, and how the question line shows a one-key answer
     hint: str  # how the question's hint line names it

@@ -12,9 +12,10 @@ from __future__ import annotations
 import codecs
 import re
 import sys
-from dataclasses import dataclass
 from json.decoder import scanstring  # type: ignore[attr-defined]  # in CPython, not in typeshed
 from typing import Any
+
+from msgspec import Struct
 
 
 class JSONSyntaxError(ValueError):
@@ -23,15 +24,13 @@ class JSONSyntaxError(ValueError):
         self.pos = pos
 
 
-@dataclass(slots=True)
-class Obj:
+class Obj(Struct):
     """A JSON object as its members in source order (repeated keys kept; Go: last wins)."""
 
     pairs: list[tuple[str, Node]]
 
 
-@dataclass(slots=True, frozen=True)
-class Number:
+class Number(Struct, frozen=True):
     """A JSON number, kept as its source text. Go never converts a number it does not store
     (an unknown key's value, tool-call arguments kept raw), and no golem field is a number,
     so neither does this reader: a 5,000-digit number loads, as in Go."""
@@ -39,8 +38,7 @@ class Number:
     text: str
 
 
-@dataclass(slots=True)
-class Node:
+class Node(Struct):
     value: Any  # str | Number | bool | None | list[Node] | Obj
     start: int
     end: int

@@ -16,7 +16,8 @@ repairs a history golem repaired therefore finds nothing to do.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from golem_cli.core.codec.toolargs import args_are_object
 from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
@@ -24,8 +25,7 @@ from golem_cli.core.messages import ASSISTANT, INTERRUPTED, TOOL, Message
 __all__ = ["HistoryRepair", "normalize_history", "repair_history"]
 
 
-@dataclass(slots=True, kw_only=True)
-class HistoryRepair:
+class HistoryRepair(Struct, kw_only=True):
     """What a repair changed, by call ID (Go ``HistoryRepair``).
 
     ``synthesized``: calls that received the interrupted result, in message then call order.

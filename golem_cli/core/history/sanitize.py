@@ -9,7 +9,8 @@ It never rewrites content, arguments, thinking or identity.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from golem_cli.core.history.repair import HistoryRepair, normalize_history
 from golem_cli.core.history.urlscheme import url_scheme
@@ -20,8 +21,7 @@ __all__ = ["SanitizeReport", "UnsafePart", "sanitize_history"]
 SAFE_SCHEMES = ("http", "https")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class UnsafePart:
+class UnsafePart(Struct, frozen=True, kw_only=True):
     """A URL part that was removed: where it was (index in the input, system messages
     included), its kind, and the rejected scheme (``""`` when none or unparsable)."""
 
@@ -33,8 +33,7 @@ class UnsafePart:
         return {"MessageIndex": self.message_index, "Kind": self.kind, "Scheme": self.scheme}
 
 
-@dataclass(slots=True, kw_only=True)
-class SanitizeReport:
+class SanitizeReport(Struct, kw_only=True):
     system_prompts: int = 0
     unsafe_parts: list[UnsafePart] = field(default_factory=list)
     repair: HistoryRepair = field(default_factory=HistoryRepair)

@@ -10,10 +10,10 @@ arrives whole in its ``content_block_start``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from msgspec import Struct, field
 
 from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.messages import ASSISTANT, Message, ThinkingBlock, ToolCall
@@ -22,8 +22,7 @@ from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, finish_reason
 from golem_cli.providers.anthropic.wire import FINISH_REASONS, usage
 
 
-@dataclass(slots=True, kw_only=True)
-class _Block:
+class _Block(Struct, kw_only=True):
     type: str
     pieces: list[str] = field(default_factory=list)  # text, thinking text, or partial_json
     signature: str = ""

@@ -28,11 +28,11 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
+from msgspec import Struct, field
 
 from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, fsync_dir, temp_name
 from golem_cli.store.files import UnreadableFile, pread, read_with_stat
@@ -43,8 +43,7 @@ from golem_cli.store.files import UnreadableFile, pread, read_with_stat
 VERSION = 1
 
 
-@dataclass(frozen=True, kw_only=True)
-class Kind:
+class Kind(Struct, frozen=True, kw_only=True):
     """One kind of sidecar: its name in ``<id>.<name>.json[l]``, whether it is a log, and the
     size its reader accepts."""
 
@@ -256,8 +255,7 @@ def encode_record(record: Any) -> bytes:
     return line
 
 
-@dataclass
-class Appender:
+class Appender(Struct):
     """Appends records to one log for one process, and remembers which file it appended to and
     what, so that when a sync tool has replaced the log since (another inode), the records it
     appended before and the new file lacks are appended again (merge by key, union)."""

@@ -23,10 +23,10 @@ import shutil
 import stat
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
+from msgspec import Struct, field
 
 from golem_cli.store.atomic import ensure_private_dir, temp_name
 from golem_cli.store.sidecars import VERSION, Appender, Kind, decode_records, encode_record, read_log
@@ -55,8 +55,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass(kw_only=True)
-class Reverted:
+class Reverted(Struct, kw_only=True):
     """What a revert did, file by file (paths as recorded)."""
 
     restored: list[str] = field(default_factory=list)

@@ -18,14 +18,13 @@ so the same run appears in both ledgers.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import msgspec
+from msgspec import Struct, field
 
 from golem_cli.core.usage import Usage
 from golem_cli.store.sidecars import RUNS, VERSION, Appender, decode_records, encode_record, read_log
@@ -66,8 +65,7 @@ class RunEnded(msgspec.Struct, kw_only=True, tag_field="event", tag="run-end"):
 Record = RunStarted | RunEnded
 
 
-@dataclass(frozen=True, kw_only=True)
-class Run:
+class Run(Struct, frozen=True, kw_only=True):
     """One run as its records tell it; ``ended`` is None for a run that never finished."""
 
     run_id: str
@@ -92,10 +90,10 @@ def fold(records: Iterable[Record]) -> dict[str, Run]:
     for r in records:
         before = runs.get(r.run) or Run(run_id=r.run)
         if isinstance(r, RunStarted):
-            runs[r.run] = dataclasses.replace(before, kind=r.kind, provider=r.provider, model=r.model,
+            runs[r.run] = msgspec.structs.replace(before, kind=r.kind, provider=r.provider, model=r.model,
                                               started=r.started)  # fmt: skip
         else:
-            runs[r.run] = dataclasses.replace(
+            runs[r.run] = msgspec.structs.replace(
                 before, ended=r.ended, requests=r.requests, usage=Usage.from_json(r.usage),
                 finish_reason=r.finish_reason, failed=r.failed, stopped=r.stopped, cost=r.cost,
                 last_input_tokens=r.last_input_tokens,
@@ -110,8 +108,7 @@ def read_runs(path: Path) -> dict[str, Run]:
     return fold(records)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Totals:
+class Totals(Struct, frozen=True, kw_only=True):
     runs: int = 0
     requests: int = 0
     usage: Usage = field(default_factory=Usage)

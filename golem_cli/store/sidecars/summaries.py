@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
+from msgspec import Struct
 
 from golem_cli.core.messages import Message
 from golem_cli.store.sidecars import (
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["Placed", "SummariesRead", "locate", "placed", "read_summaries", "write_summaries"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class SummariesRead:
+class SummariesRead(Struct, frozen=True, kw_only=True):
     """The document as read (None when missing or damaged), the file's signature, and what to
     say when the file is there but unusable ("" otherwise)."""
 
@@ -48,8 +47,7 @@ class SummariesRead:
         return list(self.doc.summaries) if self.doc is not None else []
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Placed:
+class Placed(Struct, frozen=True, kw_only=True):
     """The summary in force and its point: the index (in the history given to ``placed``) of
     the first message it does not cover."""
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from golem_cli.config.schema import McpServerTable
 
 
-@dataclass(frozen=True, kw_only=True)
-class ServerConfig:
+class ServerConfig(Struct, frozen=True, kw_only=True):
     """A tool server: ``table.command`` for a stdio server, ``table.url`` for a streamable
     HTTP one."""
 

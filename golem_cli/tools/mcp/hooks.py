@@ -8,14 +8,14 @@ Everything here is SDK-free: the connection turns the SDK's types into these.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from msgspec import Struct, field
 
 Action = Literal["accept", "decline", "cancel"]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Field:
+class Field(Struct, frozen=True, kw_only=True):
     """One field of a server's form: its key, its JSON type, and what the form says of it."""
 
     key: str
@@ -29,8 +29,7 @@ class Field:
     many: bool = False  # an array of choices
 
 
-@dataclass(frozen=True, kw_only=True)
-class Elicitation:
+class Elicitation(Struct, frozen=True, kw_only=True):
     """A server's request for input: a form (``fields``) or, in URL mode, a URL to open."""
 
     server: str
@@ -39,8 +38,7 @@ class Elicitation:
     url: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class Reply:
+class Reply(Struct, frozen=True, kw_only=True):
     """The user's answer: ``accept`` with the form's values, ``decline`` or ``cancel``."""
 
     action: Action
@@ -57,8 +55,7 @@ Log = Callable[[str, str, str], None]
 NO_TERMINAL = "nobody can be asked here (no terminal), so golem declined it"
 
 
-@dataclass(kw_only=True)
-class ServerHooks:
+class ServerHooks(Struct, kw_only=True):
     """Shared by a chat's tool servers; the CLI fills it in when it can ask and show."""
 
     elicit: Elicit | None = None

@@ -21,12 +21,12 @@ import asyncio
 import contextlib
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
+from msgspec import Struct
 
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.mcp.tokens import TokenFile
@@ -66,8 +66,7 @@ class Storage:
         await asyncio.to_thread(self.file.put, "client", value)
 
 
-@dataclass(kw_only=True)
-class Login:
+class Login(Struct, kw_only=True):
     """How ``golem mcp login`` hears the person: ``show`` the authorization URL; ``paste``
     (optional) reads what they paste; ``redirect_uri`` is the loopback callback's address."""
 

@@ -15,8 +15,9 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 #: The most one resource's contents may hold (the figure of an attached file, ``cli/attach.py``).
 MAX_BYTES = 20 * 1024 * 1024
@@ -30,8 +31,7 @@ MENTION = re.compile(
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class ResourceContent:
+class ResourceContent(Struct, frozen=True, kw_only=True):
     """One item of a resource's contents: its text, or its bytes and their media type."""
 
     uri: str

@@ -24,8 +24,9 @@ import base64
 import binascii
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from golem_cli.core.messages import Part
 from golem_cli.core.tools import ToolFailed, ToolResult
@@ -53,8 +54,7 @@ def tool_result(result: Mapping[str, Any], *, limit: int = DEFAULT_OUTPUT_LIMIT,
     return ToolResult(text=text, parts=tuple(found.parts))
 
 
-@dataclass(kw_only=True)
-class _Contents:
+class _Contents(Struct, kw_only=True):
     """What an answer's content blocks give: texts, images, and notes of what was left out."""
 
     server: str = ""
