@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 
+import msgspec
 import pytest
 from golem_cli.core.codec.history import dump_history, load_history
 from golem_cli.core.messages import Message, ToolCall
@@ -87,7 +88,7 @@ def test_an_append_over_the_size_limit_is_refused(tmp_path):
 def test_no_bytes_of_the_file_are_kept(store):
     cid, _ = conversation(store)
     known = store._files[cid]
-    assert not any(isinstance(v, bytes | bytearray | memoryview) for v in vars(known).values())
+    assert not any(isinstance(v, bytes | bytearray | memoryview) for v in msgspec.structs.asdict(known).values())
     store.release(cid)  # not held: nothing kept either
 
 
