@@ -112,23 +112,29 @@ class _Reader:
 
 
 @functools.cache
+def _declaration(cls: type[Table]) -> tuple[msgspec.structs.FieldInfo, ...]:
+    """The fields ``cls`` declares, with their types resolved (``Annotated`` kept): read once
+    per table, since resolving a class's annotations is the costly part."""
+    return msgspec.structs.fields(cls)
+
+
+@functools.cache
 def _fields(cls: type[Table]) -> dict[str, Any]:
     """The keys a table takes from the file (as the file spells them: ``pass``, not the
     attribute ``passed``), with their declared types."""
-    hints = typing.get_type_hints(cls, include_extras=True)
-    return {f.encode_name: hints[f.name] for f in msgspec.structs.fields(cls) if f.name != cls.OTHERS}
+    return {f.encode_name: f.type for f in _declaration(cls) if f.name != cls.OTHERS}
 
 
 @functools.cache
 def _attributes(cls: type[Table]) -> dict[str, str]:
     """Each key of the file's table, to the attribute that holds it."""
-    return {f.encode_name: f.name for f in msgspec.structs.fields(cls)}
+    return {f.encode_name: f.name for f in _declaration(cls)}
 
 
 @functools.cache
 def _required(cls: type[Table]) -> tuple[str, ...]:
     """The keys a table must have (declared without a default)."""
-    return tuple(f.encode_name for f in msgspec.structs.fields(cls) if f.required)
+    return tuple(f.encode_name for f in _declaration(cls) if f.required)
 
 
 def _described(tp: Any, what: str) -> tuple[Any, str]:
