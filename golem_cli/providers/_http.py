@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import email.utils
 import functools
+import os
 import ssl
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Self
+from urllib.parse import urlsplit
 
 import httpx
 import msgspec
@@ -80,6 +82,22 @@ def ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+#: The variables httpx reads a proxy from (``trust_env``, either case): with one set, even an
+#: ``http://`` endpoint may be reached over a TLS connection to the proxy.
+_PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy")
+
+
+def tls_context(url: str) -> ssl.SSLContext:
+    """The TLS context a client of ``url`` is given. An ``http://`` endpoint with no proxy set
+    never speaks TLS (redirects are followed to the same scheme only): it gets a context that
+    trusts no certificate, which would fail a handshake rather than skip the check, instead of
+    one that loads the CA bundle for nothing."""
+    proxied = any(os.environ.get(name) or os.environ.get(name.upper()) for name in _PROXY_VARIABLES)
+    if urlsplit(url).scheme == "http" and not proxied:
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    return ssl_context()
+
+
 class HttpClient:
     """One lazily created ``httpx.AsyncClient`` per adapter; one attempt per call."""
 
@@ -92,7 +110,8 @@ class HttpClient:
     def _get(self) -> httpx.AsyncClient:
         if self._client is None:
             timeout = httpx.Timeout(self.settings.timeout, connect=self.settings.connect_timeout)
-            self._client = httpx.AsyncClient(headers=self._headers, timeout=timeout, verify=ssl_context())
+            verify = tls_context(self.endpoint.url)
+            self._client = httpx.AsyncClient(headers=self._headers, timeout=timeout, verify=verify)
         return self._client
 
     async def aclose(self) -> None:
