@@ -20,6 +20,7 @@ from golem_cli.config.tables import convert
 
 DEMO = Path(__file__).with_name("demo.py")
 REFUSING = Path(__file__).with_name("refusing.py")
+RAW = Path(__file__).with_name("raw.py")
 
 
 def published(program: str) -> str:
@@ -75,6 +76,12 @@ def demo_toml(name: str, *args: str, extra: str = "") -> str:
     quoted = ", ".join(f'"{a}"' for a in (str(DEMO), *args))
     started = "" if "startup_timeout_sec" in extra else f"startup_timeout_sec = {STARTUP_SECONDS}\n"
     return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n{started}{extra}'
+
+
+def raw_toml(name: str, *args: str) -> str:
+    """A table, as config.toml text, for the hand-written server (``raw.py``: no SDK to import)."""
+    quoted = ", ".join(f'"{a}"' for a in (str(RAW), *args))
+    return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n'
 
 
 def url_toml(name: str, url: str, extra: str = "") -> str:
