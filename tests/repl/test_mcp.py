@@ -115,15 +115,14 @@ def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: Provider
 
 
 def test_without_a_terminal_a_call_is_denied_and_allow_runs_it(server: ProviderServer, home: Path, demo: Path, marks: Path):
-    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0})))
-    done = ask(home, "-T", "demo", "go")
+    """One run: demo__slow is not allowed (denied, never run), demo__echo is (``--allow demo.echo``)."""
+    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0}), ("call_2", "demo__echo", {"text": "allowed"})))
+    done = ask(home, "-T", "demo", "--allow", "demo.echo", "go")
     assert done.returncode == 0, done.stderr
     assert ("tool results: call_1 [failed] Your tool call was denied: it needs the user's approval and nobody can be "
             "asked here (no terminal); the user can approve it with --yes or --allow demo__slow.") in done.stdout  # fmt: skip
-    assert not (marks / "slow-started").exists()  # never ran
-    server.enqueue(calls(("call_2", "demo__slow", {"seconds": 0})))
-    allowed = ask(home, "-T", "demo", "--allow", "demo.slow", "go")
-    assert "tool results: call_2 waited 0 s" in allowed.stdout, allowed.stderr
+    assert not (marks / "slow-started").exists(), "a denied call never runs"
+    assert "call_2 demo says: allowed" in done.stdout, "--allow runs the call without a question"
 
 
 # --- results -------------------------------------------------------------------------------
@@ -393,13 +392,11 @@ def test_a_published_server_from_pypi_in_golem(server: ProviderServer, home: Pat
     rows = [line.split()[:3] for line in listed.stdout.splitlines() if "mcp:time" in line]
     assert rows == [["time__get_current_time", "time", "mcp:time"], ["time__convert_time", "time", "mcp:time"]], listed
     arguments = {"source_timezone": "Europe/Paris", "time": "12:00", "target_timezone": "Asia/Tokyo"}
-    server.enqueue(calls(("c1", "time__convert_time", arguments)))
-    denied = ask(home, "-T", "time", "convert")  # not allowed, and no terminal to ask
-    assert "tool results: c1 [failed] Your tool call was denied" in denied.stdout, denied.stderr
-    server.enqueue(calls(("c2", "time__convert_time", arguments)))
-    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")
+    server.enqueue(calls(("c1", "time__get_current_time", {"timezone": "Etc/UTC"}), ("c2", "time__convert_time", arguments)))
+    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")  # no terminal to ask about c1
     assert done.returncode == 0, done.stderr
-    (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "tool results: c1 [failed] Your tool call was denied" in done.stdout, done.stderr
+    (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool" and m["tool_call_id"] == "c2"]
     said = json.loads(result["content"])
     assert said["source"]["timezone"] == "Europe/Paris" and said["target"]["timezone"] == "Asia/Tokyo"
     assert said["target"]["datetime"].startswith(said["source"]["datetime"][:10]) and said["time_difference"] == "+8.0h"

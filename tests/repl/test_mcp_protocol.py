@@ -60,16 +60,15 @@ def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: Pro
 
 
 def test_a_servers_instructions_reach_the_model_after_the_chats_own(server: ProviderServer, home: Path):
+    """Two servers in one run: `demo`'s instructions are sent, `quiet`'s (``instructions = false``) are not."""
     with (http_demo(instructions="Always greet the user in French.") as demo,
           http_demo("quiet", instructions="Say nothing.") as quiet):  # fmt: skip
         configure(home, url_toml("demo", demo) + url_toml("quiet", quiet, "instructions = false\n"))
-        done = ask(home, "-T", "demo", "--yes", "-s", "Be brief.", "hello")
-        assert done.returncode == 0, done.stderr
-        said = system_text(server.requests[-1])
-        assert said == "Be brief.\n\nInstructions from the tool server 'demo':\nAlways greet the user in French."
-        done = ask(home, "-T", "quiet", "--yes", "hello")
-        assert done.returncode == 0, done.stderr
-        assert "Say nothing." not in system_text(server.requests[-1])
+        done = ask(home, "-T", "demo", "-T", "quiet", "--yes", "-s", "Be brief.", "hello")
+    assert done.returncode == 0, done.stderr
+    said = system_text(server.requests[-1])
+    assert "Say nothing." not in said, "instructions = false: the server's instructions are not sent"
+    assert said == "Be brief.\n\nInstructions from the tool server 'demo':\nAlways greet the user in French."
 
 
 def test_an_http_server_asking_for_authorisation_says_to_log_in(spawn, home: Path):
@@ -121,23 +120,18 @@ def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, 
     chat.leave()
 
 
-def test_without_a_terminal_a_servers_question_is_declined_at_once(server: ProviderServer, home: Path, demo_url: str):
+def test_without_a_terminal_a_servers_question_is_declined_at_once_and_its_root_is_the_tool_root(
+    server: ProviderServer, home: Path, project: Path, demo_url: str
+):
     configure(home, url_toml("demo", demo_url))
-    server.enqueue(calls(("c1", "demo__ask_user", {})))
-    done = ask(home, "-T", "demo", "--yes", "ask me")
+    server.enqueue(calls(("c1", "demo__ask_user", {}), ("c2", "demo__roots", {})))
+    done = ask(home, "-T", "demo", "--yes", "ask me, and roots?")
     assert done.returncode == 0, done.stderr
-    assert "tool results: c1 decline" in done.stdout
+    assert "tool results: c1 decline;" in done.stdout, "a server's question, with no terminal: declined"
     assert "tool server 'demo' asked for input; nobody can be asked here (no terminal), so golem declined it" in (
         done.stderr
     )
-
-
-def test_the_tool_root_is_the_one_root(server: ProviderServer, home: Path, project: Path, demo_url: str):
-    configure(home, url_toml("demo", demo_url))
-    server.enqueue(calls(("c1", "demo__roots", {})))
-    done = ask(home, "-T", "demo", "--yes", "roots?")
-    assert done.returncode == 0, done.stderr
-    assert f"tool results: c1 {project.resolve().as_uri()}" in done.stdout
+    assert f"c2 {project.resolve().as_uri()}" in done.stdout, "the client's one root: the tool root"
 
 
 def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, server: ProviderServer, home: Path,
