@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import assert_one_line_error
-from tests.mcpservers import demo_toml
+from tests.mcpservers import demo_toml, raw_toml, url_toml
+from tests.mcpservers.threaded import http_demo
 
 CLAUDE = {
     "mcpServers": {
@@ -96,33 +97,39 @@ def test_bad_files_are_one_line(golem, tmp_path, content, message):
 
 @pytest.mark.slow
 def test_list_starts_each_server_and_says_how_it_went(golem, home):
+    """The demo server over HTTP from a thread of this process; `bad` a program golem starts."""
     home.mkdir()
-    (home / "config.toml").write_text(demo_toml("demo") + demo_toml("bad", "--exit-at-start", "4")
-                                      + '\n[mcp_servers.off]\ncommand = "x"\nenabled = false\n')  # fmt: skip
-    quick = golem("mcp", "list", "--no-start")
-    assert quick.code == 0 and "demo  stdio" in quick.out and "ready" not in quick.out
-    done = golem("mcp", "list")
+    with http_demo() as url:
+        (home / "config.toml").write_text(url_toml("demo", url) + demo_toml("bad", "--exit-at-start", "4")
+                                          + '\n[mcp_servers.off]\ncommand = "x"\nenabled = false\n')  # fmt: skip
+        quick = golem("mcp", "list", "--no-start")
+        done = golem("mcp", "list")
+        listed = json.loads(golem("mcp", "list", "--json").out)
+    assert quick.code == 0 and f"demo  http   {url}\nbad   stdio  " in quick.out, quick.out
+    assert "ready" not in quick.out
     assert done.code == 0, done.err
     lines = done.out.splitlines()
-    assert lines[0].startswith(f"demo  stdio  {sys.executable}") and lines[1].strip().startswith("ready, 19 tools (")
+    assert lines[0] == f"demo  http   {url}" and lines[1].strip().startswith("ready, 19 tools ("), done.out
+    assert lines[2].startswith(f"bad   stdio  {sys.executable}"), done.out
     assert lines[3].strip() == "did not start: exited at start (exit status 4; it said: demo: refusing to start (told to))"
     assert lines[5].strip() == "disabled (enabled = false)"
-    listed = json.loads(golem("mcp", "list", "--json").out)
     assert [(s["name"], s.get("status")) for s in listed] == [("demo", "ready"), ("bad", "failed"), ("off", None)]
     assert "picture" in listed[0]["tools"]
 
 
 @pytest.mark.slow
 def test_golem_tools_lists_the_servers_tools(golem, home):
+    """The demo server over HTTP from a thread of this process; `bad` a program golem starts."""
     home.mkdir()
-    (home / "config.toml").write_text(demo_toml("demo", extra='allow = ["echo"]\n') + demo_toml("bad", "--exit-at-start", "1"))
-    done = golem("tools")
+    with http_demo() as url:
+        (home / "config.toml").write_text(url_toml("demo", url, 'allow = ["echo"]\n') + demo_toml("bad", "--exit-at-start", "1"))
+        done = golem("tools")
+        listed = json.loads(golem("tools", "--json").out)
     assert done.code == 0, done.err
     assert "demo__echo" in done.out and "demo__hostile" in done.out
     echo = next(line for line in done.out.splitlines() if "demo__echo" in line)
     assert echo.split()[1:4] == ["demo", "mcp:demo", "runs"]
     assert "bad tool server, did not start: exited at start (exit status 1; it said: demo: refusing to start" in " ".join(done.out.split())
-    listed = json.loads(golem("tools", "--json").out)
     shout = next(t for t in listed if t["name"] == "demo__shout")
     assert shout["destructive"] and shout["ownName"] == "shout" and shout["needsApproval"]
 
@@ -144,7 +151,7 @@ def _modules_after(args: list[str], home: Path, stdin: str = "") -> list[str]:
 
 def test_commands_without_a_tool_server_never_import_the_sdk(home):
     home.mkdir()
-    (home / "config.toml").write_text('model = "offline:echo"\n' + demo_toml("demo"))
+    (home / "config.toml").write_text('model = "offline:echo"\n' + raw_toml("demo"))  # a server without the SDK
     assert _modules_after(["--version"], home) == []
     assert _modules_after(["list"], home) == []
     assert _modules_after(["chat"], home, stdin="hello\n") == []  # a server configured, not enabled

@@ -1,7 +1,8 @@
 """Tool servers for the tests, written with the MCP SDK's own server class (``MCPServer``):
-``demo.py`` runs over stdio or, with ``--http-fd FD``, streamable HTTP. ``demo_table`` and
-``demo_toml`` build a config table that starts it (``server_tables`` reads such tables as golem
-reads config.toml's); ``http_demo`` runs it over HTTP."""
+the demo server (``demo_app.py``) runs as a program over stdio (``demo.py``: ``demo_table`` and
+``demo_toml`` build a config table that starts it; ``server_tables`` reads such tables as golem
+reads config.toml's), or over streamable HTTP from a thread of the test process
+(``threaded.http_demo``; ``url_toml`` is its table)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from golem_cli.config.tables import convert
 
 DEMO = Path(__file__).with_name("demo.py")
 REFUSING = Path(__file__).with_name("refusing.py")
+RAW = Path(__file__).with_name("raw.py")
 
 
 def published(program: str) -> str:
@@ -26,13 +28,6 @@ def published(program: str) -> str:
     found = shutil.which(program, path=str(Path(sys.executable).parent))
     assert found is not None, f"{program} is not installed: pip install -e '.[test]'"
     return found
-
-
-@contextlib.contextmanager
-def http_demo(name: str = "web-demo", *args: str) -> Iterator[str]:
-    """The demo server over streamable HTTP on a loopback port; yields its URL."""
-    with served(lambda fd: [str(DEMO), "--http-fd", fd, "--name", name, *args]) as url:
-        yield url
 
 
 @contextlib.contextmanager
@@ -81,3 +76,14 @@ def demo_toml(name: str, *args: str, extra: str = "") -> str:
     quoted = ", ".join(f'"{a}"' for a in (str(DEMO), *args))
     started = "" if "startup_timeout_sec" in extra else f"startup_timeout_sec = {STARTUP_SECONDS}\n"
     return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n{started}{extra}'
+
+
+def raw_toml(name: str, *args: str) -> str:
+    """A table, as config.toml text, for the hand-written server (``raw.py``: no SDK to import)."""
+    quoted = ", ".join(f'"{a}"' for a in (str(RAW), *args))
+    return f'\n[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = [{quoted}]\n'
+
+
+def url_toml(name: str, url: str, extra: str = "") -> str:
+    """An ``[mcp_servers.NAME]`` table, as config.toml text, for a server over HTTP at ``url``."""
+    return f'\n[mcp_servers.{name}]\nurl = "{url}"\n{extra}'

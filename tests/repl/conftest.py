@@ -118,3 +118,14 @@ def spawn(home: Path) -> Iterator:
     for child in children:
         if child.isalive():
             child.terminate(force=True)
+
+
+@pytest.fixture
+def demo_url() -> Iterator[str]:
+    """The URL of a fresh demo tool server (tests/mcpservers/demo_app.py) served over HTTP from a
+    thread of this process, for the tests whose server is not their subject: no server process,
+    no second import of the MCP SDK."""
+    from tests.mcpservers.threaded import http_demo
+
+    with http_demo() as url:
+        yield url

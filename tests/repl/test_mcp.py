@@ -1,6 +1,8 @@
 """Tool servers in chat as a person meets them: the real ``golem`` on a pseudo-terminal (or in a
-pipe), the loopback provider answering with calls of a server's tools, and a real tool
-server (tests/mcpservers/demo.py, the SDK's own server class) started by golem.
+pipe), the loopback provider answering with calls of a server's tools, and a real tool server
+(tests/mcpservers/demo_app.py, the SDK's own server class): over streamable HTTP from a thread
+of this process, or, where the test is about the server's process (its start, its exit, a kill
+mid-call, a cancellation), a program of its own that golem starts.
 
 The provider's reply after tool results is ``tool results: <id> [failed] <first line>``, so
 what the model was sent shows in the transcript."""
@@ -14,6 +16,7 @@ import signal
 import subprocess
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
@@ -21,7 +24,8 @@ import pytest
 from golem_cli.config.schema import McpServerTable
 from golem_cli.core.history.repair import normalize_history
 
-from tests.mcpservers import demo_toml, http_demo, published
+from tests.mcpservers import demo_toml, published, url_toml
+from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl.conftest import GOLEM, PATIENCE, golem_env, plain
 from tests.repl.test_tools import ask, calls, stored, wait_for
@@ -39,14 +43,23 @@ def marks(home: Path) -> Path:
 
 
 @pytest.fixture
-def demo(home: Path, marks: Path) -> Path:
-    """A config with the demo server as `demo`, one that exits at start as `bad`, two
-    servers offering the same tools as `alpha` and `beta`, and one that is slow to start as
-    `late`: it starts once the test opens its gate (``open_gate``)."""
+def demo(home: Path, marks: Path) -> Iterator[Path]:
+    """A config with the demo server as `demo` (over HTTP, from a thread of this process), and
+    two programs golem starts: one that exits at start as `bad`, and one that is slow to start
+    as `late`: it starts once the test opens its gate (``open_gate``)."""
+    with http_demo("demo", marks) as url:
+        yield configured(home, marks, url_toml("demo", url))
+
+
+@pytest.fixture
+def demo_process(home: Path, marks: Path) -> Path:
+    """The same config with `demo` a program golem starts, for the tests about its process."""
+    return configured(home, marks, demo_toml("demo", "--marks", str(marks)))
+
+
+def configured(home: Path, marks: Path, demo: str) -> Path:
     config = home / "config.toml"
-    config.write_text(config.read_text() + demo_toml("demo", "--marks", str(marks))
-                      + demo_toml("bad", "--exit-at-start", "3") + demo_toml("alpha", "--name", "alpha")
-                      + demo_toml("beta", "--name", "beta")
+    config.write_text(config.read_text() + demo + demo_toml("bad", "--exit-at-start", "3")
                       + demo_toml("late", "--name", "late", "--marks", str(marks), "--start-gate", str(marks / "gate")))  # fmt: skip
     return config
 
@@ -102,15 +115,14 @@ def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: Provider
 
 
 def test_without_a_terminal_a_call_is_denied_and_allow_runs_it(server: ProviderServer, home: Path, demo: Path, marks: Path):
-    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0})))
-    done = ask(home, "-T", "demo", "go")
+    """One run: demo__slow is not allowed (denied, never run), demo__echo is (``--allow demo.echo``)."""
+    server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0}), ("call_2", "demo__echo", {"text": "allowed"})))
+    done = ask(home, "-T", "demo", "--allow", "demo.echo", "go")
     assert done.returncode == 0, done.stderr
     assert ("tool results: call_1 [failed] Your tool call was denied: it needs the user's approval and nobody can be "
             "asked here (no terminal); the user can approve it with --yes or --allow demo__slow.") in done.stdout  # fmt: skip
-    assert not (marks / "slow-started").exists()  # never ran
-    server.enqueue(calls(("call_2", "demo__slow", {"seconds": 0})))
-    allowed = ask(home, "-T", "demo", "--allow", "demo.slow", "go")
-    assert "tool results: call_2 waited 0 s" in allowed.stdout, allowed.stderr
+    assert not (marks / "slow-started").exists(), "a denied call never runs"
+    assert "call_2 demo says: allowed" in done.stdout, "--allow runs the call without a question"
 
 
 # --- results -------------------------------------------------------------------------------
@@ -205,7 +217,8 @@ def test_each_servers_line_comes_when_that_server_is_done(spawn, demo: Path):
     chat.leave()  # stops sluggish, still starting
 
 
-def test_a_server_killed_mid_call_fails_the_call_and_starts_again(spawn, server: ProviderServer, demo: Path, marks: Path):
+def test_a_server_killed_mid_call_fails_the_call_and_starts_again(spawn, server: ProviderServer, demo_process: Path,
+                                                                  marks: Path):  # fmt: skip
     server.enqueue(calls(("call_1", "demo__slow", {"seconds": 60})), Scenario(), calls(("call_2", "demo__pid", {})))
     chat = spawn("chat", "-T", "demo", "--yes")
     chat.prompt()
@@ -223,8 +236,9 @@ def test_a_server_killed_mid_call_fails_the_call_and_starts_again(spawn, server:
     assert gone(pid)  # stopped on exit, reaped
 
 
-def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn, server: ProviderServer, demo: Path,
-                                                                          marks: Path, home: Path):  # fmt: skip
+def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn, server: ProviderServer,
+                                                                          demo_process: Path, marks: Path,
+                                                                          home: Path):  # fmt: skip
     server.enqueue(calls(("call_1", "demo__slow", {"seconds": 60})), calls(("call_2", "demo__spawn_child", {})))
     chat = spawn("chat", "-T", "demo", "--yes")
     chat.prompt()
@@ -252,15 +266,17 @@ def test_ctrl_c_mid_call_cancels_it_at_the_server_and_the_call_is_repaired(spawn
 
 def test_two_servers_with_the_same_tool_names(spawn, server: ProviderServer, demo: Path):
     server.enqueue(calls(("c1", "alpha__echo", {"text": "x"}), ("c2", "beta__echo", {"text": "y"})))
-    chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
-    chat.prompt()
-    ready = {chat.expect(READY).split(": ")[-1] for _ in range(2)}  # one line each, as each is ready
-    assert ready == {"alpha (19 tools)", "beta (19 tools)"}
-    out = chat.say("both")
-    assert "tool results: c1 alpha says: x; c2 beta says: y" in out
-    sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
-    assert "alpha__echo" in sent and "beta__echo" in sent and "beta__shout" not in sent
-    chat.leave()
+    with http_demo("alpha") as alpha, http_demo("beta") as beta:
+        demo.write_text(demo.read_text() + url_toml("alpha", alpha) + url_toml("beta", beta))
+        chat = spawn("chat", "-T", "alpha", "-T", "beta.echo", "--yes")
+        chat.prompt()
+        ready = {chat.expect(READY).split(": ")[-1] for _ in range(2)}  # one line each, as each is ready
+        assert ready == {"alpha (19 tools)", "beta (19 tools)"}
+        out = chat.say("both")
+        assert "tool results: c1 alpha says: x; c2 beta says: y" in out
+        sent = [t["function"]["name"] for t in server.requests[-1].json["tools"]]
+        assert "alpha__echo" in sent and "beta__echo" in sent and "beta__shout" not in sent
+        chat.leave()
 
 
 def test_tools_enable_starts_a_server_mid_chat(spawn, server: ProviderServer, demo: Path):
@@ -351,14 +367,14 @@ def test_leaving_while_a_server_starts_stops_it(spawn, server: ProviderServer, d
     assert gone(pid)  # stopped, and reaped: no zombie left behind
 
 
-# --- other servers: over HTTP, and one published on PyPI ----------------------------------
+# --- other servers: with a token over HTTP, and one published on PyPI ---------------------
 
 
 def test_a_streamable_http_server_in_a_chat(spawn, server: ProviderServer, home: Path):
     server.enqueue(calls(("c1", "remote__echo", {"text": "over http"}), ("c2", "remote__authorization", {})))
     with http_demo("web-demo") as url:
         config = home / "config.toml"
-        config.write_text(config.read_text() + f'\n[mcp_servers.remote]\nurl = "{url}"\nbearer_token_env_var = "DEMO_TOKEN"\n')
+        config.write_text(config.read_text() + url_toml("remote", url, 'bearer_token_env_var = "DEMO_TOKEN"\n'))
         chat = spawn("chat", "-T", "remote", "--yes", env={"DEMO_TOKEN": "s3cret"})
         chat.prompt()
         assert "remote (19 tools)" in chat.expect(READY)
@@ -376,13 +392,11 @@ def test_a_published_server_from_pypi_in_golem(server: ProviderServer, home: Pat
     rows = [line.split()[:3] for line in listed.stdout.splitlines() if "mcp:time" in line]
     assert rows == [["time__get_current_time", "time", "mcp:time"], ["time__convert_time", "time", "mcp:time"]], listed
     arguments = {"source_timezone": "Europe/Paris", "time": "12:00", "target_timezone": "Asia/Tokyo"}
-    server.enqueue(calls(("c1", "time__convert_time", arguments)))
-    denied = ask(home, "-T", "time", "convert")  # not allowed, and no terminal to ask
-    assert "tool results: c1 [failed] Your tool call was denied" in denied.stdout, denied.stderr
-    server.enqueue(calls(("c2", "time__convert_time", arguments)))
-    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")
+    server.enqueue(calls(("c1", "time__get_current_time", {"timezone": "Etc/UTC"}), ("c2", "time__convert_time", arguments)))
+    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")  # no terminal to ask about c1
     assert done.returncode == 0, done.stderr
-    (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
+    assert "tool results: c1 [failed] Your tool call was denied" in done.stdout, done.stderr
+    (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool" and m["tool_call_id"] == "c2"]
     said = json.loads(result["content"])
     assert said["source"]["timezone"] == "Europe/Paris" and said["target"]["timezone"] == "Asia/Tokyo"
     assert said["target"]["datetime"].startswith(said["source"]["datetime"][:10]) and said["time_difference"] == "+8.0h"

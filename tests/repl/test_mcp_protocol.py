@@ -1,8 +1,9 @@
 """MCP beyond tool calls, as a person meets it in the real ``golem``: a server that changes its
 tools, gives instructions, asks the user (elicitation), asks for roots, reports progress and
 logs, and an HTTP server that refuses (401 before login, 500). The servers are the SDK-built
-demo (tests/mcpservers/demo.py) and a refusing endpoint (tests/mcpservers/refusing.py); the
-provider is the loopback one, whose reply after tool results is ``tool results: <id> ...``."""
+demo (tests/mcpservers/demo_app.py, over HTTP from a thread of this process) and a refusing
+endpoint (tests/mcpservers/refusing.py); the provider is the loopback one, whose reply after
+tool results is ``tool results: <id> ...``."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.mcpservers import demo_toml, refusing
+from tests.mcpservers import demo_toml, refusing, url_toml
+from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl import test_tools
 from tests.repl.conftest import PATIENCE
@@ -38,8 +40,8 @@ def system_text(request: object) -> str:
     return "\n".join(m["content"] for m in request.json["messages"] if m["role"] == "system")  # type: ignore[attr-defined]
 
 
-def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
+def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: ProviderServer, home: Path, demo_url: str):
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(calls(("c1", "demo__grow", {})), Scenario(), Scenario(), calls(("c2", "demo__grown", {"text": "hi"})))
     chat = spawn("chat", "-T", "demo", "--yes")
     chat.prompt()
@@ -58,21 +60,21 @@ def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: Pro
 
 
 def test_a_servers_instructions_reach_the_model_after_the_chats_own(server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo", "--instructions", "Always greet the user in French."))
-    done = ask(home, "-T", "demo", "--yes", "-s", "Be brief.", "hello")
+    """Two servers in one run: `demo`'s instructions are sent, `quiet`'s (``instructions = false``) are not."""
+    with (http_demo(instructions="Always greet the user in French.") as demo,
+          http_demo("quiet", instructions="Say nothing.") as quiet):  # fmt: skip
+        configure(home, url_toml("demo", demo) + url_toml("quiet", quiet, "instructions = false\n"))
+        done = ask(home, "-T", "demo", "-T", "quiet", "--yes", "-s", "Be brief.", "hello")
     assert done.returncode == 0, done.stderr
     said = system_text(server.requests[-1])
+    assert "Say nothing." not in said, "instructions = false: the server's instructions are not sent"
     assert said == "Be brief.\n\nInstructions from the tool server 'demo':\nAlways greet the user in French."
-    configure(home, demo_toml("quiet", "--instructions", "Say nothing.", extra="instructions = false\n"))
-    done = ask(home, "-T", "quiet", "--yes", "hello")
-    assert done.returncode == 0, done.stderr
-    assert "Say nothing." not in system_text(server.requests[-1])
 
 
 def test_an_http_server_asking_for_authorisation_says_to_log_in(spawn, home: Path):
     challenge = 'Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"'
     with refusing(401, '{"error": "invalid_token"}', challenge) as url:
-        configure(home, f'\n[mcp_servers.remote]\nurl = "{url}"\n')
+        configure(home, url_toml("remote", url))
         chat = spawn("chat", "-T", "remote")
         chat.prompt()
         line = chat.expect(r"did not start[^\n]*")
@@ -82,7 +84,7 @@ def test_an_http_server_asking_for_authorisation_says_to_log_in(spawn, home: Pat
 
 def test_an_http_servers_other_refusal_is_its_status_and_its_words(spawn, home: Path):
     with refusing(503, "overloaded \x1b[31mtry\x1b[0m later") as url:
-        configure(home, f'\n[mcp_servers.remote]\nurl = "{url}"\n')
+        configure(home, url_toml("remote", url))
         chat = spawn("chat", "-T", "remote")
         chat.prompt()
         line = chat.expect(r"did not start[^\n]*")
@@ -90,8 +92,8 @@ def test_an_http_servers_other_refusal_is_its_status_and_its_words(spawn, home: 
     assert "did not start: the server answered HTTP 503: overloaded ^[[31mtry^[[0m later" in line
 
 
-def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
+def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, home: Path, demo_url: str):
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(calls(("c1", "demo__ask_user", {})), Scenario(), calls(("c2", "demo__ask_user", {})))
     chat = spawn("chat", "-T", "demo", "--yes")
     chat.prompt()
@@ -118,28 +120,23 @@ def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, 
     chat.leave()
 
 
-def test_without_a_terminal_a_servers_question_is_declined_at_once(server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
-    server.enqueue(calls(("c1", "demo__ask_user", {})))
-    done = ask(home, "-T", "demo", "--yes", "ask me")
+def test_without_a_terminal_a_servers_question_is_declined_at_once_and_its_root_is_the_tool_root(
+    server: ProviderServer, home: Path, project: Path, demo_url: str
+):
+    configure(home, url_toml("demo", demo_url))
+    server.enqueue(calls(("c1", "demo__ask_user", {}), ("c2", "demo__roots", {})))
+    done = ask(home, "-T", "demo", "--yes", "ask me, and roots?")
     assert done.returncode == 0, done.stderr
-    assert "tool results: c1 decline" in done.stdout
+    assert "tool results: c1 decline;" in done.stdout, "a server's question, with no terminal: declined"
     assert "tool server 'demo' asked for input; nobody can be asked here (no terminal), so golem declined it" in (
         done.stderr
     )
-
-
-def test_the_tool_root_is_the_one_root(server: ProviderServer, home: Path, project: Path):
-    configure(home, demo_toml("demo"))
-    server.enqueue(calls(("c1", "demo__roots", {})))
-    done = ask(home, "-T", "demo", "--yes", "roots?")
-    assert done.returncode == 0, done.stderr
-    assert f"tool results: c1 {project.resolve().as_uri()}" in done.stdout
+    assert f"c2 {project.resolve().as_uri()}" in done.stdout, "the client's one root: the tool root"
 
 
 def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, server: ProviderServer, home: Path,
-                                                                     tmp_path: Path):  # fmt: skip
-    configure(home, demo_toml("demo"))
+                                                                     tmp_path: Path, demo_url: str):  # fmt: skip
+    configure(home, url_toml("demo", demo_url))
     gate = tmp_path / "gate"
     server.enqueue(calls(("c1", "demo__steps", {"gate": str(gate)})), Scenario(), calls(("c2", "demo__warn", {})))
     chat = spawn("chat", "-T", "demo", "--yes")
@@ -156,9 +153,10 @@ def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, serv
     assert "all is well" not in out
 
 
-def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, home: Path):
+def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, home: Path,
+                                                                               demo_url: str):  # fmt: skip
     """The request golem sends carries the tools in the registry's order, unchanged between turns."""
-    configure(home, demo_toml("demo"))
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario(), Scenario())
     first = ask(home, "-T", "demo", "one")
     second = ask(home, "-T", "demo", "two")
@@ -167,12 +165,12 @@ def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(se
     assert json.dumps(a) == json.dumps(b)
 
 
-def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path):
+def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path, demo_url: str):
     import subprocess
 
     from tests.repl.conftest import GOLEM, golem_env
 
-    configure(home, demo_toml("demo") + demo_toml("bad", "--exit-at-start", "3"))
+    configure(home, url_toml("demo", demo_url) + demo_toml("bad", "--exit-at-start", "3"))
     listed = subprocess.run([GOLEM, "mcp", "prompts"], capture_output=True, text=True, env=golem_env(home), timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert "demo: 1 prompt\n  /demo:greet name=... style?=...  Greet someone by name." in listed.stdout
@@ -187,8 +185,8 @@ def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path)
     assert "demo: 2 resources, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text
 
 
-def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
+def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: ProviderServer, home: Path, demo_url: str):
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario())
     chat = spawn("chat", "-T", "demo")
     chat.prompt()

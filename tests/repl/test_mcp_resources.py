@@ -3,7 +3,8 @@ in a prompt and ``/attach @SERVER:URI`` attach them (Tab completes them), a reso
 cannot be read sends nothing, and a ``resource_link`` a tool returned is named the way it is
 attached; Tab offers the server's own completions of a prompt's argument and a template's
 variable (``completion/complete``). The server is the SDK-built demo
-(tests/mcpservers/demo.py); the provider is the loopback one."""
+(tests/mcpservers/demo_app.py, over HTTP from a thread of this process); the provider is the
+loopback one."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mcpservers import demo_toml
+from tests.mcpservers import url_toml
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl.test_mcp_protocol import READY, configure, wait_for_screen
 
@@ -23,8 +24,8 @@ def user_messages(server: ProviderServer) -> list[object]:
     return [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
 
 
-def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
+def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: ProviderServer, home: Path, demo_url: str):
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario())
     chat = spawn("chat", "-T", "demo")
     chat.prompt()
@@ -50,8 +51,8 @@ def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: Pro
     chat.leave()
 
 
-def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: ProviderServer, home: Path):
-    configure(home, demo_toml("demo"))
+def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: ProviderServer, home: Path, demo_url: str):
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario())
     chat = spawn("chat", "-T", "demo")
     chat.prompt()
@@ -75,10 +76,10 @@ def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: Pr
     chat.leave()
 
 
-def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: ProviderServer, home: Path):
+def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: ProviderServer, home: Path, demo_url: str):
     from tests.repl.test_tools import calls
 
-    configure(home, demo_toml("demo"))
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(calls(("call_1", "demo__linked", {})), Scenario())
     chat = spawn("chat", "-T", "demo", "--yes")
     chat.prompt()
@@ -94,9 +95,9 @@ def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: P
 
 
 def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_templates_variable(
-    spawn, server: ProviderServer, home: Path
+    spawn, server: ProviderServer, home: Path, demo_url: str
 ):
-    configure(home, demo_toml("demo"))
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario())
     chat = spawn("chat", "-T", "demo")
     chat.prompt()
@@ -123,10 +124,10 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
 
 
 def test_what_a_server_adds_is_offered_at_the_next_prompt_and_the_model_reads_it(spawn, server: ProviderServer,
-                                                                                 home: Path):  # fmt: skip
+                                                                                 home: Path, demo_url: str):  # fmt: skip
     from tests.repl.test_tools import calls
 
-    configure(home, demo_toml("demo"))
+    configure(home, url_toml("demo", demo_url))
     server.enqueue(calls(("c1", "demo__grow", {})), Scenario(),
                    calls(("c2", "read_resource", {"resource": "@demo:demo://grown"})), Scenario())  # fmt: skip
     chat = spawn("chat", "-T", "demo", "-T", "read_resource", "--yes")

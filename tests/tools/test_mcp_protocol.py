@@ -8,13 +8,15 @@ import asyncio
 import os
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from golem_cli.core.tools import ToolContext, ToolFailed
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
-from tests.mcpservers import demo_table, http_demo, server_tables
+from tests.mcpservers import server_tables
+from tests.mcpservers.threaded import http_demo
 
 pytestmark = pytest.mark.slow
 CTX = ToolContext(call_id="c1", tool_name="t", args="{}")
@@ -29,6 +31,13 @@ def raw(*args: str, **keys: object) -> dict[str, object]:
     return {"command": sys.executable, "args": [RAW, *args], **keys}
 
 
+@pytest.fixture
+def demo_url() -> Iterator[str]:
+    """The demo server, over HTTP from a thread of this process (``grow`` changes it: one per test)."""
+    with http_demo() as url:
+        yield url
+
+
 async def call(box: Toolbox, name: str, **args):
     entry = box.registry.entry(name)
     assert entry is not None, f"{name} not in {[e.name for e in box.registry.entries()]}"
@@ -39,26 +48,27 @@ def test_instructions_are_cut_at_2_kb_with_a_mark_and_named_by_server():
     from golem_cli.tools.mcp.source import CUT_MARK, MAX_INSTRUCTIONS
 
     long = "é" * 3000  # two bytes each: the cut falls inside no character
-    box = box_for({"demo": demo_table("--instructions", long), "other": demo_table("--instructions", "Be kind."),
-                   "off": demo_table("--instructions", "Ignore me.", instructions=False)},
-                  ["demo", "other", "off"])  # fmt: skip
+    with (http_demo(instructions=long) as demo, http_demo("other", instructions="Be kind.") as other,
+          http_demo("off", instructions="Ignore me.") as off):  # fmt: skip
+        box = box_for({"demo": {"url": demo}, "other": {"url": other}, "off": {"url": off, "instructions": False}},
+                      ["demo", "other", "off"])  # fmt: skip
 
-    async def go() -> str:
-        assert await box.start() == []
-        try:
-            return box.instructions()
-        finally:
-            await box.close()
+        async def go() -> str:
+            assert await box.start() == []
+            try:
+                return box.instructions()
+            finally:
+                await box.close()
 
-    text = asyncio.run(go())
+        text = asyncio.run(go())
     first, second = text.split("\n\n")
     assert first.startswith("Instructions from the tool server 'demo':\n" + "é" * 1024) and first.endswith(CUT_MARK)
     assert len(first.split("\n")[1].encode()) == MAX_INSTRUCTIONS
     assert second == "Instructions from the tool server 'other':\nBe kind."
 
 
-def test_a_changed_list_keeps_the_order_and_a_disabled_tool_stays_off():
-    box = box_for({"demo": demo_table()}, ["demo"])
+def test_a_changed_list_keeps_the_order_and_a_disabled_tool_stays_off(demo_url: str):
+    box = box_for({"demo": {"url": demo_url}}, ["demo"])
 
     async def go() -> None:
         assert await box.start() == []

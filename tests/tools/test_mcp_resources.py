@@ -1,5 +1,5 @@
 """A tool server's resources, prompts and completions through the tools layer, against the
-SDK-built demo server: ``read_resource`` (off unless named), a ``resource_link`` named the way
+SDK-built demo server (over HTTP, from a thread of this process): ``read_resource`` (off unless named), a ``resource_link`` named the way
 it is opened, the server's argument completions, and lists it changes read again between turns.
 What a ``resources/read`` answer may hold is bounded (``tools/mcp/resources.py``)."""
 
@@ -13,27 +13,32 @@ from golem_cli.core.tools import ToolContext, ToolFailed
 from golem_cli.tools.mcp.resources import MAX_BYTES, MENTION, ResourceProblem, contents
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
-from tests.mcpservers import demo_table, server_tables
+from tests.mcpservers import server_tables
+from tests.mcpservers.threaded import http_demo
 from tests.tools.test_mcp_protocol import call
 
 CTX = ToolContext(call_id="c1", tool_name="t", args="{}")
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 20).decode()
 
 
-def demo_box(enabled: list[str]) -> Toolbox:
-    return toolbox(enabled=enabled, servers=server_tables({"demo": demo_table()}))
+def demo_box(enabled: list[str], url: str = "http://127.0.0.1:1/mcp") -> Toolbox:
+    return toolbox(enabled=enabled, servers=server_tables({"demo": {"url": url}}))
 
 
 def with_box(enabled: list[str], body) -> object:
-    async def go() -> object:
-        box = demo_box(enabled)
+    """``body(box)``'s answer, the box's servers started: a fresh demo server over HTTP from a
+    thread of this process."""
+
+    async def go(url: str) -> object:
+        box = demo_box(enabled, url)
         assert await box.start() == []
         try:
             return await body(box)
         finally:
             await box.close()
 
-    return asyncio.run(go())
+    with http_demo() as url:
+        return asyncio.run(go(url))
 
 
 async def until(condition, seconds: float = 30) -> None:

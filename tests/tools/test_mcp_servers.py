@@ -1,6 +1,7 @@
-"""Tool servers through the tools layer, against real servers: the SDK's own server class over
-stdio and streamable HTTP (tests/mcpservers/demo.py), and a published server from PyPI
-(mcp-server-time). Processes are real, and so are their crashes, kills and cancellations."""
+"""Tool servers through the tools layer, against real servers: the SDK's own server class
+(tests/mcpservers/demo_app.py) over stdio, a program of its own, and over streamable HTTP from
+a thread of this process; and a published server from PyPI (mcp-server-time). The tests about
+a server's process use a real one, and so are its crashes, kills and cancellations."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from golem_cli.core.tools import ToolContext, ToolFailed
 from golem_cli.tools.mcp.config import ServerConfig
 from golem_cli.tools.toolbox import Toolbox, toolbox
 
-from tests.mcpservers import demo_table, http_demo, published, server_tables
+from tests.mcpservers import demo_table, published, server_tables
+from tests.mcpservers.threaded import http_demo
 
 pytestmark = pytest.mark.slow
 CTX = ToolContext(call_id="c1", tool_name="t", args="{}")
@@ -62,8 +64,15 @@ def gone(pid: int) -> bool:
     return not os.path.exists(f"/proc/{pid}")
 
 
-def test_tools_are_listed_named_and_called(tmp_path: Path):
-    box = box_for({"demo": demo_table()}, ["demo"], output_limit=2000)
+@pytest.fixture
+def demo_url() -> Iterator[str]:
+    """The demo server, over HTTP from a thread of this process."""
+    with http_demo() as url:
+        yield url
+
+
+def test_tools_are_listed_named_and_called(demo_url: str):
+    box = box_for({"demo": {"url": demo_url}}, ["demo"], output_limit=2000)
 
     async def go() -> None:
         assert box.waiting == ["demo"] and [s.name for s in box.to_start()] == ["mcp:demo"]
@@ -242,24 +251,24 @@ def test_a_message_over_the_limit_ends_the_connection(tmp_path: Path):
 
 
 def test_two_servers_with_the_same_tool_names():
-    servers = {"alpha": demo_table("--name", "alpha"), "beta": demo_table("--name", "beta")}
-    box = box_for(servers, ["alpha.echo", "beta"])
+    with http_demo("alpha") as alpha, http_demo("beta") as beta:
+        box = box_for({"alpha": {"url": alpha}, "beta": {"url": beta}}, ["alpha.echo", "beta"])
 
-    async def go() -> tuple[str, str]:
-        assert {s.group for s in box.to_start()} == {"alpha", "beta"}
-        assert await box.start() == []
-        try:
-            return (await call(box, "alpha__echo", text="x")).text, (await call(box, "beta__echo", text="x")).text
-        finally:
-            await box.close()
+        async def go() -> tuple[str, str]:
+            assert {s.group for s in box.to_start()} == {"alpha", "beta"}
+            assert await box.start() == []
+            try:
+                return (await call(box, "alpha__echo", text="x")).text, (await call(box, "beta__echo", text="x")).text
+            finally:
+                await box.close()
 
-    assert asyncio.run(go()) == ("alpha says: x", "beta says: x")
+        assert asyncio.run(go()) == ("alpha says: x", "beta says: x")
     enabled = [e.name for e in box.enabled]
     assert "alpha__echo" in enabled and "alpha__shout" not in enabled and "beta__shout" in enabled
 
 
-def test_allow_patterns_hints_and_unknown_names():
-    servers = {"demo": demo_table(allow=["s*", "echo"], allow_read_only=False)}
+def test_allow_patterns_hints_and_unknown_names(demo_url: str):
+    servers = {"demo": {"url": demo_url, "allow": ["s*", "echo"], "allow_read_only": False}}
     box = box_for(servers, ["demo", "demo.nope"], allow=["demo.f*", "demo.nothing"])
 
     async def go() -> list[str]:
@@ -281,7 +290,8 @@ def test_allow_patterns_hints_and_unknown_names():
 
 @pytest.fixture
 def http_server() -> Iterator[str]:
-    with http_demo() as url:
+    """A demo server named web-demo, over HTTP from a thread of this process."""
+    with http_demo("web-demo") as url:
         yield url
 
 
