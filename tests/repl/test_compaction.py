@@ -74,7 +74,7 @@ def turns(n: int) -> list[str]:
 
 
 def converse(home: Path, kind: str, count: int) -> str:
-    """``turns`` turns with a tool round each, as ``golem ask -s "You are terse." -T fs`` then
+    """``count`` turns with a tool round each, as ``golem ask -s "You are terse." -T fs`` then
     ``ask -c`` would store them (written as files: the asks are not what is tested); its ID."""
     return write_conversation(home, turns(count), model=MODELS[kind], system="You are terse.",
                               tools=["fs"], tool_rounds=True, call_prefix="toolu" if kind == "anthropic" else "call")  # fmt: skip
