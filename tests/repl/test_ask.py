@@ -11,6 +11,7 @@ from golem_cli.store import Store
 
 from tests.providerserver import Reply, Scenario
 from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.histories import write_conversation
 
 
 def ask(home, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
@@ -184,10 +185,10 @@ def test_ctrl_c_before_any_of_the_reply_says_nothing_arrived(home, server):
 
 
 def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
-    first = json.loads(ask(home, "--json", "hello").stdout)
-    path = home / "conversations" / f"{first['conversationId']}.json"
+    cid = write_conversation(home, ["hello"])
+    path = home / "conversations" / f"{cid}.json"
     path.write_bytes(b'[{"role": "user", "content": ')
-    done = ask(home, "--cid", first["conversationId"][:8], "again")
+    done = ask(home, "--cid", cid[:8], "again")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "golem normalize" in done.stderr
     assert path.read_bytes() == b'[{"role": "user", "content": '  # untouched
@@ -324,8 +325,7 @@ def test_context_tokens_bound_what_is_sent(home, server):
     (row,) = Store(home).list()
     assert [m.content for m in Store(home).load(row.id)][-1] == "one turn, over the budget of 3 tokens"  # kept
     Store(home).delete(row.id)
-    for n in range(6):
-        assert ask(home, *(["-c"] if n else []), f"question {n}: " + "word " * 40).returncode == 0
+    write_conversation(home, [f"question {n}: " + "word " * 40 for n in range(6)])  # six turns of ~100 tokens
     before = len(server.requests)
     assert ask(home, "-c", "--context-tokens", "250", "short").returncode == 0
     sent = server.requests[before].json["messages"]

@@ -13,6 +13,7 @@ import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
 from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.histories import write_conversation
 from tests.repl.test_cache_prefix import project
 
 pytestmark = pytest.mark.slow
@@ -68,16 +69,15 @@ def tools_of(request: Received) -> list[str]:
     return [t.get("name") or t["function"]["name"] for t in request.json.get("tools", [])]
 
 
-def converse(server: ProviderServer, home: Path, kind: str, turns: int) -> str:
-    """``turns`` turns of ``golem ask`` with a tool round each; the conversation's ID."""
-    for n in range(turns):
-        call = ToolCallSpec(f"{'toolu' if kind == 'anthropic' else 'call'}_{n}", "read_file", '{"path": "notes.txt"}')
-        server.enqueue(
-            Scenario(reply=Reply(text=f"reading {n}", tool_calls=[call])), Scenario(reply=Reply(text=f"read {n}"))
-        )
-        args = ["-c"] if n else ["-s", "You are terse."]
-        golem(home, "ask", *args, "-m", MODELS[kind], "-T", "fs", f"turn {n}")
-    return json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+def turns(n: int) -> list[str]:
+    return [f"turn {k}" for k in range(n)]
+
+
+def converse(home: Path, kind: str, count: int) -> str:
+    """``count`` turns with a tool round each, as ``golem ask -s "You are terse." -T fs`` then
+    ``ask -c`` would store them (written as files: the asks are not what is tested); its ID."""
+    return write_conversation(home, turns(count), model=MODELS[kind], system="You are terse.",
+                              tools=["fs"], tool_rounds=True, call_prefix="toolu" if kind == "anthropic" else "call")  # fmt: skip
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
@@ -85,18 +85,15 @@ def test_compact_then_ask_sends_instructions_summary_then_the_tail(
     server: ProviderServer, home: Path, kind: str
 ) -> None:
     project(home)
-    cid = converse(server, home, kind, 4)
+    cid = converse(home, kind, 4)
     path = home / "conversations" / f"{cid}.json"
     before = path.read_bytes()
-    last_turn = server.requests[-1]
     server.enqueue(Scenario(reply=Reply(text="SUMMARY: the user read notes.txt four times")))
     done = golem(home, "compact", cid[:8], "--keep", "4", "--focus", "the notes")  # its tools, as kept with it
     assert done.stdout.strip() == "SUMMARY: the user read notes.txt four times"
     assert "Summarised messages 1-12 (the newest 4 kept verbatim)" in done.stderr
     assert path.read_bytes() == before  # the history file is never touched
     compaction = server.requests[-1]
-    # The conversation's own prefix: instructions and tools, no tool choice; then what it covers.
-    assert system_of(compaction) == system_of(last_turn) and tools_of(compaction) == tools_of(last_turn)
     assert "tool_choice" not in compaction.json
     said = texts(compaction)
     assert said[-1].startswith(COMPACT_MARK) and said[-1].endswith("Focus on: the notes")
@@ -110,15 +107,17 @@ def test_compact_then_ask_sends_instructions_summary_then_the_tail(
     # undo: the next request is as if it had never been compacted
     assert "Removed the summary of messages 1-12" in golem(home, "compact", cid, "--undo").stderr
     golem(home, "ask", "-c", "-m", MODELS[kind], "-T", "fs", "again")
-    assert not any(t.startswith(SUMMARY_MARK) for t in texts(server.requests[-1]))
-    assert "turn 0" in texts(server.requests[-1])
+    turn = server.requests[-1]
+    assert not any(t.startswith(SUMMARY_MARK) for t in texts(turn))
+    assert "turn 0" in texts(turn)
+    # The compaction sent the conversation's own prefix: a turn's instructions and tools.
+    assert system_of(compaction) == system_of(turn) and tools_of(compaction) == tools_of(turn)
+    assert system_of(turn) is not None and "read_file" in tools_of(turn)
     assert golem(home, "compact", cid, "--undo", code=1).stderr.startswith("golem: nothing to undo")
 
 
 def test_a_damaged_summaries_file_sends_the_conversation_as_never_compacted(server: ProviderServer, home: Path) -> None:
-    for n in range(5):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
-    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    cid = write_conversation(home, turns(5))
     golem(home, "compact", cid, "--keep", "2")
     (home / "conversations" / f"{cid}.summaries.json").write_bytes(b"\x00garbage")
     done = golem(home, "ask", "-c", "next")
@@ -128,15 +127,13 @@ def test_a_damaged_summaries_file_sends_the_conversation_as_never_compacted(serv
 
 
 def test_nothing_to_compact_is_one_line(server: ProviderServer, home: Path) -> None:
-    golem(home, "ask", "only turn")
+    write_conversation(home, ["only turn"])
     done = golem(home, "compact", "last", code=1)
     assert done.stderr.startswith("golem: nothing to compact yet") and len(done.stderr.splitlines()) <= 2
 
 
 def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(server: ProviderServer, home: Path) -> None:
-    for n in range(5):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
-    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    cid = write_conversation(home, turns(5))
     golem(home, "compact", cid, "--keep", "4")  # covers messages 1-6
     golem(home, "fork", cid, "--at", "8", "--no-chat")
     golem(home, "fork", cid, "--at", "4", "--no-chat")
@@ -179,8 +176,7 @@ def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer,
 
 
 def test_compact_model_from_the_config_writes_the_summary(server: ProviderServer, home: Path) -> None:
-    for n in range(4):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    write_conversation(home, turns(4))
     config = home / "config.toml"
     config.write_text('compact_model = "claude:claude-test"\n' + config.read_text())
     done = golem(home, "compact", "last", "--keep", "2")
@@ -190,8 +186,7 @@ def test_compact_model_from_the_config_writes_the_summary(server: ProviderServer
 
 
 def test_show_and_export_mark_where_each_summary_starts(server: ProviderServer, home: Path) -> None:
-    for n in range(5):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    write_conversation(home, turns(5))
     server.enqueue(Scenario(reply=Reply(text="FIRST summary")))
     golem(home, "compact", "last", "--keep", "6")  # messages 1-4
     server.enqueue(Scenario(reply=Reply(text="SECOND summary")))
@@ -228,9 +223,9 @@ def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(server: P
     server.prompt_cache = PromptCache(min_tokens=64)
     project(home)
     long_system = " ".join(f"Rule {n}: be exact and cite the file you read." for n in range(60))
-    for n in range(4):
-        args = ["-c"] if n else ["-s", long_system]
-        golem(home, "ask", *args, "-m", MODELS["anthropic"], "-T", "fs", f"turn {n}")
+    # three turns written, the fourth asked: its request leaves the prefix in the server's cache
+    write_conversation(home, turns(3), model=MODELS["anthropic"], system=long_system, tools=["fs"])
+    golem(home, "ask", "-c", "-m", MODELS["anthropic"], "-T", "fs", "turn 3")
     call = ToolCallSpec("toolu_x", "read_file", '{"path": "notes.txt"}')
     server.enqueue(Scenario(reply=Reply(text="SUMMARY with a call", tool_calls=[call])))
     done = golem(home, "compact", "last", "--keep", "2", "-T", "fs")
@@ -246,9 +241,7 @@ def price(home: Path, table: str) -> None:
 
 def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(server: ProviderServer, home: Path) -> None:
     price(home, "price = { input = 1.0, output = 2.0 }")
-    for n in range(4):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
-    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
+    cid = write_conversation(home, turns(4))
     done = golem(home, "compact", cid, "--keep", "2")
     records = [json.loads(line) for line in (home / "conversations" / f"{cid}.runs.jsonl").read_text().splitlines()]
     compact = [r for r in records if r.get("kind") == "compact"]
@@ -264,16 +257,14 @@ def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(serve
 
 def test_a_compaction_of_more_than_a_few_cents_says_its_cost_first(server: ProviderServer, home: Path) -> None:
     price(home, "price = { input = 100000.0, output = 1.0 }")
-    for n in range(4):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    write_conversation(home, turns(4))
     done = golem(home, "compact", "last", "--keep", "2")
     first = done.stderr.splitlines()[0]
     assert first.startswith("This compaction sends about") and "at the input price" in first
 
 
 def test_context_shows_the_summary(server: ProviderServer, home: Path) -> None:
-    for n in range(5):
-        golem(home, "ask", *(["-c"] if n else []), f"turn {n}")
+    write_conversation(home, turns(5))
     golem(home, "compact", "last", "--keep", "2")
     out = golem(home, "context", "last").stdout
     assert "summary of messages 1-8 (compact)" in out and "history sent (2 messages)" in out
@@ -285,11 +276,15 @@ def test_auto_compact_compacts_before_a_request_past_its_share(server: ProviderS
     price(home, "context_window = 400")
     config = home / "config.toml"
     config.write_text("auto_compact = 0.5\n" + config.read_text())
+    # Turns 0-3 fit the share (written as files); asks 4 and 5 each pass it and compact first.
+    prompt = [f"turn {n} " + "words " * 20 for n in range(6)]
+    write_conversation(home, prompt[:4])
     said = []
-    for n in range(8):
-        done = golem(home, "ask", *(["-c"] if n else []), f"turn {n} " + "words " * 20)
-        said += [line for line in done.stderr.splitlines() if "of the context window" in line]
-    assert said and said[0].startswith("golem: the next request was about")
+    for n in (4, 5):
+        done = golem(home, "ask", "-c", prompt[n])
+        said.append([line for line in done.stderr.splitlines() if "of the context window" in line])
+    assert all(said), said
+    assert said[0][0].startswith("golem: the next request was about") and "compacted messages 1-2 first" in said[0][0]
     assert any(
         blocks(r)[0].startswith(SUMMARY_MARK) for r in server.requests if not blocks(r)[-1].startswith(COMPACT_MARK)
     )

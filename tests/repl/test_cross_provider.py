@@ -27,10 +27,11 @@ def ask(home: Path, *args: str) -> dict:
     return json.loads(done.stdout)
 
 
-def made_on(server: ProviderServer, home: Path, kind: str, first: bool) -> None:
+def made_on(server: ProviderServer, home: Path, kind: str, first: bool, block: int) -> None:
     """Four turns on ``kind``: reasoning and a tool call whose result is empty, a refusal, a
-    reply cut off at the token limit, a call of a tool that is not enabled (a failed result)."""
-    model, call = MODELS[kind], CALL_IDS[kind]
+    reply cut off at the token limit, a call of a tool that is not enabled (a failed result).
+    ``block`` numbers the call IDs (each block's calls are its own)."""
+    model, call = MODELS[kind], f"{CALL_IDS[kind]}{block}"
     signature = "EqQBsig" + kind if kind == "anthropic" else ""  # OpenAI-compatible reasoning is unsigned
     server.enqueue(
         Scenario(reply=Reply(thinking=f"Reasoning on {kind}.", signature=signature,
@@ -46,40 +47,49 @@ def made_on(server: ProviderServer, home: Path, kind: str, first: bool) -> None:
     assert "[failed]" in ask(home, "-c", "-m", model, "list the files")["reply"]
 
 
-@pytest.mark.parametrize("first", ["openai", "anthropic"])
-def test_a_conversation_made_on_each_provider_is_continued_on_the_other(server: ProviderServer, home: Path, first: str) -> None:
-    other = "anthropic" if first == "openai" else "openai"
+def carried_to_anthropic(carried: dict, foreign: set[str]) -> None:
+    blocks = [b for m in carried["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])]
+    assert all(b.get("signature") for b in blocks if b["type"] == "thinking")  # unsigned reasoning is not sent
+    assert {b["id"] for b in blocks if b["type"] == "tool_use"} >= foreign
+    assert all(m["content"] not in (None, "", []) for m in carried["messages"])
+
+
+def carried_to_openai(carried: dict, results: list[str]) -> None:
+    assert not any("thinking" in json.dumps(m) and m["role"] == "assistant" and "EqQB" in json.dumps(m) for m in carried["messages"])
+    assert [m["tool_call_id"] for m in carried["messages"] if m["role"] == "tool"] == results
+
+
+def test_a_conversation_made_on_each_provider_is_continued_on_the_other(server: ProviderServer, home: Path) -> None:
+    """One conversation moved twice (OpenAI, then Anthropic, then OpenAI again, and a last turn on
+    Anthropic): each provider continues a history the other made, with the other's four kinds
+    of turn in it, and makes its own four kinds of turn on top of a foreign history."""
     root = home / "project"
     root.mkdir()
     (root / "empty.txt").write_text("")
     config = home / "config.toml"
-    config.write_text(f'tool_root = "{root}"\n' + config.read_text())
+    # a window that holds the whole conversation (37 messages): each request carries all of it
+    config.write_text(f'tool_root = "{root}"\nmax_messages = 100\n' + config.read_text())
 
-    made_on(server, home, first, first=True)
-    moved = len(server.requests)
-    made_on(server, home, other, first=False)
-    last = ask(home, "-c", "-m", MODELS[first], "and back again")
+    moves = []
+    for block, kind in enumerate(["openai", "anthropic", "openai"], 1):
+        moves.append(len(server.requests))
+        made_on(server, home, kind, first=block == 1, block=block)
+    last = ask(home, "-c", "-m", MODELS["anthropic"], "and back again")
     assert last["reply"] == "echo: and back again"
 
     # Every request got a real answer (a refused body would have failed its `ask`), and the
     # first request on the other provider carried the whole foreign history.
-    assert len(server.requests) == 2 * 6 + 1
-    carried = server.requests[moved].json
-    if other == "anthropic":
-        blocks = [b for m in carried["messages"] for b in (m["content"] if isinstance(m["content"], list) else [])]
-        assert all(b.get("signature") for b in blocks if b["type"] == "thinking")  # unsigned reasoning is not sent
-        assert {b["id"] for b in blocks if b["type"] == "tool_use"} >= {"call_1", "call_2"}
-        assert all(m["content"] not in (None, "", []) for m in carried["messages"])
-    else:
-        assert not any("thinking" in json.dumps(m) and m["role"] == "assistant" and "EqQB" in json.dumps(m) for m in carried["messages"])
-        assert [m["tool_call_id"] for m in carried["messages"] if m["role"] == "tool"] == ["toolu_1", "toolu_2"]
+    assert len(server.requests) == 3 * 6 + 1
+    carried_to_anthropic(server.requests[moves[1]].json, {"call_11", "call_12"})
+    carried_to_openai(server.requests[moves[2]].json, ["call_11", "call_12", "toolu_21", "toolu_22"])
+    carried_to_anthropic(server.requests[-1].json, {"call_11", "call_12", "toolu_21", "toolu_22", "call_31", "call_32"})
 
     history = subprocess.run([GOLEM, "show", "--json", last["conversationId"]], capture_output=True, text=True,
                              env=golem_env(home), timeout=30)  # fmt: skip
     assert history.returncode == 0, history.stderr
     messages = json.loads(history.stdout)["messages"]
     prompts = [m["content"] for m in messages if m["role"] == "user"]
-    assert prompts == ["read empty.txt", "something bad", "tell me all", "list the files"] * 2 + ["and back again"]
-    assert [m.get("content", "") for m in messages if m["role"] == "tool"][::2] == ["", ""]  # the empty results, kept
+    assert prompts == ["read empty.txt", "something bad", "tell me all", "list the files"] * 3 + ["and back again"]
+    assert [m.get("content", "") for m in messages if m["role"] == "tool"][::2] == ["", "", ""]  # the empty results, kept
     thinking = [t for m in messages for t in m.get("thinking") or []]
-    assert len(thinking) == 2 and sum(bool(t.get("signature")) for t in thinking) == 1
+    assert len(thinking) == 3 and sum(bool(t.get("signature")) for t in thinking) == 1

@@ -17,6 +17,7 @@ from golem_cli.store.meta import ChatSettings
 from tests.providerserver import ProviderServer
 from tests.repl import test_tools
 from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.histories import write_conversation
 from tests.repl.test_chat import banner_cid
 from tests.repl.test_tools import calls
 
@@ -27,6 +28,12 @@ pytestmark = pytest.mark.slow
 
 def sent_tools(server: ProviderServer) -> list[str]:
     return sorted(t["function"]["name"] for t in server.requests[-1].json.get("tools", []))
+
+
+#: What ``set_up_chat`` keeps beside the history (the first test checks that it is exactly this).
+SET_UP = ChatSettings(tools=["fs"], off=["write_file"], options={"temperature": 0.3, "seed": 7}, max_messages=7,
+                      trim_stride=2, system="/system")  # fmt: skip
+SET_UP_HISTORY = [("system", "be brief"), ("user", "first"), ("assistant", "echo: first")]
 
 
 def set_up_chat(spawn, server: ProviderServer) -> str:
@@ -43,8 +50,16 @@ def set_up_chat(spawn, server: ProviderServer) -> str:
     return cid
 
 
+def set_up_written(home: Path) -> str:
+    """What ``set_up_chat`` leaves, written as files (the other tests are about what comes back)."""
+    (system, _), *turns = SET_UP_HISTORY
+    return write_conversation(home, [text for role, text in turns if role == "user"], system=system, settings=SET_UP)
+
+
 def test_resume_restores_what_the_chat_was_set_up_with_and_says_so(spawn, server: ProviderServer, home: Path, project):
     cid = set_up_chat(spawn, server)
+    assert Store(home).meta(cid).settings == SET_UP
+    assert [(m.role, m.content) for m in Store(home).load(cid)] == SET_UP_HISTORY
     history = (home / "conversations" / f"{cid}.json").read_text()
     assert "temperature" not in history and "read_file" not in history  # beside the history, not in it
     chat = spawn("resume", cid)
@@ -62,7 +77,7 @@ def test_resume_restores_what_the_chat_was_set_up_with_and_says_so(spawn, server
 
 
 def test_flags_win_over_restored_settings(spawn, server: ProviderServer, home: Path, project):
-    cid = set_up_chat(spawn, server)
+    cid = set_up_written(home)
     chat = spawn("resume", cid, "-T", "web", "-o", "temperature", "0.9", "--max-messages", "30")
     banner = " ".join(chat.prompt().split())
     assert "Restored this chat's settings: seed = 7; cut in steps of 2; the system prompt (set by /system)." in banner
@@ -75,7 +90,7 @@ def test_flags_win_over_restored_settings(spawn, server: ProviderServer, home: P
 
 
 def test_ask_continue_and_fork_restore_them_too(spawn, server: ProviderServer, home: Path, project):
-    cid = set_up_chat(spawn, server)
+    cid = set_up_written(home)
     done = subprocess.run([GOLEM, "ask", "-c", "once more"], capture_output=True, text=True, env=golem_env(home),
                           timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr

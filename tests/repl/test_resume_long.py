@@ -24,9 +24,11 @@ def long_damaged(home) -> tuple[str, int]:
     """A conversation over LOAD_AFTER_THE_PROMPT whose last round left a call unanswered
     and a result without its call: the ID and the number of messages."""
     history: list[Message] = []
-    while sum(len(m.content) for m in history) < 2 * LOAD_AFTER_THE_PROMPT:
+    size = 0  # the characters of content so far (a running total: summing each time is quadratic)
+    while size < 2 * LOAD_AFTER_THE_PROMPT:
         n = len(history)
         history += [Message(role="user", content=f"{n}: {TEXT}"), Message(role="assistant", content=f"{n}: {TEXT}")]
+        size += len(history[-2].content) + len(history[-1].content)
     history += [
         Message(role="user", content="roll twice"),
         Message(role="assistant", tool_calls=[ToolCall("call-1", "roll", '{"sides":6}'), ToolCall("call-2", "roll", "{}")]),

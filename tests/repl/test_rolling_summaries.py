@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
+from tests.repl.histories import append_turns, store
 from tests.repl.test_cache_prefix import parts
 from tests.repl.test_compaction import COMPACT_MARK, SUMMARY_MARK, blocks, golem
 
@@ -91,14 +92,17 @@ def test_a_large_old_tool_result_is_a_one_line_note_in_the_fold(server: Provider
     call = ToolCallSpec("call_big", "read_file", '{"path": "big.txt"}')
     server.enqueue(Scenario(reply=Reply(text="reading", tool_calls=[call])), Scenario(reply=Reply(text="read it")))
     golem(home, "ask", *ROLLING, "-T", "fs", "read big.txt")
-    for n in range(12):
-        golem(home, "ask", "-c", *ROLLING, "-T", "fs", f"turn {n}")
-    (fold, *_) = [r for r in server.requests if is_fold(r)]
+    (row,) = store(home).list()
+    cid = row.id
+    # Turns 0-7 still fit the window (written as files); turn 8's ask moves it: the first fold.
+    append_turns(home, cid, [f"turn {n}" for n in range(8)])
+    assert not any(is_fold(r) for r in server.requests)
+    golem(home, "ask", "-c", *ROLLING, "-T", "fs", "turn 8")
+    (fold,) = [r for r in server.requests if is_fold(r)]
     body = msgspec.json.decode(fold.body)
     text = msgspec.json.encode(body).decode()
     assert "x" * 5000 not in text and "a read_file result of 20000 characters, left out here" in text
     assert len(fold.body) < 10_000
-    cid = json.loads(golem(home, "list", "--json").stdout)[0]["id"]
     assert "x" * 20_000 in (home / "conversations" / f"{cid}.json").read_text()  # the file keeps it
 
 

@@ -15,6 +15,7 @@ from golem_cli.store import Store
 from tests.providerserver import ProviderServer
 from tests.providerserver.server import prompt_tokens
 from tests.repl.conftest import GOLEM, golem_env
+from tests.repl.histories import write_conversation
 
 pytestmark = pytest.mark.slow
 
@@ -27,10 +28,9 @@ def ask(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def conversation(home: Path, kind: str, turns: int) -> None:
-    """A conversation of ``turns`` turns (two messages each) through ``golem ask``."""
-    for n in range(turns):
-        done = ask(home, *(["-c"] if n else []), "-m", MODELS[kind], f"turn {n}{PADDING}")
-        assert done.returncode == 0, done.stderr
+    """A conversation of ``turns`` turns (two messages each), as ``golem ask`` stores them
+    (written as files: those asks are not what is tested)."""
+    write_conversation(home, [f"turn {n}{PADDING}" for n in range(turns)], model=MODELS[kind])
 
 
 def unmarked(value: object) -> object:
@@ -50,7 +50,9 @@ def history(home: Path) -> list:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_ask_sends_a_too_long_turn_again_with_half_the_window(server: ProviderServer, home: Path, kind: str) -> None:
-    conversation(home, kind, 4)
+    conversation(home, kind, 3)
+    done = ask(home, "-c", "-m", MODELS[kind], f"turn 3{PADDING}")
+    assert done.returncode == 0, done.stderr
     server.context_window = prompt_tokens(kind, server.requests[-1].json)  # the next request passes it
     done = ask(home, "-c", "-m", MODELS[kind], "--max-messages", "8", f"the last turn{PADDING}")
     assert done.returncode == 0, done.stderr
