@@ -54,6 +54,21 @@ def golem_in(home, capsys):
     return run
 
 
+@pytest.fixture
+def golem_main(home, monkeypatch):
+    """``golem_main(*args, input=..., env=...)``: what ``golem`` does, as ``golem_cli.__main__.main``
+    called in this process behind pipes, each call checked to leave the process as it found it
+    (``tests/cli/inprocess.py``). For a command's output, exit code and files; never for what is
+    about the process itself (signals, locks between processes, crashes, a terminal, a hang)."""
+    from tests.cli.inprocess import run_in_process
+
+    def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
+        data = input.encode() if isinstance(input, str) else (input or b"")
+        return run_in_process(monkeypatch, args, data, env or {})
+
+    return run
+
+
 def assert_one_line_error(result: Result) -> None:
     """A failure is one line on stderr starting with ``golem:`` and never a traceback."""
     assert "Traceback" not in result.err, result.err
