@@ -27,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -148,10 +149,12 @@ def run_in_process(monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], data:
     with monkeypatch.context() as patched:
         for name, value in env.items():
             patched.setenv(name, value)
+        time.tzset()  # a process reads TZ when it starts; this one, when asked
         with piped(monkeypatch, data) as (out, err):
             before = snapshot()
             code = main(list(args))
             after = _collected(before, snapshot())
+    time.tzset()
     left = leftovers(before, after)
     assert left == [], f"golem {' '.join(args)} left this process changed: {left}"
     raw = out.getvalue()
