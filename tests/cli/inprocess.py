@@ -55,18 +55,19 @@ def _wakeup_fd() -> int:
     return current
 
 
-def _open_files() -> set[str]:
-    """What this process's file descriptors point at. A set of targets, not of descriptors:
-    SQLite keeps the descriptor of a database it closed while another connection of the
-    process (the test's own ``Store``) has that file open, until that one closes too; and a
-    file the test holds open stays what it was when golem renames another over it."""
-    targets = set()
+def _open_files() -> dict[tuple[int, int], str]:
+    """The files this process's descriptors hold open, by identity (device and inode), each
+    with a name for the message. Not by descriptor: SQLite keeps the descriptor of a database
+    it closed while another connection of the process (the test's own ``Store``) has that file
+    open; and not by name: a file the test holds open keeps its identity when golem renames it."""
+    files = {}
     for fd in os.listdir("/proc/self/fd"):
         try:
-            targets.add(os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)"))
+            info = os.stat(int(fd))
+            files[info.st_dev, info.st_ino] = os.readlink(f"/proc/self/fd/{fd}")
         except OSError:  # the descriptor listdir itself used
             pass
-    return targets
+    return files
 
 
 def snapshot() -> dict[str, Any]:
@@ -98,7 +99,7 @@ def _collected(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     exit of a process would close it. The young generations first (what the call made), the
     whole heap only if that was not enough (a full collection of pytest's heap is slow)."""
     for generation in (1, 2):
-        if after["open files"] <= before["open files"]:
+        if after["open files"].keys() <= before["open files"].keys():
             break
         gc.collect(generation)
         after = snapshot()
@@ -110,8 +111,9 @@ def leftovers(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     (importing a module golem needs is what its own start would do)."""
     changed = [f"{name}: {_difference(before[name], after[name])}" for name in before
                if name not in ("modules", "open files") and before[name] != after[name]]  # fmt: skip
-    if not after["open files"] <= before["open files"]:  # one the test held may have been closed
-        changed.append(f"open files: added {sorted(after['open files'] - before['open files'])}")
+    added = [name for key, name in after["open files"].items() if key not in before["open files"]]
+    if added:  # one the test held may have been closed meanwhile
+        changed.append(f"open files: added {sorted(added)}")
     replaced = [name for name, module in before["modules"].items() if after["modules"].get(name) is not module]
     return changed + [f"module {name}" for name in replaced]
 
