@@ -3,17 +3,18 @@ the proof after every call that it left the process as it found it.
 
 A command's output, exit code and files do not depend on whether the interpreter started for
 it; what could make an in-process run differ from ``golem`` started by a shell is what an
-earlier call left behind. So every call is bracketed by ``Leftovers``: the environment, the
-signal handlers (and the wakeup fd an event loop sets), the standard streams, the working
-directory, the umask, the recursion limit, the threads, the files held open, the
-``atexit`` callbacks, the locks and process groups golem keeps per process, the event loop
-policy, logging, the warning filters, and every module already imported. Anything changed
-fails the test that made the call, naming what was left.
+earlier call left behind. So ``snapshot`` is taken before and after every call: the
+environment, the signal handlers (and the wakeup fd an event loop sets), the standard streams,
+the working directory, the umask, the recursion limit, the threads, the files held open, the
+work golem's code leaves for the exit (``atexit``), the locks and process groups golem keeps
+per process, the event loop policy, logging, the warning filters, and every module already
+imported. Anything changed fails the test that made the call, naming what was left.
 
 Standard input, output and error are a pipe's: text streams over bytes that are not a
 terminal, read and written as golem reads and writes its pipes (``raw`` holds stdout's bytes).
-What stays a subprocess (``golem`` in conftest.py): anything about the process itself, such
-as signals, locks between processes, crashes, a terminal, or a ``timeout`` that must turn a hang into a failure.
+What stays a subprocess (``golem`` in conftest.py): anything about the process itself
+(signals, locks between processes, crashes, a terminal) and a read that could hang or never
+end, where the subprocess's ``timeout`` turns a hang into a failure.
 """
 
 from __future__ import annotations
@@ -29,16 +30,32 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import golem_cli
 import pytest
 from golem_cli.__main__ import main
 from golem_cli.store import locks
 from golem_cli.tools import shell
 
 from tests.cli.conftest import Result
+
+_PACKAGE = os.path.dirname(golem_cli.__file__)
+_REGISTER = atexit.register
+_EXIT_WORK: list[str] = []  # what golem's code asked to do at exit while a call ran
+
+
+def _register_exit_work(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """``atexit.register`` while a call runs: work golem's own code leaves for the exit of a
+    process (a temporary store to remove) is a leftover here, since no exit follows the call.
+    A module that registers when it is first imported does it once per process, as it would."""
+    caller = sys._getframe(1).f_code
+    if caller.co_filename.startswith(_PACKAGE) and caller.co_name != "<module>":
+        _EXIT_WORK.append(f"{getattr(func, '__qualname__', func)!s} from {caller.co_name}")
+    return _REGISTER(func, *args, **kwargs)
+
 
 _SIGNALS = sorted(set(signal.valid_signals()) - {signal.SIGKILL, signal.SIGSTOP})
 
@@ -82,7 +99,7 @@ def snapshot() -> dict[str, Any]:
         "recursion limit": sys.getrecursionlimit(),
         "threads": sorted(thread.name for thread in threading.enumerate()),
         "open files": _open_files(),
-        "atexit callbacks": atexit._ncallbacks(),
+        "atexit callbacks": list(_EXIT_WORK),
         "locks held": dict(locks._HELD),
         "process groups": set(shell.live_groups),
         "event loop policy": asyncio.get_event_loop_policy(),
@@ -152,6 +169,7 @@ def run_in_process(monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], data:
         for name, value in env.items():
             patched.setenv(name, value)
         time.tzset()  # a process reads TZ when it starts; this one, when asked
+        patched.setattr(atexit, "register", _register_exit_work)
         with piped(monkeypatch, data) as (out, err):
             before = snapshot()
             code = main(list(args))

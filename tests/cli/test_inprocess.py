@@ -3,7 +3,6 @@ each kind of leftover it looks for, made on purpose around a real command, is na
 
 from __future__ import annotations
 
-import atexit
 import os
 import signal
 import sys
@@ -40,14 +39,6 @@ def _thread() -> Callable[[], None]:
     return lambda: (done.set(), thread.join())
 
 
-def _atexit() -> Callable[[], None]:
-    def nothing() -> None:
-        pass
-
-    atexit.register(nothing)
-    return lambda: atexit.unregister(nothing)
-
-
 def _lock() -> Callable[[], None]:
     lock = locks.acquire(Path(os.environ["GOLEM_HOME"]) / "left.lock")
     return lock.release
@@ -70,7 +61,6 @@ LEFT = {
     "signal handlers": _signal,
     "open files": _file,
     "threads": _thread,
-    "atexit callbacks": _atexit,
     "locks held": _lock,
     "working directory": _cwd,
     "module golem_cli.cli.errors": _module,
@@ -106,3 +96,10 @@ def test_a_call_that_leaves_nothing_passes_and_reads_like_a_pipe(home, monkeypat
     done = run_in_process(monkeypatch, ("list", "--json"), b"", {"GOLEM_DEBUG": "0"})
     assert (done.code, done.out, done.raw) == (0, "[]\n", b"[]\n")
     assert "GOLEM_DEBUG" not in os.environ  # the call's environment was its own
+
+
+def test_work_left_for_the_exit_of_a_process_is_named(home, monkeypatch):
+    """``ask --no-save`` leaves its temporary store for the exit to remove: in this process no
+    exit follows the call, so a test of it keeps a process."""
+    with pytest.raises(AssertionError, match=r"atexit callbacks: .*rmtree from _throwaway_store"):
+        run_in_process(monkeypatch, ("ask", "--no-save", "-m", "offline:echo", "hi"), b"", {})
