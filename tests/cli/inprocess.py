@@ -97,7 +97,7 @@ def snapshot() -> dict[str, Any]:
         "working directory": os.getcwd(),
         "umask": _umask(),
         "recursion limit": sys.getrecursionlimit(),
-        "threads": sorted(thread.name for thread in threading.enumerate()),
+        "threads": set(threading.enumerate()),
         "open files": _open_files(),
         "atexit callbacks": list(_EXIT_WORK),
         "locks held": dict(locks._HELD),
@@ -127,7 +127,10 @@ def leftovers(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """What differs between two snapshots; for modules, only those imported before the call
     (importing a module golem needs is what its own start would do)."""
     changed = [f"{name}: {_difference(before[name], after[name])}" for name in before
-               if name not in ("modules", "open files") and before[name] != after[name]]  # fmt: skip
+               if name not in ("modules", "open files", "threads") and before[name] != after[name]]  # fmt: skip
+    started = [thread.name for thread in after["threads"] - before["threads"]]
+    if started:  # one an earlier test started may have ended meanwhile
+        changed.append(f"threads: started {sorted(started)}")
     added = [name for key, name in after["open files"].items() if key not in before["open files"]]
     if added:  # one the test held may have been closed meanwhile
         changed.append(f"open files: added {sorted(added)}")
