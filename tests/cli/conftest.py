@@ -41,8 +41,9 @@ def golem(home):
 
 @pytest.fixture
 def golem_in(home, capsys):
-    """``golem_in(*args)``: ``golem_cli.__main__.main`` in this process (same code path as the
-    console script, minus the interpreter start)."""
+    """``golem_in(*args)``: ``golem_cli.__main__.main`` in this process under pytest's capture,
+    for a test that patches the process around the call (``os.write``, ``input()``, a terminal
+    on stdin); ``golem_main`` for every other in-process call."""
     from golem_cli.__main__ import main
 
     def run(*args: str) -> Result:
