@@ -41,8 +41,9 @@ def golem(home):
 
 @pytest.fixture
 def golem_in(home, capsys):
-    """``golem_in(*args)``: ``golem_cli.__main__.main`` in this process (same code path as the
-    console script, minus the interpreter start)."""
+    """``golem_in(*args)``: ``golem_cli.__main__.main`` in this process under pytest's capture,
+    for a test that patches the process around the call (``os.write``, ``input()``, a terminal
+    on stdin); ``golem_main`` for every other in-process call."""
     from golem_cli.__main__ import main
 
     def run(*args: str) -> Result:
@@ -50,6 +51,21 @@ def golem_in(home, capsys):
         code = main(list(args))
         captured = capsys.readouterr()
         return Result(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def golem_main(home, monkeypatch):
+    """``golem_main(*args, input=..., env=...)``: what ``golem`` does, as ``golem_cli.__main__.main``
+    called in this process behind pipes, each call checked to leave the process as it found it
+    (``tests/cli/inprocess.py``). For a command's output, exit code and files; never for what is
+    about the process itself (signals, locks between processes, crashes, a terminal, a hang)."""
+    from tests.cli.inprocess import run_in_process
+
+    def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
+        data = input.encode() if isinstance(input, str) else (input or b"")
+        return run_in_process(monkeypatch, args, data, env or {})
 
     return run
 

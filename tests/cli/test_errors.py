@@ -71,25 +71,25 @@ def test_a_bug_is_one_line_and_debug_shows_the_traceback(home, golem_in, monkeyp
     assert debug.code == 1 and "Traceback" in debug.err and "RuntimeError: boom" in debug.err
 
 
-def test_usage_errors_exit_2_without_traceback(golem):
+def test_usage_errors_exit_2_without_traceback(golem_main):
     for args in (["list", "--bogus"], ["show"], ["nosuchcommand"], ["list", "--limit", "-1"], ["export", "x", "-f", "yaml"]):
-        result = golem(*args)
+        result = golem_main(*args)
         assert result.code == 2, (args, result.err)
         assert "Traceback" not in result.err
 
 
-def test_conflicting_normalize_options(golem, tmp_path):
+def test_conflicting_normalize_options(golem_main, tmp_path):
     source = tmp_path / "h.json"
     source.write_text("[]")
     for args in (["-o", str(tmp_path / "o.json"), "--in-place"], ["--check", "--in-place"], ["--check", "-o", "x"]):
-        result = golem("normalize", str(source), *args)
+        result = golem_main("normalize", str(source), *args)
         assert result.code == 2
         assert_one_line_error(result)
 
 
-def test_output_into_a_missing_directory(home, golem):
+def test_output_into_a_missing_directory(home, golem_main):
     cid = Store(home).create([])
-    result = golem("export", cid, "-o", "/nonexistent-dir/x.json")
+    result = golem_main("export", cid, "-o", "/nonexistent-dir/x.json")
     assert result.code == 2
     assert_one_line_error(result)
     assert "does not exist" in result.err
@@ -109,8 +109,8 @@ def test_closed_stdout_pipe_is_quiet(home):
 
 
 @pytest.mark.parametrize("args", [["show", "last"], ["export", "last"], ["delete", "last", "--yes"]])
-def test_missing_conversation_is_one_line(golem, args):
-    result = golem(*args)
+def test_missing_conversation_is_one_line(golem_main, args):
+    result = golem_main(*args)
     assert result.code == 1
     assert_one_line_error(result)
 

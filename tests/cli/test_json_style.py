@@ -68,8 +68,8 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
-def test_one_json_style(golem, stored, args):
-    done = golem(*[stored.get(a, a) for a in args], "--json")
+def test_one_json_style(golem_main, stored, args):
+    done = golem_main(*[stored.get(a, a) for a in args], "--json")
     assert done.code == 0, done.err
     keys, times = keys_and_times(json.loads(done.out))
     assert keys, done.out
@@ -77,9 +77,9 @@ def test_one_json_style(golem, stored, args):
     assert all(ISO_UTC.match(t) for t in times), times
 
 
-def test_restore_json(golem, stored):
-    golem("delete", stored["GONE"], "--yes")
-    keys, _ = keys_and_times(json.loads(golem("restore", "--json").out))
+def test_restore_json(golem_main, stored):
+    golem_main("delete", stored["GONE"], "--yes")
+    keys, _ = keys_and_times(json.loads(golem_main("restore", "--json").out))
     assert keys == [".restored"]
 
 

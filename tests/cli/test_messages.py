@@ -20,10 +20,10 @@ USAGE_MISTAKES = [
 
 @pytest.mark.parametrize("mistake", USAGE_MISTAKES, ids=lambda v: " ".join(v[0]))
 @pytest.mark.parametrize("terminal", [False, True], ids=["pipe", "terminal"])
-def test_usage_errors_are_one_plain_line_everywhere(golem, mistake, terminal):
+def test_usage_errors_are_one_plain_line_everywhere(golem_main, mistake, terminal):
     """In typer's words, as one line: what is wrong, and which help to read."""
     args, *expected = mistake
-    done = golem(*args, env={"GOLEM_FORCE_TERMINAL": "1"} if terminal else {})
+    done = golem_main(*args, env={"GOLEM_FORCE_TERMINAL": "1"} if terminal else {})
     assert done.code == 2
     assert_one_line_error(done)
     assert all(part in done.err for part in expected), done.err
@@ -31,34 +31,34 @@ def test_usage_errors_are_one_plain_line_everywhere(golem, mistake, terminal):
 
 
 @pytest.mark.parametrize("command", ["resume", "show", "ask", "export", "normalize", "fork", "restore"])
-def test_help_spells_arguments_as_people_write_them(golem, command):
-    text = golem(command, "--help").out
+def test_help_spells_arguments_as_people_write_them(golem_main, command):
+    text = golem_main(command, "--help").out
     assert "{" not in text.split("\n")[0] and "[[" not in text
     assert "<list[str]>" not in text and "<int" not in text
 
 
-def test_help_usage_lines(golem):
-    assert golem("resume", "--help").out.startswith("Usage: golem resume [OPTIONS] [ID]\n")
-    assert golem("show", "--help").out.startswith("Usage: golem show [OPTIONS] ID\n")
-    assert "-a, --attach FILE|URL" in golem("ask", "--help").out
+def test_help_usage_lines(golem_main):
+    assert golem_main("resume", "--help").out.startswith("Usage: golem resume [OPTIONS] [ID]\n")
+    assert golem_main("show", "--help").out.startswith("Usage: golem show [OPTIONS] ID\n")
+    assert "-a, --attach FILE|URL" in golem_main("ask", "--help").out
 
 
-def test_a_json_error_is_a_whole_sentence(golem, tmp_path):
+def test_a_json_error_is_a_whole_sentence(golem_main, tmp_path):
     path = tmp_path / "control.json"
     path.write_bytes(b'[{"role":"user","content":"a\x01b"}]')
     hint = f"; `golem normalize --salvage {path} -o OUT.json` keeps its complete messages to import"
-    done = golem("import", str(path))
+    done = golem_main("import", str(path))
     assert done.err.strip().endswith(
         "invalid character '\\x01' in string literal (control characters must be escaped)" + hint
     )
     path.write_bytes(b'[{"role":"user","content":"abc')
     assert (
-        golem("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed" + hint)
+        golem_main("import", str(path)).err.strip().endswith("unexpected end of JSON input: a string is never closed" + hint)
     )
 
 
-def test_the_command_list_shows_every_summary_whole(golem):
+def test_the_command_list_shows_every_summary_whole(golem_main):
     """click cuts a summary past 45 characters with "..." (delete and restore were cut)."""
-    commands = golem("--help", env={"COLUMNS": "80"}).out.split("Commands:")[1]
+    commands = golem_main("--help", env={"COLUMNS": "80"}).out.split("Commands:")[1]
     assert "..." not in commands and "…" not in commands, commands
     assert "delete     Move a conversation to the trash (asks first)." in commands

@@ -3,27 +3,33 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
-GOLEM = os.path.join(os.path.dirname(sys.executable), "golem")
-
-
-def run(home, *args, **env):
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
-    return subprocess.run([GOLEM, "models", *args], capture_output=True, text=True, timeout=30,
-                          env=base | {"GOLEM_HOME": str(home)} | env)  # fmt: skip
+import pytest
 
 
-def test_nothing_configured_falls_back_to_offline(tmp_path):
+@pytest.fixture
+def run(golem_main, tmp_path, monkeypatch):
+    """``run(tmp_path, *args, **env)``: `golem models` through golem_main with ``tmp_path`` as
+    GOLEM_HOME (where the tests write the config), answered as a finished process."""
+    monkeypatch.setenv("GOLEM_HOME", str(tmp_path))
+
+    def models(home, *args, **env):
+        assert home == tmp_path
+        done = golem_main("models", *args, env=env)
+        return subprocess.CompletedProcess(["golem", "models", *args], done.code, done.out, done.err)
+
+    return models
+
+
+def test_nothing_configured_falls_back_to_offline(run, tmp_path):
     done = run(tmp_path)
     assert done.returncode == 0
     assert "default model: offline:echo (nothing configured)" in done.stdout
     assert "not ready: no API key for provider 'openai'" in done.stdout
 
 
-def test_keys_and_tables_are_reported_without_the_key(tmp_path):
+def test_keys_and_tables_are_reported_without_the_key(run, tmp_path):
     (tmp_path / "config.toml").write_text(
         '[providers.groq]\nbase_url = "https://api.groq.com/openai/v1"\napi_key_env = "GROQ_API_KEY"\n'
     )
@@ -39,13 +45,13 @@ def test_keys_and_tables_are_reported_without_the_key(tmp_path):
     assert "secret" not in done.stdout
 
 
-def test_configured_model_wins(tmp_path):
+def test_configured_model_wins(run, tmp_path):
     (tmp_path / "config.toml").write_text('model = "ollama:llama3.2"\n')
     assert "default model: ollama:llama3.2 (model in " in run(tmp_path).stdout
     assert "default model: anthropic:x (GOLEM_MODEL)" in run(tmp_path, GOLEM_MODEL="anthropic:x").stdout
 
 
-def test_presets_are_listed_with_their_key_variables(tmp_path):
+def test_presets_are_listed_with_their_key_variables(run, tmp_path):
     done = run(tmp_path, GROQ_API_KEY="gsk-secret")
     assert "groq        configured: openai API at https://api.groq.com/openai/v1, key from GROQ_API_KEY" in done.stdout
     ready_once = done.stdout.split("Built in, ready once their key is set:")[1]
@@ -59,14 +65,14 @@ def test_presets_are_listed_with_their_key_variables(tmp_path):
     assert gemini["preset"] and gemini["keyEnv"] == "GEMINI_API_KEY" and not gemini["usable"]
 
 
-def test_a_provider_without_a_key_does_not_claim_one(tmp_path):
+def test_a_provider_without_a_key_does_not_claim_one(run, tmp_path):
     (tmp_path / "config.toml").write_text('[providers.local]\nbase_url = "http://127.0.0.1:8080/v1"\n')
     out = run(tmp_path).stdout
     line = next(line for line in out.splitlines() if line.strip().startswith("local"))
     assert "no key set" in line and "key from" not in line
 
 
-def test_a_mistyped_key_is_named_where_people_look_for_why(tmp_path):
+def test_a_mistyped_key_is_named_where_people_look_for_why(run, golem_main, tmp_path):
     """`modle = "..."` used to leave `golem ask` saying only "no model configured" (the note
     about the unknown key was never printed) and `golem models` silent about it."""
     (tmp_path / "config.toml").write_text('modle = "offline:echo"\n')
@@ -75,25 +81,22 @@ def test_a_mistyped_key_is_named_where_people_look_for_why(tmp_path):
     assert "default model: offline:echo (nothing configured)" in done.stdout
     assert "unknown setting(s) modle (did you mean model?) ignored" in done.stdout
     assert json.loads(run(tmp_path, "--json").stdout)["unknownKeys"] == ["modle"]
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
-    ask = subprocess.run([GOLEM, "ask", "hi"], capture_output=True, text=True, timeout=30,
-                         env=base | {"GOLEM_HOME": str(tmp_path)})  # fmt: skip
-    assert ask.returncode == 2 and ask.stdout == ""
-    (line,) = ask.stderr.splitlines()
+    ask = golem_main("ask", "hi")
+    assert ask.code == 2 and ask.out == ""
+    (line,) = ask.err.splitlines()
     assert line.startswith("golem: no model configured") and "modle (did you mean model?) ignored" in line
 
 
-def test_ask_continuing_says_why_the_conversations_model_is_not_used(tmp_path):
+def test_ask_continuing_says_why_the_conversations_model_is_not_used(golem_main, tmp_path, monkeypatch):
     """`golem ask -c` on a conversation whose provider is no longer configured, with no default:
     the refusal used to say only "no model configured", as if the conversation had no model."""
     from golem_cli.core.messages import Message
     from golem_cli.store import Store
 
     Store(tmp_path).create([Message("user", "hi"), Message("assistant", "hello")], model="gone:echo")
-    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith(("GOLEM_", "OLLAMA"))}
-    ask = subprocess.run([GOLEM, "ask", "-c", "again"], capture_output=True, text=True, timeout=30,
-                         env=base | {"GOLEM_HOME": str(tmp_path)})  # fmt: skip
-    assert ask.returncode == 2 and ask.stdout == ""
-    (line,) = ask.stderr.splitlines()
+    monkeypatch.setenv("GOLEM_HOME", str(tmp_path))
+    ask = golem_main("ask", "-c", "again")
+    assert ask.code == 2 and ask.out == ""
+    (line,) = ask.err.splitlines()
     assert line.startswith("golem: this conversation's model gone:echo is not available (unknown provider 'gone'")
     assert "no model configured" in line

@@ -28,8 +28,8 @@ def gateway(home, server):
     return server
 
 
-def test_lists_what_the_endpoint_serves_with_context_windows(golem, gateway):
-    done = golem("models", "gw")
+def test_lists_what_the_endpoint_serves_with_context_windows(golem_main, gateway):
+    done = golem_main("models", "gw")
     assert done.code == 0, done.err
     lines = done.out.splitlines()
     assert lines[0] == f"gw: 3 models ({gateway.openai_base_url}/models)"
@@ -37,40 +37,40 @@ def test_lists_what_the_endpoint_serves_with_context_windows(golem, gateway):
     assert lines[2].split()[:2] == ["gw:llama-3.3-70b", "131,072"] and lines[3].split()[:2] == ["gw:qwen", "32,768"]
     request = [r for r in gateway.requests if r.path == "/v1/models"][-1]
     assert request.method == "GET" and request.headers["authorization"] == "Bearer sk-test"
-    doc = json.loads(golem("models", "gw", "--json").out)
+    doc = json.loads(golem_main("models", "gw", "--json").out)
     assert doc["models"][1] == {"id": "llama-3.3-70b", "contextWindow": 131072}
     assert doc["models"][0] == {"id": "gpt-4o-mini", "contextWindow": None}
 
 
-def test_an_endpoint_without_a_listing_is_one_line(golem, gateway):
-    done = golem("models", "bare")
+def test_an_endpoint_without_a_listing_is_one_line(golem_main, gateway):
+    done = golem_main("models", "bare")
     assert done.code != 0 and "answered HTTP 404: this endpoint lists no models" in done.err
     assert_one_line_error(done)
     assert "sk-test" not in done.err
 
 
-def test_aliases_stand_for_a_model_wherever_one_is_named(golem, home, server):
+def test_aliases_stand_for_a_model_wherever_one_is_named(golem_main, home, server):
     home.mkdir()
     (home / "config.toml").write_text(
         f'model = "quick"\n[aliases]\nquick = "gw:echo"\nfast = "gw:gpt-fast"\n'
         f'[providers.gw]\nbase_url = "{server.openai_base_url}"\napi_key = "sk-test"\n'
     )
-    done = golem("ask", "-m", "fast", "hello")
+    done = golem_main("ask", "-m", "fast", "hello")
     assert done.code == 0, done.err
     assert server.requests[-1].json["model"] == "gpt-fast"
-    assert json.loads(golem("ask", "--json", "hi").out)["model"] == "gw:echo"  # model = "quick"
-    doc = json.loads(golem("models", "--json").out)
+    assert json.loads(golem_main("ask", "--json", "hi").out)["model"] == "gw:echo"  # model = "quick"
+    doc = json.loads(golem_main("models", "--json").out)
     assert doc["defaultModel"] == "gw:echo" and doc["aliases"] == {"quick": "gw:echo", "fast": "gw:gpt-fast"}
-    assert "fast   gw:gpt-fast" in golem("models").out
+    assert "fast   gw:gpt-fast" in golem_main("models").out
 
 
 @pytest.mark.parametrize(("table", "says"), [
     ('[aliases]\nfast = "no-provider"\n', 'aliases.fast must be a "provider:model" name'),
     ('[aliases]\n"a:b" = "gw:x"\n', "an alias is a name without ':'"),
 ])  # fmt: skip
-def test_a_bad_alias_is_one_line_naming_it(golem, home, table, says):
+def test_a_bad_alias_is_one_line_naming_it(golem_main, home, table, says):
     home.mkdir()
     (home / "config.toml").write_text(table)
-    done = golem("ask", "-m", "offline:echo", "hi")
+    done = golem_main("ask", "-m", "offline:echo", "hi")
     assert done.code != 0 and says in done.err, done.err
     assert_one_line_error(done)

@@ -55,7 +55,7 @@ def check_findings(history, output, doc) -> None:
 
 
 @pytest.mark.parametrize("path", VECTORS, ids=lambda p: p.stem)
-def test_vector_through_golem_normalize(path, tmp_path, golem, golem_in):
+def test_vector_through_golem_normalize(path, tmp_path, golem_main):
     v = load_vector(path)
     sanitize = v["op"] == "sanitize"
     flags = ["--sanitize"] if sanitize else []
@@ -64,7 +64,7 @@ def test_vector_through_golem_normalize(path, tmp_path, golem, golem_in):
     history = load_history(source.read_bytes())
     out_file = tmp_path / "out.json"
 
-    result = golem("normalize", str(source), "--json", "-o", str(out_file), *flags)
+    result = golem_main("normalize", str(source), "--json", "-o", str(out_file), *flags)
     assert result.code == 0, result.err
     doc = json.loads(result.out)
     assert doc["operation"] == v["op"]
@@ -75,7 +75,7 @@ def test_vector_through_golem_normalize(path, tmp_path, golem, golem_in):
         first_pass = tmp_path / "reference-first-pass.json"
         first_pass.write_bytes(dump_history(messages_from_json(v["output"])))
         second = tmp_path / "second.json"
-        assert golem_in("normalize", str(first_pass), "-o", str(second)).code == 0
+        assert golem_main("normalize", str(first_pass), "-o", str(second)).code == 0
         assert out_file.read_bytes() == second.read_bytes()
         assert doc["report"] == normalize_history(history)[1].to_json()
     else:
@@ -86,6 +86,6 @@ def test_vector_through_golem_normalize(path, tmp_path, golem, golem_in):
     check_findings(history, output, doc)
 
     # --check: 1 exactly when repairs are needed; the output is a fixed point
-    assert golem_in("normalize", str(source), "--check", *flags).code == (1 if doc["changed"] else 0)
-    again = golem_in("normalize", str(out_file), "--check", "--json", *flags)
+    assert golem_main("normalize", str(source), "--check", *flags).code == (1 if doc["changed"] else 0)
+    again = golem_main("normalize", str(out_file), "--check", "--json", *flags)
     assert again.code == 0, again.out

@@ -129,21 +129,21 @@ def test_a_damaged_long_file_reads_as_it_does_whole(damageable_file, tmp_path, o
     assert pieces == whole
 
 
-def test_normalize_writes_a_long_file_back_byte_for_byte(golem, history_file, tmp_path):
+def test_normalize_writes_a_long_file_back_byte_for_byte(golem_main, history_file, tmp_path):
     out = tmp_path / "out.json"
-    result = golem("normalize", str(history_file), "-o", str(out), "--json")
+    result = golem_main("normalize", str(history_file), "-o", str(out), "--json")
     assert result.code == 0, result.err
     assert out.read_bytes() == history_file.read_bytes()
     count = len(load_history(history_file.read_bytes()))
     assert f'"messagesIn": {count}' in result.out and f'"messagesOut": {count}' in result.out
 
 
-def test_a_long_file_with_an_error_is_refused_with_its_position(golem, damageable_file, tmp_path):
+def test_a_long_file_with_an_error_is_refused_with_its_position(golem_main, damageable_file, tmp_path):
     data = damageable_file.read_bytes()
     at = data.rfind(b'"role":"user"')
     damaged = tmp_path / "damaged.json"
     damaged.write_bytes(data[:at] + b'"role":true' + data[at + 13 :])
-    result = golem("normalize", str(damaged))
+    result = golem_main("normalize", str(damaged))
     assert result.code == 2
     with pytest.raises(HistoryFormatError) as e:
         common.parse_history(damaged.read_bytes(), str(damaged))

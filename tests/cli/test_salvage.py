@@ -60,32 +60,32 @@ def damaged_conversation(home) -> tuple[str, bytes]:
     return cid, path.read_bytes()
 
 
-def test_show_points_to_salvage_and_salvage_rescues_a_stored_conversation(golem, home):
+def test_show_points_to_salvage_and_salvage_rescues_a_stored_conversation(golem_main, home):
     cid, damaged = damaged_conversation(home)
-    shown = golem("show", cid)
+    shown = golem_main("show", cid)
     assert shown.code == 2 and f"golem normalize --salvage {cid} --in-place" in shown.err
     assert_one_line_error(shown)
-    plain = golem("normalize", cid)
+    plain = golem_main("normalize", cid)
     assert plain.code == 2 and "--salvage" in plain.err
-    report = golem("normalize", "--salvage", cid)
+    report = golem_main("normalize", "--salvage", cid)
     assert report.code == 0 and "salvaged 3 complete messages" in report.out and "cut off at the end" in report.out
     assert "not written" in report.out
     assert "empty user messages" not in report.out  # salvage's change is not sanitize's
     assert Store(home).messages_path(cid).read_bytes() == damaged  # nothing written unless asked
-    done = golem("normalize", "--salvage", cid, "--in-place", "--json")
+    done = golem_main("normalize", "--salvage", cid, "--in-place", "--json")
     result = json.loads(done.out)
     assert done.code == 0 and result["lost"][0]["afterMessages"] == 3
     assert open(result["backup"], "rb").read() == damaged  # the original is kept
     assert [m.content for m in Store(home).load(cid)] == ["one", "reply one", "two"]
-    assert golem("show", cid).code == 0
+    assert golem_main("show", cid).code == 0
 
 
-def test_salvage_never_writes_over_the_only_copy(golem, home, tmp_path):
+def test_salvage_never_writes_over_the_only_copy(golem_main, home, tmp_path):
     path = tmp_path / "history.json"
     path.write_bytes(b'[{"role":"user","content":"kept"},{"role":"assist')
-    done = golem("normalize", "--salvage", str(path), "-o", str(path))
+    done = golem_main("normalize", "--salvage", str(path), "-o", str(path))
     assert done.code == 2 and "is the input itself" in done.err
     assert path.read_bytes() == b'[{"role":"user","content":"kept"},{"role":"assist'
     out = tmp_path / "rescued.json"
-    assert golem("normalize", "--salvage", str(path), "-o", str(out)).code == 0
+    assert golem_main("normalize", "--salvage", str(path), "-o", str(out)).code == 0
     assert load_history(out.read_bytes()) == [Message("user", "kept")]

@@ -7,18 +7,39 @@ import os
 import subprocess
 import sys
 
+import pytest
 from golem_cli.core.messages import Message, ThinkingBlock, ToolCall
 from golem_cli.store import Store
 
 GOLEM = os.path.join(os.path.dirname(sys.executable), "golem")
 
 
-def run(home, *args):
+def run_process(home, *args):
     env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(home)}
     return subprocess.run([GOLEM, "search", *args], capture_output=True, text=True, timeout=30, env=env)
 
 
-def test_finds_by_content_case_insensitively_with_a_snippet(tmp_path):
+@pytest.fixture
+def golem_at(golem_main, tmp_path, monkeypatch):
+    """``golem_at(tmp_path, *args)``: golem through golem_main with ``tmp_path`` as GOLEM_HOME
+    (where the tests make their store), answered as a finished process."""
+    monkeypatch.setenv("GOLEM_HOME", str(tmp_path))
+
+    def call(home, *args):
+        assert home == tmp_path
+        done = golem_main(*args)
+        return subprocess.CompletedProcess(["golem", *args], done.code, done.out, done.err)
+
+    return call
+
+
+@pytest.fixture
+def run(golem_at):
+    """``run(tmp_path, *args)``: `golem search` (golem_at)."""
+    return lambda home, *args: golem_at(home, "search", *args)
+
+
+def test_finds_by_content_case_insensitively_with_a_snippet(run, tmp_path):
     store = Store(tmp_path)
     a = store.create([Message("user", "How do I parse JSON in Go?"), Message("assistant", "Use encoding/json.")])
     b = store.create([Message("user", "Tell me about <html> & the DOM"), Message("assistant", "Élan vital, ÉTÉ")])
@@ -31,7 +52,7 @@ def test_finds_by_content_case_insensitively_with_a_snippet(tmp_path):
     assert b[-12:] in run(tmp_path, "été").stdout
 
 
-def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
+def test_looks_into_thinking_and_tool_calls_and_prints_json(run, tmp_path):
     store = Store(tmp_path)
     cid = store.create([Message("assistant", thinking=[ThinkingBlock("ponder the sieve")],
                                 tool_calls=[ToolCall("c1", "primes", '{"upto": "sieve of eratosthenes"}')])])  # fmt: skip
@@ -40,7 +61,7 @@ def test_looks_into_thinking_and_tool_calls_and_prints_json(tmp_path):
     assert "sieve" in hits[0]["snippet"]
 
 
-def test_each_hit_names_its_conversation_by_the_handle_the_hints_print(tmp_path):
+def test_each_hit_names_its_conversation_by_the_handle_the_hints_print(run, golem_at, tmp_path):
     """Its unique prefix was printed (``01a232c4-0b``): IDs made within seconds share their
     first characters, so a conversation made after the search could make it ambiguous."""
     store = Store(tmp_path)
@@ -49,13 +70,12 @@ def test_each_hit_names_its_conversation_by_the_handle_the_hints_print(tmp_path)
     headings = [line.split()[0] for line in done.stdout.splitlines() if not line.startswith(" ")]
     assert sorted(headings) == sorted(cid[-12:] for cid in cids), done.stdout
     store.create([Message("user", "made just after the search")])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(tmp_path)}
     for heading in headings:  # still what `golem show` takes
-        shown = subprocess.run([GOLEM, "show", heading], capture_output=True, text=True, timeout=30, env=env)
+        shown = golem_at(tmp_path, "show", heading)
         assert shown.returncode == 0 and "wombat" in shown.stdout, shown.stderr
 
 
-def test_no_match_and_corrupt_files(tmp_path):
+def test_no_match_and_corrupt_files(run, tmp_path):
     store = Store(tmp_path)
     store.create([Message("user", "hello")])
     (store.conversations_dir / "01a228ea-1414-732e-9d7a-7c1f891d89a7.json").write_bytes(b"[{broken hello")
@@ -64,7 +84,7 @@ def test_no_match_and_corrupt_files(tmp_path):
     assert "Traceback" not in run(tmp_path, "hello").stderr
 
 
-def test_role_and_since_options(tmp_path):
+def test_role_and_since_options(run, tmp_path):
     store = Store(tmp_path)
     cid = store.create([Message("user", "quokka please"), Message("assistant", "a quokka")])
     assert "#2 assistant" in run(tmp_path, "quokka", "--role", "assistant").stdout
@@ -76,13 +96,12 @@ def test_role_and_since_options(tmp_path):
     assert "#1 user" in run(tmp_path, '"quokka please"').stdout and run(tmp_path, "quok*").returncode == 0
 
 
-def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
+def test_hits_are_numbered_as_show_numbers_them_for_fork_at(run, golem_at, tmp_path):
     """`#N` in a hit is `golem show`'s number (from 1, the system prompt aside), so `golem fork
     ID --at N` keeps the conversation up to the hit; --json keeps the file's index beside it."""
     store = Store(tmp_path)
     cid = store.create([Message("user", "hello"), Message("assistant", "the walrus"), Message("user", "bye")])
     store.create([Message("system", "be a brief seal"), Message("user", "hi"), Message("assistant", "the seal")])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GOLEM_")} | {"GOLEM_HOME": str(tmp_path)}
     for answered_by in ("index", "files"):
         assert "#2 assistant: the walrus" in run(tmp_path, "walrus").stdout, answered_by
         assert "#2 assistant: the seal" in run(tmp_path, "the seal").stdout, answered_by
@@ -95,11 +114,9 @@ def test_hits_are_numbered_as_show_numbers_them_for_fork_at(tmp_path):
         store.index.close()
         for suffix in ("", "-wal", "-shm"):
             (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
-    show = subprocess.run([GOLEM, "show", cid], capture_output=True, text=True, timeout=30, env=env)
+    show = golem_at(tmp_path, "show", cid)
     assert "[2] assistant" in show.stdout
-    fork = subprocess.run(
-        [GOLEM, "fork", cid, "--at", "2", "--no-chat"], capture_output=True, text=True, timeout=30, env=env
-    )
+    fork = golem_at(tmp_path, "fork", cid, "--at", "2", "--no-chat")
     assert fork.returncode == 0, fork.stderr
     assert [m.content for m in Store(tmp_path).load(fork.stdout.strip())] == ["hello", "the walrus"]
 
@@ -128,7 +145,7 @@ def test_a_long_catch_up_shows_a_bar_on_a_terminal_and_nothing_on_a_pipe(tmp_pat
     assert child.exitstatus == 0 and "#1 user: a needle 3999" in (child.before or "")
     for suffix in ("", "-wal", "-shm"):
         (tmp_path / f"index.sqlite{suffix}").unlink(missing_ok=True)
-    piped = run(tmp_path, "needle 3999")
+    piped = run_process(tmp_path, "needle 3999")  # a process: a catch-up this large reads in worker processes
     assert piped.returncode == 0 and piped.stderr == "" and "#1 user: a needle 3999" in piped.stdout
 
 
@@ -154,7 +171,7 @@ def test_the_bar_shows_only_once_the_work_takes_more_than_a_moment(monkeypatch, 
     assert capsys.readouterr().err.count("reading") == 0
 
 
-def test_a_message_shared_with_forks_is_one_hit_naming_the_forks(tmp_path):
+def test_a_message_shared_with_forks_is_one_hit_naming_the_forks(run, tmp_path):
     """A parent and its two forks gave three identical hits for one message."""
     store = Store(tmp_path)
     parent = store.create([Message("system", "be brief"), Message("user", "the axolotl question"),
@@ -172,7 +189,7 @@ def test_a_message_shared_with_forks_is_one_hit_naming_the_forks(tmp_path):
     assert all(cid[-12:] in done.stdout for cid in [*forks, later])
 
 
-def test_a_fork_whose_hit_is_its_own_message_keeps_its_hit(tmp_path):
+def test_a_fork_whose_hit_is_its_own_message_keeps_its_hit(run, tmp_path):
     store = Store(tmp_path)
     parent = store.create([Message("user", "about the axolotl"), Message("assistant", "an answer")])
     fork = store.fork(parent, 1)

@@ -55,14 +55,14 @@ def test_markdown_export_is_compact_and_complete():
     assert "**Tool failed** `read_file` (`c2`):" in doc
 
 
-def test_show_full_through_the_entry_point(golem, home):
+def test_show_full_through_the_entry_point(golem_main, home):
     from golem_cli.config.paths import data_dir
     from golem_cli.store import Store
 
     cid = Store(data_dir()).create(HISTORY, model="offline:echo")
-    compact = golem("show", cid)
+    compact = golem_main("show", cid)
     assert compact.code == 0 and "… 6 more lines (--full shows all)" in compact.out and "line 10" not in compact.out
-    whole = golem("show", cid, "--full")
+    whole = golem_main("show", cid, "--full")
     assert whole.code == 0 and "line 10" in whole.out
 
 

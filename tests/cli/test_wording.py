@@ -15,17 +15,18 @@ def test_sizes_are_said_as_they_are():
     assert [size_words(n) for n in (1, 1023, 1024, 5 * 1024 * 1024 + 1)] == ["1 byte", "1023 bytes", "1 KB", "5.0 MB"]
 
 
-def test_one_imported_message_is_one_message(golem, tmp_path):
+def test_one_imported_message_is_one_message(golem_main, tmp_path):
     """``imported 1 messages``."""
     one = tmp_path / "one.json"
     one.write_text(json.dumps([{"role": "user", "content": "hello"}]))
-    done = golem("import", str(one))
+    done = golem_main("import", str(one))
     assert done.code == 0, done.err
     assert "imported 1 message as " in done.out
 
 
 def test_ask_no_save_leaves_nothing(golem, home, tmp_path):
-    """Throwaway questions from scripts filled the list."""
+    """Throwaway questions from scripts filled the list. A process: its temporary store goes
+    when it exits."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     done = golem("ask", "--no-save", "-m", "offline:echo", "hi", env={"TMPDIR": str(scratch)})
