@@ -6,14 +6,16 @@ writer. So on a machine with more than one core, a large rebuild hands its chunk
 processes (``concurrent.futures``) and the process that refreshes writes each chunk's results,
 in the order of the chunks, as they come back (refresh.py). Only a few chunks are in flight at
 once, so the results held stay bounded. A worker ignores Ctrl-C: the refreshing process alone
-stops (its chunk's transaction rolled back) and the pool with it. A worker that dies leaves its
-chunk and those after it to this process.
+stops (its chunk's transaction rolled back) and the pool with it; a worker whose refreshing
+process is gone ends too. A worker that dies leaves its chunk and those after it to this
+process.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
@@ -78,4 +80,18 @@ def in_order(
 
 def _worker(start: Callable[..., None], start_args: tuple[object, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the refreshing process's to handle
+    threading.Thread(target=_end_with_parent, daemon=True).start()
     start(*start_args)
+
+
+def _end_with_parent() -> None:
+    """End this worker when the refreshing process is gone without stopping the pool (killed,
+    or ended by a signal without unwinding): no one reads its results, and its siblings hold
+    the pipes open, so it would wait on them for ever."""
+    from multiprocessing import parent_process
+    from multiprocessing.connection import wait
+
+    parent = parent_process()
+    if parent is not None:
+        wait([parent.sentinel])
+        os._exit(1)

@@ -114,6 +114,9 @@ class Done(NamedTuple):
     text: tuple[str, Text] | None
 
 
+#: A task's row and text (``Done`` without its task).
+Outcome = tuple["Row | None", "tuple[str, Text] | None"]
+
 # One match per directory entry: a conversation's messages file (group 3), its metadata sidecar
 # (group 2) or another of its sidecars (store/sidecars: no group but the ID).
 _NAME = (
@@ -289,13 +292,13 @@ class Refresh:
         written = 0
         try:
             results = fanout.in_order(
-                chunks, here=reader.read_all, there=_read_chunk, workers=workers,
+                chunks, here=reader.outcomes, there=_read_chunk, workers=workers,
                 start=_start_reader, start_args=(self.directory, self.limit, self.text),
             )  # fmt: skip
-            for done in results:
+            for chunk, outcomes in zip(chunks, results, strict=True):
                 with transaction(db):
-                    _write(db, done)
-                written += len(done)
+                    _write(db, [Done(task, row, text) for task, (row, text) in zip(chunk, outcomes, strict=True)])
+                written += len(chunk)
                 self.progress(what, written, total)
         finally:
             reader.close()
@@ -348,10 +351,10 @@ def _start_reader(directory: Path, limit: int, text: bool) -> None:
     _reader = Reader(directory, limit=limit, text=text)
 
 
-def _read_chunk(tasks: list[Task]) -> list[Done]:
+def _read_chunk(tasks: list[Task]) -> list[Outcome]:
     """A chunk of tasks read in a worker process."""
     assert _reader is not None, "started by _start_reader"
-    return _reader.read_all(tasks)
+    return _reader.outcomes(tasks)
 
 
 class Reader:
@@ -369,6 +372,10 @@ class Reader:
 
     def read_all(self, tasks: list[Task]) -> list[Done]:
         return [self.read(task) for task in tasks]
+
+    def outcomes(self, tasks: list[Task]) -> list[Outcome]:
+        """The rows and texts of ``read_all``, without the tasks: what a worker sends back."""
+        return [(done.row, done.text) for done in self.read_all(tasks)]
 
     def read(self, task: Task) -> Done:
         if task.kind == TEXT:

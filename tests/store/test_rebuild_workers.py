@@ -144,3 +144,32 @@ def test_ctrl_c_keeps_the_chunks_written_and_leaves_no_worker(store, monkeypatch
     assert len(dump(fresh)[0]) == 6  # two chunks of three were committed
     monkeypatch.setattr(refresh, "_write", write)
     assert sorted(c.id for c in Store(store.root).list()) == sorted(made)  # the next listing finishes it
+
+
+ORPHANED = """
+import multiprocessing, os, sys
+from golem_cli.store import fanout
+
+def nothing():
+    pass
+
+chunks = fanout.in_order(list(range(40)), here=abs, there=abs, workers=2, start=nothing, start_args=())
+assert next(chunks) == 0
+print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+os._exit(0)  # gone without stopping the pool, as a process killed is
+"""
+
+
+def test_workers_end_when_the_refreshing_process_is_gone_without_stopping_them():
+    import subprocess
+    import sys
+    import time
+
+    done = subprocess.run([sys.executable, "-c", ORPHANED], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    pids = [int(p) for p in done.stdout.split()]
+    assert len(pids) == 2
+    deadline = time.monotonic() + 30
+    while any(os.path.exists(f"/proc/{pid}") for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)  # polling the processes themselves: they are not this test's children
+    assert not any(os.path.exists(f"/proc/{pid}") for pid in pids), "a worker outlived its refreshing process"
