@@ -79,8 +79,9 @@ WAITING = "waiting for another golem to finish indexing"
 
 #: Conversations read and written per transaction.
 CHUNK = 500
-#: A refresh with this many conversations to read reads them in worker processes (fanout.py),
-#: one per core, while this process writes.
+#: A refresh with this many messages files to decode reads them in worker processes
+#: (fanout.py), one per core, while this process writes; the rows of conversations whose
+#: sidecars describe them cost less to read than to send back from a worker.
 PARALLEL_TASKS = 2000
 #: A refresh that fills an empty table with this many rows builds its indexes afterwards.
 BULK_ROWS = 1000
@@ -288,7 +289,8 @@ class Refresh:
             return
         chunks = [tasks[at : at + CHUNK] for at in range(0, total, CHUNK)]
         reader = Reader(self.directory, limit=self.limit, text=self.text)
-        workers = fanout.cores() if total >= PARALLEL_TASKS else 1
+        decoding = sum(1 for task in tasks if self.text or not task.sidecar)  # a sidecar alone is quick
+        workers = fanout.cores() if decoding >= PARALLEL_TASKS else 1
         written = 0
         try:
             results = fanout.in_order(

@@ -11,6 +11,7 @@ from golem_cli.cli.completion import roles
 
 if TYPE_CHECKING:
     from golem_cli.store import Store
+    from golem_cli.store.search import Hit
 
 app = typer.Typer()
 
@@ -83,25 +84,30 @@ def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = No
             for hit in found.hits
         ])  # fmt: skip
         return 0
-    from golem_cli.cli.render.short_ids import handle
-
     unreadable: dict[str, str] = {}
     shown = 0
     for hit in store.search_hits(query, limit or None, role=role or "", since=after, unreadable=unreadable):
-        # each hit as it is found; each ID as its handle, as the forks line names them: a prefix goes stale
-        title = hit.meta.display_title[:40]
-        console.out(f"{handle(hit.meta.id)}  {console.local_time(hit.meta.updated)}  {title}")
-        # numbered as `golem show` numbers messages, so that `fork --at` takes the number
-        where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
-        console.out(f"    {where}: {hit.snippet}")
-        if hit.forks:  # the same message, copied into forks: shown once
-            console.out(f"    also in {'fork' if len(hit.forks) == 1 else 'forks'} {', '.join(map(handle, hit.forks))}")
+        _show(hit)  # each hit as it is found
         shown += 1
     _warn(store, dict(store.unreadable()) | unreadable)
     if not shown:
         console.note(f"no conversation mentions {query!r}")
         return 1
     return 0
+
+
+def _show(hit: Hit) -> None:
+    from golem_cli.cli.render import console
+    from golem_cli.cli.render.short_ids import handle
+
+    # each ID as its handle, as the forks line names them: a prefix goes stale
+    title = hit.meta.display_title[:40]
+    console.out(f"{handle(hit.meta.id)}  {console.local_time(hit.meta.updated)}  {title}")
+    # numbered as `golem show` numbers messages, so that `fork --at` takes the number
+    where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
+    console.out(f"    {where}: {hit.snippet}")
+    if hit.forks:  # the same message, copied into forks: shown once
+        console.out(f"    also in {'fork' if len(hit.forks) == 1 else 'forks'} {', '.join(map(handle, hit.forks))}")
 
 
 def _warn(store: Store, unreadable: dict[str, str]) -> None:
