@@ -39,7 +39,6 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from golem_cli.store import fanout
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files
 from golem_cli.store.digest import LEAN_BYTES, digest, words_of
 from golem_cli.store.files import MESSAGES_SUFFIX, META_SUFFIX, opener
@@ -79,10 +78,6 @@ WAITING = "waiting for another golem to finish indexing"
 
 #: Conversations read and written per transaction.
 CHUNK = 500
-#: A refresh with this many messages files to decode reads them in worker processes
-#: (fanout.py), one per core, while this process writes; the rows of conversations whose
-#: sidecars describe them cost less to read than to send back from a worker.
-PARALLEL_TASKS = 2000
 #: A refresh that fills an empty table with this many rows builds its indexes afterwards.
 BULK_ROWS = 1000
 #: A sidecar larger than this (golem's are about 250 bytes) is read carefully.
@@ -114,9 +109,6 @@ class Done(NamedTuple):
     row: Row | None
     text: tuple[str, Text] | None
 
-
-#: A task's row and text (``Done`` without its task).
-Outcome = tuple["Row | None", "tuple[str, Text] | None"]
 
 # One match per directory entry: a conversation's messages file (group 3), its metadata sidecar
 # (group 2) or another of its sidecars (store/sidecars: no group but the ID).
@@ -154,13 +146,23 @@ def scan(directory: Path, rows: Container[str]) -> tuple[dict[str, Signature | N
                     if not item.is_file(follow_symlinks=False):  # the directory entry's type: no stat
                         foreign.append(name)
                     elif name[:36] in rows:
-                        st = item.stat(follow_symlinks=False)
-                        messages[name[:36]] = (st.st_mtime_ns, st.st_size, st.st_ino)
+                        messages[name[:36]] = _stat(item.path)
                     else:
                         messages[name[:36]] = None
                 except OSError:
                     continue  # removed while we looked
+    for cid in sidecars:  # a new conversation's row comes from its sidecar: it needs the signature
+        if cid in messages and messages[cid] is None:
+            try:
+                messages[cid] = _stat(f"{directory}{os.sep}{cid}{MESSAGES_SUFFIX}")
+            except OSError:
+                del messages[cid]  # removed while we looked
     return messages, sidecars, foreign, temps
+
+
+def _stat(path: str) -> Signature:
+    st = os.lstat(path)
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def entry_row(entry: Entry) -> Row:
@@ -282,26 +284,16 @@ class Refresh:
         return new + other
 
     def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str) -> None:
-        """Read the tasks' files a chunk at a time (in worker processes when there are many:
-        fanout.py) and write each chunk's rows and texts in a transaction, in order."""
         total = len(tasks)
         if not total:
             return
-        chunks = [tasks[at : at + CHUNK] for at in range(0, total, CHUNK)]
         reader = Reader(self.directory, limit=self.limit, text=self.text)
-        decoding = sum(1 for task in tasks if self.text or not task.sidecar)  # a sidecar alone is quick
-        workers = fanout.cores() if decoding >= PARALLEL_TASKS else 1
-        written = 0
         try:
-            results = fanout.in_order(
-                chunks, here=reader.outcomes, there=_read_chunk, workers=workers,
-                start=_start_reader, start_args=(self.directory, self.limit, self.text),
-            )  # fmt: skip
-            for chunk, outcomes in zip(chunks, results, strict=True):
+            for at in range(0, total, CHUNK):
+                done = [reader.read(task) for task in tasks[at : at + CHUNK]]
                 with transaction(db):
-                    _write(db, [Done(task, row, text) for task, (row, text) in zip(chunk, outcomes, strict=True)])
-                written += len(chunk)
-                self.progress(what, written, total)
+                    _write(db, done)
+                self.progress(what, min(at + CHUNK, total), total)
         finally:
             reader.close()
             self.progress(what, total, total)
@@ -344,21 +336,6 @@ def _write(db: sqlite3.Connection, done: list[Done]) -> None:
         write_texts(db, texts)
 
 
-#: A worker process's reader (``_start_reader``).
-_reader: Reader | None = None
-
-
-def _start_reader(directory: Path, limit: int, text: bool) -> None:
-    global _reader
-    _reader = Reader(directory, limit=limit, text=text)
-
-
-def _read_chunk(tasks: list[Task]) -> list[Outcome]:
-    """A chunk of tasks read in a worker process."""
-    assert _reader is not None, "started by _start_reader"
-    return _reader.outcomes(tasks)
-
-
 class Reader:
     """Reads conversations' files for their rows (and their words, with ``text``)."""
 
@@ -371,13 +348,6 @@ class Reader:
             self._open, self.close = opener(str(directory))
         except OSError:  # the directory went away: every file is missing, as the careful reader says
             self._open, self.close = None, _nothing
-
-    def read_all(self, tasks: list[Task]) -> list[Done]:
-        return [self.read(task) for task in tasks]
-
-    def outcomes(self, tasks: list[Task]) -> list[Outcome]:
-        """The rows and texts of ``read_all``, without the tasks: what a worker sends back."""
-        return [(done.row, done.text) for done in self.read_all(tasks)]
 
     def read(self, task: Task) -> Done:
         if task.kind == TEXT:
