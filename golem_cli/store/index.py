@@ -66,7 +66,7 @@ from golem_cli.store.schema import (
     transaction,
     write_text,
 )
-from golem_cli.store.search import Query, indexed_text
+from golem_cli.store.search import Forks, Query, indexed_text
 
 if TYPE_CHECKING:
     from golem_cli.core.messages import Message
@@ -267,6 +267,25 @@ class Index:
                     continue
             yield _meta(blob)
 
+    def forks(self, since: float = 0.0) -> Forks:
+        """Every fork in the index with its parent, and the metadata of each of them and their
+        parents updated at or after ``since`` (search.py, ``Stream``). One pass over the rows:
+        only a search that shows every hit asks."""
+        db = self._connect()
+        parents: dict[str, str] = {}
+        metas: dict[str, ConversationMeta] = {}
+        for cid, blob in db.execute(_FORKS, (b'"parent"',)):
+            meta = _meta(blob)
+            if meta.parent:
+                parents[cid] = meta.parent
+                metas[cid] = meta
+        others = list(set(parents.values()) - parents.keys())
+        for at in range(0, len(others), 500):
+            chunk = others[at : at + 500]
+            sql = f"SELECT meta FROM conversations WHERE id IN ({','.join('?' * len(chunk))})"
+            metas.update((meta.id, meta) for meta in (_meta(blob) for (blob,) in db.execute(sql, chunk)))
+        return Forks(parents, {cid: meta for cid, meta in metas.items() if meta.updated >= since})
+
     # writing through
 
     @contextmanager
@@ -315,6 +334,10 @@ class Index:
             after = os.stat(self.directory).st_mtime_ns
             if stored == before and not racy and after % 1_000_000_000 != 0:
                 set_state(db, after, False)
+
+
+#: The rows that may be forks: only a fork's metadata (JSON, its bytes as read) names a parent.
+_FORKS = "SELECT id, meta FROM conversations WHERE problem = '' AND instr(meta, ?) > 0"
 
 
 def _create(db: sqlite3.Connection) -> None:

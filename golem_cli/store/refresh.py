@@ -34,13 +34,13 @@ import re
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files
-from golem_cli.store.digest import LEAN_BYTES, Digest, digest, words_of
+from golem_cli.store.digest import LEAN_BYTES, digest, words_of
 from golem_cli.store.files import MESSAGES_SUFFIX, META_SUFFIX, opener
 from golem_cli.store.meta import (
     Decoded,
@@ -90,12 +90,12 @@ NEW, CHANGED, TEXT = "new", "changed", "text"
 
 
 class Task(NamedTuple):
-    """A conversation to read: its ID, its messages file's signature, whether its row is new,
-    changed or only its text is behind (``old``: the signature its row has), and whether it has
-    a sidecar."""
+    """A conversation to read: its ID, its messages file's signature (None for a new one: the
+    read's ``fstat`` gives it), whether its row is new, changed or only its text is behind
+    (``old``: the signature its row has), and whether it has a sidecar."""
 
     cid: str
-    msig: Signature
+    msig: Signature | None
     kind: str
     old: str | None = None
     sidecar: bool = False
@@ -118,11 +118,13 @@ _NAME = (
 )
 
 
-def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], list[str]]:
-    """Stat every messages file of the conversations directory; sidecars are only noted.
-    Returns (messages signatures, IDs with a sidecar, foreign names, temporary names).
-    This loop is what a listing pays after a change, so it does one regex match per name."""
-    messages: dict[str, Signature] = {}
+def scan(directory: Path, rows: Container[str]) -> tuple[dict[str, Signature | None], set[str], list[str], list[str]]:
+    """List the conversations directory: the messages files, ``stat``'ed only for the
+    conversations that have a row (``rows``) to compare with (a new one's signature comes from
+    the ``fstat`` of its read); sidecars are only noted. Returns (messages signatures, IDs with
+    a sidecar, foreign names, temporary names). This loop is what a listing pays after a change,
+    so it does one regex match per name, and a first rebuild no ``stat`` at all."""
+    messages: dict[str, Signature | None] = {}
     sidecars: set[str] = set()
     foreign: list[str] = []
     temps: list[str] = []
@@ -141,14 +143,26 @@ def scan(directory: Path) -> tuple[dict[str, Signature], set[str], list[str], li
                 sidecars.add(name[:36])
             elif m.lastindex == 3:
                 try:
-                    if item.is_file(follow_symlinks=False):
-                        st = item.stat(follow_symlinks=False)
-                        messages[name[:36]] = (st.st_mtime_ns, st.st_size, st.st_ino)
-                    else:
+                    if not item.is_file(follow_symlinks=False):  # the directory entry's type: no stat
                         foreign.append(name)
+                    elif name[:36] in rows:
+                        messages[name[:36]] = _stat(item.path)
+                    else:
+                        messages[name[:36]] = None
                 except OSError:
                     continue  # removed while we looked
+    for cid in sidecars:  # a new conversation's row comes from its sidecar: it needs the signature
+        if cid in messages and messages[cid] is None:
+            try:
+                messages[cid] = _stat(f"{directory}{os.sep}{cid}{MESSAGES_SUFFIX}")
+            except OSError:
+                del messages[cid]  # removed while we looked
     return messages, sidecars, foreign, temps
+
+
+def _stat(path: str) -> Signature:
+    st = os.lstat(path)
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def entry_row(entry: Entry) -> Row:
@@ -223,9 +237,9 @@ class Refresh:
 
     def _rescan(self, db: sqlite3.Connection, dir_mtime_ns: int) -> None:
         checked_at = time.time_ns()
-        messages, sidecars, foreign, temps = scan(self.directory)
         known = {cid: (msig, ssig, behind) for cid, msig, ssig, behind in db.execute(
             f"SELECT id, msig, ssig, {TEXT_BEHIND} FROM conversations")}  # fmt: skip
+        messages, sidecars, foreign, temps = scan(self.directory, known)
         with transaction(db):
             for cid, (msig, _, _) in known.items():
                 if cid not in messages:
@@ -251,7 +265,7 @@ class Refresh:
             remove_stale_temp_files(self.directory, temps)
 
     def _tasks(
-        self, messages: dict[str, Signature], sidecars: set[str], known: dict[str, tuple[str, str | None, int]]
+        self, messages: dict[str, Signature | None], sidecars: set[str], known: dict[str, tuple[str, str | None, int]]
     ) -> list[Task]:
         """What to read: new conversations in ID order (the ID index grows at its end), then
         changed ones, then (for a search) those whose text is behind."""
@@ -339,44 +353,58 @@ class Reader:
         if task.kind == TEXT:
             return self._words(task, None)
         if task.sidecar:
-            row = quick_row(self._open, task.cid, task.msig) if self._open is not None else None
+            msig = task.msig or self._signature(task.cid)
+            if msig is None:
+                return Done(task, None, None)  # removed since the scan: the next refresh sees it
+            task = task._replace(msig=msig)
+            row = quick_row(self._open, task.cid, msig) if self._open is not None else None
             if row is None:  # stale or odd: the careful reader keeps what the user chose from it
                 return self._careful(task)
             return self._words(task, row) if self.text else Done(task, row, None)
-        lean = self._digest(task, words=self.text)
-        if lean is None:
-            return self._careful(task)
-        row = (task.cid, lean.meta.updated, encode_meta(lean.meta), sig_text(task.msig) or "", None, "")
-        return Done(task, row, (lean.words, _text_record(task.msig, lean.meta.messages)) if self.text else None)
+        read = self._bytes(task)
+        lean = None if read is None else digest(task.cid, read[0], words=self.text)
+        if read is None or lean is None:
+            return self._careful(task if read is None else task._replace(msig=read[1]))
+        msig = read[1]
+        row = (task.cid, lean.meta.updated, encode_meta(lean.meta), sig_text(msig) or "", None, "")
+        return Done(task, row, (lean.words, _text_record(msig, lean.meta.messages)) if self.text else None)
 
     def _words(self, task: Task, row: Row | None) -> Done:
-        """The words of a conversation whose row is known (``row``, or current in the index)."""
-        data = self._bytes(task)
-        lean = None if data is None else words_of(data)
-        if lean is None:
+        """The words of a conversation whose row and signature are known (``row``, or current in
+        the index)."""
+        read = self._bytes(task)
+        lean = None if read is None else words_of(read[0])
+        if read is None or lean is None:
             return self._careful(task, row)
-        return Done(task, row, (lean[1], _text_record(task.msig, lean[0])))
+        return Done(task, row, (lean[1], _text_record(read[1], lean[0])))
 
-    def _digest(self, task: Task, *, words: bool) -> Digest | None:
-        """The lean decode of the messages file (digest.py), or None: read it carefully."""
-        data = self._bytes(task)
-        return None if data is None else digest(task.cid, data, words=words)
-
-    def _bytes(self, task: Task) -> bytes | None:
-        """The messages file's bytes when it is a regular file of at most ``LEAN_BYTES`` that is
-        still the one scanned; else None."""
-        if self._open is None or task.msig[1] > min(self.limit, LEAN_BYTES):
+    def _bytes(self, task: Task) -> tuple[bytes, Signature] | None:
+        """The messages file's bytes and signature when it is a regular file of at most
+        ``LEAN_BYTES`` that is still the one scanned (if it was ``stat``'ed); else None."""
+        limit = min(self.limit, LEAN_BYTES)
+        if self._open is None or (task.msig is not None and task.msig[1] > limit):
             return None
-        return _read_quick(self._open, task.cid + MESSAGES_SUFFIX, task.msig)
+        return _read_quick(self._open, task.cid + MESSAGES_SUFFIX, task.msig, limit)
+
+    def _signature(self, cid: str) -> Signature | None:
+        """The messages file's signature (a new conversation's was not taken by the scan); None
+        when it is gone."""
+        try:
+            return signature(os.stat(self.directory / f"{cid}{MESSAGES_SUFFIX}", follow_symlinks=False))
+        except OSError:
+            return None
 
     def _careful(self, task: Task, row: Row | None = None) -> Done:
         """Read the messages through the careful reader: every spelling Go reads, a problem
         worded; the row (unless given) from ``meta.read_entry``."""
         from golem_cli.core.errors import HistoryFormatError
 
+        msig = task.msig or self._signature(task.cid)
+        if msig is None:
+            return Done(task, None, None)  # removed since the scan: the next refresh sees it
         decoded: Decoded | None = None
         if row is None and task.kind != TEXT:
-            entry, decoded = read_entry(self.directory, task.cid, task.msig, limit=self.limit, sidecar=task.sidecar)
+            entry, decoded = read_entry(self.directory, task.cid, msig, limit=self.limit, sidecar=task.sidecar)
             row = entry_row(entry)
             if entry.problem or not self.text:
                 return Done(task, row, None)
@@ -385,7 +413,7 @@ class Reader:
                 decoded = read_messages(self.directory, task.cid, limit=self.limit)
             except (OSError, HistoryFormatError):
                 return Done(task, row, None)  # changed since: the next refresh marks it
-        return Done(task, row, _text(task.msig, decoded))
+        return Done(task, row, _text(msig, decoded))
 
 
 def _nothing() -> None:
@@ -404,23 +432,27 @@ def _text(msig: Signature, decoded: Decoded) -> tuple[str, Text] | None:
     return indexed_text(decoded.messages), _text_record(msig, len(decoded.messages))
 
 
-def _read_quick(open_name: Callable[[str], int], name: str, sig: Signature) -> bytes | None:
-    """The bytes of ``name`` when it is a regular file whose ``stat`` signature is ``sig`` (one
-    open, ``fstat``, read and close); None when anything is unusual."""
+def _read_quick(
+    open_name: Callable[[str], int], name: str, sig: Signature | None, limit: int
+) -> tuple[bytes, Signature] | None:
+    """The bytes and signature of ``name`` when it is a regular file of at most ``limit`` bytes
+    whose ``stat`` signature is ``sig`` (any, when None): one open, ``fstat``, read and close;
+    None when anything is unusual."""
     try:
         fd = open_name(name)
     except OSError:
         return None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or signature(st) != sig:
+        got = signature(st)
+        if not stat.S_ISREG(st.st_mode) or (sig is not None and got != sig) or got[1] > limit:
             return None
-        data = os.read(fd, sig[1] + 1)
+        data = os.read(fd, got[1] + 1)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return data if len(data) == sig[1] else None
+    return (data, got) if len(data) == got[1] else None
 
 
 def quick_row(open_name: Callable[[str], int], cid: str, msig: Signature) -> Row | None:

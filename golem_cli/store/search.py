@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from golem_cli.core.history.numbering import number_of
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from golem_cli.core.messages import Message
     from golem_cli.store.meta import ConversationMeta
@@ -237,19 +237,9 @@ def shared_with_forks(hits: list[Hit]) -> list[Hit]:
     parent's hit is that message too, is named on the parent's hit (``Hit.forks``) instead of
     repeated (a parent with two forks gave three identical hits). Order is kept otherwise."""
     by_id = {hit.meta.id: hit for hit in hits}
-
-    def origin(hit: Hit) -> Hit:
-        seen = {hit.meta.id}
-        while (parent := by_id.get(hit.meta.parent)) is not None and parent.meta.id not in seen:
-            if not _copied(hit, parent):
-                break
-            seen.add(parent.meta.id)
-            hit = parent
-        return hit
-
     kept: list[Hit] = []
     for hit in hits:
-        top = origin(hit)
+        top = _origin(hit, by_id)
         if top is hit:
             kept.append(hit)
         else:
@@ -272,3 +262,104 @@ def first_hit(query: Query, meta: ConversationMeta, messages: list[Message], rol
         if snippet is not None:
             return Hit(meta, index, message.role, snippet, number_of(messages, index))
     return None
+
+
+#: A conversation's place in a search's order (newest first, then by ID): ``(-updated, id)``.
+Place = tuple[float, str]
+
+
+def place(meta: ConversationMeta) -> Place:
+    return (-meta.updated, meta.id)
+
+
+class Forks:
+    """The store's forks, each with its parent (``parents``), and the metadata of every
+    conversation among them, forks and parents, that a search can reach (``metas``)."""
+
+    def __init__(self, parents: dict[str, str], metas: dict[str, ConversationMeta]) -> None:
+        self.parents = parents
+        self.metas = metas
+        self.children: dict[str, list[str]] = {}
+        for fork, parent in parents.items():
+            self.children.setdefault(parent, []).append(fork)
+
+    def descendants(self, cid: str) -> list[str]:
+        """The forks of ``cid``, their forks, and so on."""
+        found: list[str] = []
+        seen = {cid}
+        stack = [cid]
+        while stack:
+            for child in self.children.get(stack.pop(), ()):
+                if child not in seen:
+                    seen.add(child)
+                    found.append(child)
+                    stack.append(child)
+        return found
+
+    def family(self, cid: str) -> list[str]:
+        """``cid``'s ancestors and descendants: the conversations whose hits decide whether a
+        hit in ``cid`` is a copy of another (``shared_with_forks``) and which copies it names."""
+        family = self.descendants(cid)
+        seen = {cid, *family}
+        up = self.parents.get(cid)
+        while up is not None and up not in seen:
+            seen.add(up)
+            family.append(up)
+            up = self.parents.get(up)
+        return family
+
+
+class Stream:
+    """The hits of a search, each given as it is found, folded as ``shared_with_forks`` folds
+    them all. A hit in a family of forks is decided at once: the hits of the family's other
+    conversations that the search has not reached yet are looked up ahead of it (``ahead``:
+    the first hit of a conversation, or None), so only a family's hits are remembered. Without
+    ``forks`` (a search with a limit: its answer depends on where it stops) every hit is held
+    to the end."""
+
+    def __init__(self, forks: Forks | None, ahead: Callable[[ConversationMeta], Hit | None]) -> None:
+        self.forks = forks
+        self.ahead = ahead
+        self.family: dict[str, Hit] = {}
+        self.looked: set[str] = set()
+        self.all: list[Hit] = []
+
+    def add(self, hit: Hit) -> list[Hit]:
+        """The hits to give now that ``hit`` is found (the search has reached its place)."""
+        forks = self.forks
+        cid = hit.meta.id
+        if forks is None:
+            self.all.append(hit)
+            return []
+        if cid not in forks.parents and cid not in forks.children:
+            return [hit]
+        self.family[cid] = hit
+        at = place(hit.meta)
+        for kin in forks.family(cid):
+            meta = forks.metas.get(kin)
+            if meta is not None and kin not in self.looked and place(meta) > at:  # not reached yet
+                self.looked.add(kin)
+                found = self.ahead(meta)
+                if found is not None:
+                    self.family[kin] = found
+        if _origin(hit, self.family) is not hit:
+            return []  # a copy: its origin's hit names it
+        kin_hits = [self.family[c] for c in forks.descendants(cid) if c in self.family]
+        kin_hits.sort(key=lambda k: place(k.meta))
+        hit.forks = [k.meta.id for k in kin_hits if _origin(k, self.family) is hit]
+        return [hit]
+
+    def end(self) -> list[Hit]:
+        """The hits still held, the search done."""
+        return shared_with_forks(self.all) if self.forks is None else []
+
+
+def _origin(hit: Hit, by_id: dict[str, Hit]) -> Hit:
+    """The hit that ``hit`` is a copy of, up its forks' parents (itself when none)."""
+    seen = {hit.meta.id}
+    while (parent := by_id.get(hit.meta.parent)) is not None and parent.meta.id not in seen:
+        if not _copied(hit, parent):
+            break
+        seen.add(parent.meta.id)
+        hit = parent
+    return hit

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from golem_cli.store.meta import ChatSettings, ConversationMeta
     from golem_cli.store.refresh import Progress
     from golem_cli.store.saving import Persisted
-    from golem_cli.store.search import Found
+    from golem_cli.store.search import Found, Hit
     from golem_cli.store.sidecars import FileSig, Kind
     from golem_cli.store.sidecars.checkpoints import Checkpoints
 
@@ -442,20 +442,44 @@ class Store:
         """The first matching message of each conversation (search.py says what matches), most
         recently updated first, at most ``limit`` of them. ``role`` keeps only messages of that
         role; ``since`` only conversations updated at or after that time (Unix seconds).
+        ``search_hits`` gives the same hits as they are found."""
+        from golem_cli.store.search import Found
+
+        unreadable: dict[str, str] = {}
+        hits = builtins.list(self.search_hits(text, limit, role=role, since=since, unreadable=unreadable))
+        problems = dict(self.index.problems()) | unreadable
+        prefixes = self.unique_prefixes(h.meta.id for h in hits) if hits else {}
+        return Found(hits, sorted(problems.items()), prefixes)
+
+    def search_hits(
+        self, text: str, limit: int | None = None, *, role: str = "", since: float = 0.0, unreadable: dict[str, str]
+    ) -> Iterator[Hit]:
+        """``search``'s hits, each as soon as it is found and no later hit can fold it into its
+        parent's or add a fork to it (``search.Stream``); the conversations whose file could
+        not be read are put in ``unreadable`` (ID: problem) as they are met.
 
         The index is brought up to date first (``Index.catch_up``: the text of conversations
         it does not hold yet is read then, with progress); it names the conversations that may
-        match, newest first, and each is confirmed in its file."""
-        from golem_cli.store.search import Found, Hit, first_hit, parse_query, shared_with_forks
+        match, newest first, and each is confirmed in its file. A search for every hit (no
+        ``limit``) asks the index for its forks first, so that each hit is given as it is found;
+        one with a limit holds its few hits to the end (where it stops decides its folding)."""
+        from golem_cli.store.search import Stream, first_hit, parse_query
 
         query = parse_query(text)
         self.index.catch_up()
-        hits: builtins.list[Hit] = []
-        unreadable: dict[str, str] = {}
+
+        def ahead(meta: ConversationMeta) -> Hit | None:
+            try:
+                return first_hit(query, meta, self.read(meta.id), role)
+            except (ConversationNotFound, CorruptConversation, OSError):
+                return None  # the search says so when it reaches it
+
+        stream = Stream(self.index.forks(since) if limit is None else None, ahead)
+        found = 0
         candidates = self.index.candidates(query, since=since)
         try:
             for meta in candidates:
-                if limit is not None and len(hits) >= limit:
+                if limit is not None and found >= limit:
                     break
                 try:
                     messages = self.read(meta.id)
@@ -466,13 +490,11 @@ class Store:
                     continue
                 hit = first_hit(query, meta, messages, role)
                 if hit is not None:
-                    hits.append(hit)
+                    found += 1
+                    yield from stream.add(hit)
         finally:
             candidates.close()  # ends its read of the index
-        problems = dict(self.index.problems()) | unreadable
-        hits = shared_with_forks(hits)
-        prefixes = self.unique_prefixes(h.meta.id for h in hits) if hits else {}
-        return Found(hits, sorted(problems.items()), prefixes)
+        yield from stream.end()
 
     def unreadable(self) -> builtins.list[tuple[str, str]]:
         """(ID, problem) of every stored conversation whose file cannot be read, as of the

@@ -100,7 +100,7 @@ def test_index_is_used_when_fresh(store, monkeypatch):
     time.sleep(refresh_mod.RACY_SECONDS + 0.05)
     store.list()  # refreshed long enough after the last change: not racy
     calls = []
-    monkeypatch.setattr(refresh_mod, "scan", lambda d: calls.append(d) or ({}, {}, [], []))
+    monkeypatch.setattr(refresh_mod, "scan", lambda d, rows: calls.append(d) or ({}, {}, [], []))
     assert len(store.list()) == 3
     assert calls == []
 

@@ -39,7 +39,7 @@ def store(store: Store) -> Store:
 
 
 def no_scan(monkeypatch):
-    def refuse(directory):
+    def refuse(directory, rows):
         raise AssertionError("the listing rescanned the directory")
 
     monkeypatch.setattr(refresh_module, "scan", refuse)

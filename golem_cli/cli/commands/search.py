@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import roles
+
+if TYPE_CHECKING:
+    from golem_cli.store import Store
+    from golem_cli.store.search import Hit
 
 app = typer.Typer()
 
@@ -70,31 +74,44 @@ def search(query: Query, limit: Limit = 20, role: Role = None, since: Since = No
 
     after = since_time(since, time.time()) if since else 0.0
     store = open_store()
-    found = store.search(query, limit or None, role=role or "", since=after)
-    hits = found.hits
-    if found.unreadable:
-        from golem_cli.cli.commands.conversations import warn_unreadable
-
-        warn_unreadable(store, dict(found.unreadable))
     if as_json:
+        found = store.search(query, limit or None, role=role or "", since=after)
+        _warn(store, dict(found.unreadable))
         console.print_json([
             {"id": hit.meta.id, "title": hit.meta.display_title, "updated": console.iso_time(hit.meta.updated),
              "messageIndex": hit.message_index, "number": hit.number, "role": hit.role, "snippet": hit.snippet,
              "forks": hit.forks}
-            for hit in hits
+            for hit in found.hits
         ])  # fmt: skip
         return 0
-    from golem_cli.cli.render.short_ids import handle
-
-    for hit in hits:  # each ID as its handle, as the forks line names them: a prefix goes stale
-        title = hit.meta.display_title[:40]
-        console.out(f"{handle(hit.meta.id)}  {console.local_time(hit.meta.updated)}  {title}")
-        # numbered as `golem show` numbers messages, so that `fork --at` takes the number
-        where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
-        console.out(f"    {where}: {hit.snippet}")
-        if hit.forks:  # the same message, copied into forks: shown once
-            console.out(f"    also in {'fork' if len(hit.forks) == 1 else 'forks'} {', '.join(map(handle, hit.forks))}")
-    if not hits:
+    unreadable: dict[str, str] = {}
+    shown = 0
+    for hit in store.search_hits(query, limit or None, role=role or "", since=after, unreadable=unreadable):
+        _show(hit)  # each hit as it is found
+        shown += 1
+    _warn(store, dict(store.unreadable()) | unreadable)
+    if not shown:
         console.note(f"no conversation mentions {query!r}")
         return 1
     return 0
+
+
+def _show(hit: Hit) -> None:
+    from golem_cli.cli.render import console
+    from golem_cli.cli.render.short_ids import handle
+
+    # each ID as its handle, as the forks line names them: a prefix goes stale
+    title = hit.meta.display_title[:40]
+    console.out(f"{handle(hit.meta.id)}  {console.local_time(hit.meta.updated)}  {title}")
+    # numbered as `golem show` numbers messages, so that `fork --at` takes the number
+    where = f"#{hit.number} {hit.role}" if hit.number is not None else "system prompt"
+    console.out(f"    {where}: {hit.snippet}")
+    if hit.forks:  # the same message, copied into forks: shown once
+        console.out(f"    also in {'fork' if len(hit.forks) == 1 else 'forks'} {', '.join(map(handle, hit.forks))}")
+
+
+def _warn(store: Store, unreadable: dict[str, str]) -> None:
+    if unreadable:
+        from golem_cli.cli.commands.conversations import warn_unreadable
+
+        warn_unreadable(store, unreadable)
