@@ -49,11 +49,11 @@ class ChatPool:
             cid = CID.search(chat.prompt())[1]
         else:
             chat, cid = held
+            chat.log = io.StringIO()  # Chat.screen() replays this test's output, from /new's prompt on
+            chat.child.logfile_read = chat.log
             chat.child.sendline("/new")
             said = chat.expect(r"New conversation|This conversation is still empty") + chat.prompt()
             cid = CID.search(said)[1] if "New conversation" in said else cid  # an empty one is new still
-        chat.log = io.StringIO()  # Chat.screen() replays only this test's output
-        chat.child.logfile_read = chat.log
         self.chats[args] = (chat, cid)
         return Taken(chat=chat, home=self.home, cid=cid)
 
