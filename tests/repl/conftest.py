@@ -61,15 +61,23 @@ class Chat:
         self.size = child.getwinsize()
         self.log = io.StringIO()
         child.logfile_read = self.log
+        self._emulator: tuple[io.StringIO, tuple[int, int], Any, Any] | None = None  # log, size, screen, stream
+        self._fed = 0
 
     def screen(self) -> list[str]:
         """The terminal's lines as a person sees them now (a VT100 emulator replays
-        everything the program wrote), trailing blanks removed."""
+        everything the program wrote), trailing blanks removed. The emulator is fed only
+        what was written since the last call (tests poll this while golem draws)."""
         import pyte
 
-        rows, columns = self.size
-        screen = pyte.Screen(columns, rows)
-        pyte.Stream(screen).feed(self.log.getvalue())
+        if self._emulator is None or self._emulator[:2] != (self.log, self.size):  # a new log or size: replay all
+            rows, columns = self.size
+            screen = pyte.Screen(columns, rows)
+            self._emulator, self._fed = (self.log, self.size, screen, pyte.Stream(screen)), 0
+        _, _, screen, stream = self._emulator
+        text = self.log.getvalue()
+        stream.feed(text[self._fed :])
+        self._fed = len(text)
         lines = [line.rstrip() for line in screen.display]
         while lines and not lines[-1]:
             lines.pop()
