@@ -234,7 +234,8 @@ def test_second_process_is_refused_with_the_holder_named(shared_chat):
 
     chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.say("mine")
-    done = subprocess.run([GOLEM, "ask", "--cid", cid[:8], "theirs"], capture_output=True, text=True,
+    # named by its tail: the shared chat's other conversations, made within a minute, share its first characters
+    done = subprocess.run([GOLEM, "ask", "--cid", cid[-12:], "theirs"], capture_output=True, text=True,
                           env=golem_env(home), timeout=30)  # fmt: skip
     assert done.returncode == 1
     assert "open in another golem process" in done.stderr and "golem fork" in done.stderr
