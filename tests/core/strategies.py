@@ -66,22 +66,32 @@ CALLS = st.builds(ToolCall, id=CALL_IDS, name=st.sampled_from(["roll", "f", ""])
                   signature=st.sampled_from(["", "sig"]))  # fmt: skip
 
 
+# Built once, not inside ``messages``: a strategy built there would be built (and its types
+# inspected) again for every message drawn, which cost more than drawing the message.
+PART_LISTS = st.lists(PARTS, max_size=2)
+CALL_LISTS = st.lists(CALLS, max_size=3)
+THINKING = st.lists(st.builds(ThinkingBlock, text=TEXT, signature=st.sampled_from(["", "s"]),
+                              redacted=st.sampled_from(["", "R"])), max_size=2)  # fmt: skip
+TOOL_NAMES = st.sampled_from(["", "roll"])
+RUN_IDS = st.sampled_from(["", "r1"])
+CONVERSATION_IDS = st.sampled_from(["", "c1"])
+
+
 @st.composite
 def messages(draw) -> Message:
     role = draw(ROLES)
     return Message(
         role=role,
         content=draw(TEXT),
-        parts=draw(st.lists(PARTS, max_size=2)),
-        tool_calls=draw(st.lists(CALLS, max_size=3)) if role in ("assistant", "user") else [],
+        parts=draw(PART_LISTS),
+        tool_calls=draw(CALL_LISTS) if role in ("assistant", "user") else [],
         tool_call_id=draw(CALL_IDS) if role == "tool" else "",
-        tool_name=draw(st.sampled_from(["", "roll"])),
+        tool_name=draw(TOOL_NAMES),
         failed=draw(st.booleans()) if role == "tool" else False,
-        thinking=draw(st.lists(st.builds(ThinkingBlock, text=TEXT, signature=st.sampled_from(["", "s"]),
-                                          redacted=st.sampled_from(["", "R"])), max_size=2)),
-        run_id=draw(st.sampled_from(["", "r1"])),
-        conversation_id=draw(st.sampled_from(["", "c1"])),
-    )  # fmt: skip
+        thinking=draw(THINKING),
+        run_id=draw(RUN_IDS),
+        conversation_id=draw(CONVERSATION_IDS),
+    )
 
 
 HISTORIES = st.lists(messages(), max_size=12)

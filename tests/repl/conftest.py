@@ -10,6 +10,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -32,12 +33,17 @@ def home(home: Path, server: ProviderServer) -> Path:
     """The test's GOLEM_HOME (tests/conftest.py), with a config.toml whose `local` (OpenAI) and
     `claude` (Anthropic) providers are the test server: the only providers a chat here reaches."""
     home.mkdir()
+    configure(home, server)
+    return home
+
+
+def configure(home: Path, server: ProviderServer) -> None:
+    """The config.toml of ``home`` above (and of the home of the shared chats below)."""
     (home / "config.toml").write_text(
         f'model = "local:echo"\n\n[providers.local]\nbase_url = "{server.openai_base_url}"\n'
         f'api_key = "sk-test"\nmax_retries = 2\n\n'
         f'[providers.claude]\ntype = "anthropic"\nbase_url = "{server.url}"\napi_key = "sk-test"\n'
     )
-    return home
 
 
 def golem_env(home: Path) -> dict[str, str]:
@@ -55,15 +61,23 @@ class Chat:
         self.size = child.getwinsize()
         self.log = io.StringIO()
         child.logfile_read = self.log
+        self._emulator: tuple[io.StringIO, tuple[int, int], Any, Any] | None = None  # log, size, screen, stream
+        self._fed = 0
 
     def screen(self) -> list[str]:
         """The terminal's lines as a person sees them now (a VT100 emulator replays
-        everything the program wrote), trailing blanks removed."""
+        everything the program wrote), trailing blanks removed. The emulator is fed only
+        what was written since the last call (tests poll this while golem draws)."""
         import pyte
 
-        rows, columns = self.size
-        screen = pyte.Screen(columns, rows)
-        pyte.Stream(screen).feed(self.log.getvalue())
+        if self._emulator is None or self._emulator[:2] != (self.log, self.size):  # a new log or size: replay all
+            rows, columns = self.size
+            screen = pyte.Screen(columns, rows)
+            self._emulator, self._fed = (self.log, self.size, screen, pyte.Stream(screen)), 0
+        _, _, screen, stream = self._emulator
+        text = self.log.getvalue()
+        stream.feed(text[self._fed :])
+        self._fed = len(text)
         lines = [line.rstrip() for line in screen.display]
         while lines and not lines[-1]:
             lines.pop()
@@ -129,3 +143,34 @@ def demo_url() -> Iterator[str]:
 
     with http_demo() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """The module's shared chats (tests/repl/shared_chat.py), in a GOLEM_HOME of its own."""
+    from tests.repl.shared_chat import ChatPool
+
+    home = tmp_path_factory.mktemp("shared") / "home"
+    home.mkdir()
+    configure(home, provider_server)
+    pool = ChatPool(home=home)
+    yield pool
+    pool.end_all()
+
+
+@pytest.fixture
+def shared_chat(chat_pool: Any, server: ProviderServer, request: pytest.FixtureRequest) -> Iterator:
+    """``shared_chat(*args)``: the module's ``golem chat *args`` at a new conversation. Takes
+    ``server`` so the provider server is reset (no queued replies, no requests) before."""
+    taken: list[tuple[str, ...]] = []
+    failed_before = request.session.testsfailed
+
+    def take(*args: str) -> Any:
+        taken.append(args)
+        return chat_pool.take(*args)
+
+    yield take
+    if request.session.testsfailed > failed_before:  # this test failed (its call report is in)
+        for args in dict.fromkeys(taken):
+            if args in chat_pool.chats:
+                chat_pool.end(args)

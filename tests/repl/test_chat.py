@@ -48,11 +48,10 @@ def test_footer_counts_stored_and_sent_with_trimming(spawn, home):
     chat.leave()
 
 
-def test_ctrl_c_mid_stream_keeps_partial_reply_then_next_turn_works(spawn, home, server):
+def test_ctrl_c_mid_stream_keeps_partial_reply_then_next_turn_works(shared_chat, server):
     long_text = " ".join(f"word{i}" for i in range(400))
     server.enqueue(Scenario(reply=Reply(text=long_text), delay=0.05))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.child.sendline("tell me a long story")
     chat.expect("word1")
     chat.child.sendintr()
@@ -60,7 +59,6 @@ def test_ctrl_c_mid_stream_keeps_partial_reply_then_next_turn_works(spawn, home,
     assert "Interrupted: the partial reply is saved." in out
     chat.prompt()
     assert "echo: next please" in chat.say("next please")
-    chat.leave()
     history = Store(home).load(cid)
     assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
     partial = history[1]
@@ -70,41 +68,35 @@ def test_ctrl_c_mid_stream_keeps_partial_reply_then_next_turn_works(spawn, home,
     assert partial.run_id == history[0].run_id
 
 
-def test_429_then_success(spawn, home, server):
+def test_429_then_success(shared_chat, server):
     server.enqueue(Scenario(status=429, retry_after="0"))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     out = chat.say("are you there")
     assert "echo: are you there" in out
     assert "error" not in out.lower()
-    chat.leave()
     assert [r.path for r in server.requests].count("/v1/chat/completions") == 2
 
 
-def test_dropped_stream_prints_one_line_and_keeps_everything(spawn, home, server):
+def test_dropped_stream_prints_one_line_and_keeps_everything(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text="a reply that will be cut off in the middle"), cut_after_frames=2))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     out = chat.say("first question")
     assert "error:" in out and "The partial reply is saved, marked interrupted. /retry asks again." in out
     assert "Traceback" not in out and "Nothing is lost" not in out
     assert "echo: second question" in chat.say("second question")
-    chat.leave()
     history = Store(home).load(cid)
     assert history[0].content == "first question"
     assert history[-1].content == "echo: second question"
     assert any(is_interrupted_reply(m) for m in history[:-1])
 
 
-def test_provider_401_says_what_to_do(spawn, server):
+def test_provider_401_says_what_to_do(shared_chat, server):
     server.enqueue(Scenario(status=401))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     out = chat.say("hello")
     assert re.search(r"error:.*401", out)
     assert "key" in out.lower()
     assert "sk-test" not in out
-    chat.leave()
 
 
 def damaged(home) -> str:
@@ -149,14 +141,12 @@ def test_fork_records_lineage_and_continues(spawn, home):
     assert len(store.load(parent)) == 4
 
 
-def test_slash_fork_continues_in_a_copy(spawn, home):
-    chat = spawn("chat")
-    first = banner_cid(chat.prompt())
+def test_slash_fork_continues_in_a_copy(shared_chat):
+    chat, home, first = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.say("before")
     out = chat.command("/fork", "continuing in the fork")
     second = re.search(r"into ([0-9a-f-]{36})", out).group(1)
     chat.say("in the fork")
-    chat.leave()
     store = Store(home)
     assert len(store.load(first)) == 2
     assert [m.content for m in store.load(second)][-2:] == ["in the fork", "echo: in the fork"]
@@ -237,21 +227,20 @@ def test_prompt_survives_the_process_being_killed_mid_reply(spawn, home, server)
     assert history[0].run_id
 
 
-def test_second_process_is_refused_with_the_holder_named(spawn, home):
+def test_second_process_is_refused_with_the_holder_named(shared_chat):
     import subprocess
 
     from tests.repl.conftest import GOLEM, golem_env
 
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.say("mine")
-    done = subprocess.run([GOLEM, "ask", "--cid", cid[:8], "theirs"], capture_output=True, text=True,
+    # named by its tail: the shared chat's other conversations, made within a minute, share its first characters
+    done = subprocess.run([GOLEM, "ask", "--cid", cid[-12:], "theirs"], capture_output=True, text=True,
                           env=golem_env(home), timeout=30)  # fmt: skip
     assert done.returncode == 1
     assert "open in another golem process" in done.stderr and "golem fork" in done.stderr
     assert f"pid {chat.child.pid}" in done.stderr or str(chat.child.pid) in done.stderr
     chat.say("still mine")
-    chat.leave()
     assert [m.content for m in Store(home).load(cid) if m.role == "user"] == ["mine", "still mine"]
 
 
@@ -269,17 +258,15 @@ def test_resume_without_id_offers_a_picker(spawn, home):
     assert store.load(older)[-1].content == "echo: continuing"
 
 
-def test_stream_cut_inside_tool_arguments_is_kept_and_the_chat_goes_on(spawn, home, server):
+def test_stream_cut_inside_tool_arguments_is_kept_and_the_chat_goes_on(shared_chat, server):
     from tests.providerserver import ToolCallSpec
 
     server.enqueue(Scenario(reply=Reply(tool_calls=[ToolCallSpec("call_1", "roll", '{"sides": 20, "note": "cut"}')]),
                             cut_in_tool_args=True))  # fmt: skip
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     out = chat.say("roll a die")
     assert "error:" in out and "Traceback" not in out
     assert "echo: and now" in chat.say("and now")
-    chat.leave()
     history = Store(home).load(cid)
     cut = history[1]
     assert cut.role == "assistant" and cut.tool_calls[0].id == "call_1"
@@ -290,32 +277,28 @@ def test_stream_cut_inside_tool_arguments_is_kept_and_the_chat_goes_on(spawn, ho
     assert sent[2] == {"role": "tool", "content": INTERRUPTED, "tool_call_id": "call_1"}
 
 
-def test_ctrl_c_at_the_prompt_clears_the_line(spawn, home):
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+def test_ctrl_c_at_the_prompt_clears_the_line(shared_chat):
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.child.send("never sent")
     chat.child.sendintr()
     assert "echo: kept" in chat.say("kept")
-    chat.leave()
     assert [m.content for m in Store(home).load(cid)] == ["kept", "echo: kept"]
 
 
 MARKDOWN_REPLY = "Some **bold** words and `code`."
 
 
-def test_replies_render_as_markdown_on_a_terminal(spawn, server):
+def test_replies_render_as_markdown_on_a_terminal(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text=MARKDOWN_REPLY)))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     out = chat.say("format something")
     assert "Some bold words and code." in out
     assert "**bold**" not in out
 
 
-def test_no_markdown_prints_the_text_as_it_came(spawn, server):
+def test_no_markdown_prints_the_text_as_it_came(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text=MARKDOWN_REPLY)))
-    chat = spawn("chat", "--no-markdown")
-    chat.prompt()
+    chat = shared_chat("--no-markdown").chat
     assert MARKDOWN_REPLY in chat.say("format something")
 
 
@@ -339,11 +322,10 @@ def test_leaving_a_new_chat_without_a_prompt_keeps_nothing(spawn, home):
     assert len(Store(home).list()) == 1
 
 
-def test_attach_goes_with_the_next_prompt_and_retry_resends_it(spawn, home, server, tmp_path):
+def test_attach_goes_with_the_next_prompt_and_retry_resends_it(shared_chat, server, tmp_path):
     image = tmp_path / "cat.png"
     image.write_bytes(bytes.fromhex("89504e470d0a1a0a"))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     assert "Attached image (image/png" in chat.command(f"/attach {image}", "next prompt")
     chat.say("look")
     assert server.requests[-1].json["messages"][-1]["content"][1]["type"] == "image_url"
@@ -351,7 +333,6 @@ def test_attach_goes_with_the_next_prompt_and_retry_resends_it(spawn, home, serv
     assert server.requests[-1].json["messages"][-1]["content"][1]["type"] == "image_url"
     chat.say("no picture now")
     assert server.requests[-1].json["messages"][-1]["content"] == "no picture now"
-    chat.leave()
     prompts = [m for m in Store(home).load(cid) if m.role == "user"]
     assert [len(m.parts) for m in prompts] == [1, 0]
 
@@ -404,10 +385,9 @@ def test_input_history_persists_and_is_private(spawn, home):
     chat.leave()
 
 
-def test_repeated_ctrl_c_stops_the_reply_once_and_the_chat_goes_on(spawn, home, server):
+def test_repeated_ctrl_c_stops_the_reply_once_and_the_chat_goes_on(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text=" ".join(f"word{i}" for i in range(400))), delay=0.05))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.child.sendline("long story")
     chat.expect("word1")
     for _ in range(3):
@@ -416,13 +396,11 @@ def test_repeated_ctrl_c_stops_the_reply_once_and_the_chat_goes_on(spawn, home, 
     assert "Traceback" not in out and "Interrupted" in out
     chat.prompt()
     assert "echo: still here" in chat.say("still here")
-    chat.leave()
     assert Store(home).load(cid)[-1].content == "echo: still here"
 
 
-def test_ctrl_r_searches_earlier_prompts(spawn, home):
-    chat = spawn("chat")
-    chat.prompt()
+def test_ctrl_r_searches_earlier_prompts(shared_chat):
+    chat = shared_chat().chat
     chat.say("the walrus said")
     chat.say("something else")
     chat.child.send("\x12")  # Ctrl-R
@@ -432,7 +410,6 @@ def test_ctrl_r_searches_earlier_prompts(spawn, home):
     chat.child.send("\r")  # and send it
     assert "echo: the walrus said" in chat.expect(r"\d+ stored, \d+ sent[^\n]*")
     chat.prompt()
-    chat.leave()
 
 
 def test_resume_when_the_conversations_model_is_not_available_here(spawn, home):
@@ -447,14 +424,12 @@ def test_resume_when_the_conversations_model_is_not_available_here(spawn, home):
     assert Store(home).meta(cid).model == "local:echo"
 
 
-def test_bracketed_text_in_errors_and_titles_is_printed_as_is(spawn, home):
-    chat = spawn("chat")
-    chat.prompt()
+def test_bracketed_text_in_errors_and_titles_is_printed_as_is(shared_chat):
+    chat = shared_chat().chat
     out = chat.command("/model openai:gpt-4o", "error:")
     assert "[providers.openai]" in out  # the hint names the config table; rich must not eat it
     assert "Title set: [bold]x[/bold]" in chat.command("/title [bold]x[/bold]", "Title set")
-    chat.say("hi")
-    chat.leave()
+    assert "echo: hi" in chat.say("hi"), "the model is still local:echo"
 
 
 def test_resume_picker_left_without_a_choice(spawn, home):
@@ -467,14 +442,12 @@ def test_resume_picker_left_without_a_choice(spawn, home):
     assert chat.child.exitstatus == 0
 
 
-def test_a_cut_off_reply_and_a_refusal_are_named_in_the_chat(spawn, server):
+def test_a_cut_off_reply_and_a_refusal_are_named_in_the_chat(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text="Once upon a", finish="length")), Scenario(reply=Reply(refusal="No.")))
-    chat = spawn("chat", "--no-markdown")
-    chat.prompt()
+    chat = shared_chat("--no-markdown").chat
     out = chat.say("a long story")
     assert "Once upon a" in out and "cut off: the model reached its output token limit (length)" in out
     assert "refused" in chat.say("something bad")
-    chat.leave()
 
 
 def test_option_and_trim_tokens_in_the_chat(spawn, server):
@@ -559,22 +532,19 @@ def test_resume_and_fork_take_model_options_as_chat_does(spawn, home, server):
     assert store.load(cid)[-1].content == "echo: and again"
 
 
-def test_attach_a_text_file_in_the_chat(spawn, server, tmp_path):
+def test_attach_a_text_file_in_the_chat(shared_chat, server, tmp_path):
     (tmp_path / "todo.md").write_text("- write tests\n")
-    chat = spawn("chat", "--no-markdown")
-    chat.prompt()
+    chat = shared_chat("--no-markdown").chat
     assert "todo.md (text" in chat.command(f"/attach {tmp_path / 'todo.md'}", "to your next prompt")
     chat.say("what is left?")
     assert server.requests[-1].json["messages"][-1]["content"] == 'what is left?\n\n<file name="todo.md">\n- write tests\n</file>'
-    chat.leave()
 
 
-def test_ctrl_c_during_a_flood_stops_and_saves_and_the_chat_goes_on(spawn, home, server):
+def test_ctrl_c_during_a_flood_stops_and_saves_and_the_chat_goes_on(shared_chat, server):
     """A server that never stops sending, drawn as markdown: Ctrl-C still gets through at once
     (benchmarks/hostile_server.py measures how soon) and the partial reply is saved."""
     server.enqueue(Scenario(hostile="flood"))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     chat.child.sendline("flood me")
     chat.expect("All work")
     chat.child.sendintr()
@@ -583,4 +553,3 @@ def test_ctrl_c_during_a_flood_stops_and_saves_and_the_chat_goes_on(spawn, home,
     assert is_interrupted_reply(Store(home).load(cid)[1])
     chat.prompt()
     assert "echo: still here?" in chat.say("still here?")
-    chat.leave()

@@ -76,29 +76,27 @@ def test_ctrl_d_typed_while_the_reply_ends_leaves_the_chat(spawn, home, server):
     chat.child.expect(pexpect.EOF, timeout=PATIENCE)
 
 
-def test_retry_after_a_failed_turn_makes_no_fork(spawn, home, server):
+def test_retry_after_a_failed_turn_makes_no_fork(shared_chat, server):
     server.enqueue(Scenario(status=401))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
+    store = Store(home)
+    before = {info.id for info in store.list()}  # the shared chat's earlier conversations
     assert "error:" in chat.say("hello")
     out = chat.say("/retry")
     assert "echo: hello" in out and "kept in" not in out
-    chat.leave()
-    store = Store(home)
-    assert [info.id for info in store.list()] == [cid]
+    assert [info.id for info in store.list() if info.id not in before] == [cid]
     assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
 
 
-def test_retry_after_an_interrupted_reply_keeps_it_in_a_fork(spawn, home, server):
+def test_retry_after_an_interrupted_reply_keeps_it_in_a_fork(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text="partial words here"), cut_after_frames=2))
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
+    chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
+    store = Store(home)
+    before = {info.id for info in store.list()}  # the shared chat's earlier conversations
     chat.say("hello")
     out = chat.say("/retry")
     assert "previous reply is kept in conversation" in out and "echo: hello" in out
-    chat.leave()
-    store = Store(home)
-    (fork,) = [info.id for info in store.list() if info.id != cid]
+    (fork,) = [info.id for info in store.list() if info.id not in before | {cid}]
     assert is_interrupted_reply(store.load(fork)[-1])
 
 
@@ -278,21 +276,18 @@ def test_a_locked_conversation_offers_a_fork(spawn, home):
     assert "nothing resumed" in refused.leave()
 
 
-def test_a_dropped_stream_says_kept_once(spawn, home, server):
+def test_a_dropped_stream_says_kept_once(shared_chat, server):
     server.enqueue(Scenario(reply=Reply(text="a reply that will be cut off in the middle"), cut_after_frames=2))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     out = chat.say("first question")
     said = out.split("error:")[1].split("\nrun ")[0]  # the error and the line after it, not the footer
     assert said.count("saved") == 1 and "The partial reply is saved" in said and "kept" not in said, said
-    chat.leave()
 
 
-def test_title_alone_shows_the_title_and_tools_has_a_legend(spawn, home):
+def test_title_alone_shows_the_title_and_tools_has_a_legend(shared_chat):
     """``/title`` alone printed its usage; ``/tools`` had marks nobody explained, and said
     nothing when no tool was enabled."""
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     assert "No title yet. /title TEXT names it." in chat.command("/title", "names it")
     chat.say("what is a monad")
     assert 'listed as "what is a monad"' in chat.command("/title", "names it")
@@ -300,7 +295,6 @@ def test_title_alone_shows_the_title_and_tools_has_a_legend(spawn, home):
     assert "Title: Monads" in chat.command("/title", "Title: Monads")
     out = chat.command("/tools", "Nothing is enabled in this chat yet.")
     assert "* enabled here · runs: at once · asks: you approve each call · allowed: runs without asking" in out
-    chat.leave()
 
 
 def test_at_60_columns_the_banner_and_tool_previews_break_at_words(home, server, tmp_path):
@@ -354,11 +348,10 @@ def test_new_starts_a_new_conversation_without_leaving(spawn, home):
     store.lock(second).release()
 
 
-def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(spawn, home, tmp_path):
+def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(shared_chat, tmp_path):
     import base64
 
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     assert "Nothing to copy yet" in chat.command("/copy", "Nothing to copy")
     chat.say("hello there")
     chat.child.sendline("/copy")
@@ -369,15 +362,13 @@ def test_copy_puts_the_last_reply_on_the_clipboard_or_in_a_file(spawn, home, tmp
     assert "Wrote the last reply" in chat.command(f"/copy {target}", "Wrote the last reply")
     assert target.read_text() == "echo: hello there\n"
     assert "exists" in chat.command(f"/copy {target}", "only a new file")
-    chat.leave()
 
 
-def test_tab_completes_what_each_slash_command_takes(spawn, home, tmp_path):
+def test_tab_completes_what_each_slash_command_takes(shared_chat, tmp_path):
     """As the shell completion does: paths after /attach, models after /model, tools after
     /tools enable, option names after /option."""
     (tmp_path / "notes-for-golem.txt").write_text("hello\n")
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     for typed, completed in [("/model local:e", "/model local:echo"), ("/option temp", "/option temperature"),
                              ("/tools enable sh", "/tools enable shell"),
                              (f"/attach {tmp_path}/notes-for", f"/attach {tmp_path}/notes-for-golem.txt")]:  # fmt: skip
@@ -386,7 +377,6 @@ def test_tab_completes_what_each_slash_command_takes(spawn, home, tmp_path):
         assert on_screen(chat, f"you> {completed}"), chat.screen()
         chat.child.sendcontrol("c")  # clears the line
         chat.prompt()
-    chat.leave()
 
 
 def on_screen(chat, line: str) -> bool:

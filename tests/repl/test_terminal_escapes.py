@@ -99,14 +99,12 @@ def hostile_conversation(home: Path) -> str:
 
 
 @pytest.mark.parametrize("flags", [(), ("--no-markdown",)], ids=["markdown", "plain"])
-def test_repl_reply(spawn, server: ProviderServer, flags: tuple[str, ...]):
+def test_repl_reply(shared_chat, server: ProviderServer, flags: tuple[str, ...]):
     server.enqueue(Scenario(reply=Reply(text=f"**{HOSTILE}**\n\n{HOSTILE}")))  # streamed in 1-6 character pieces
-    chat = spawn("chat", *flags)
-    chat.prompt()
+    chat = shared_chat(*flags).chat
     chat.child.sendline("hi")
     assert_shown(chat.expect_raw(FOOTER))
     chat.prompt()
-    chat.leave()
 
 
 @pytest.mark.parametrize("flags", [(), ("--no-stream",)], ids=["streamed", "whole"])
@@ -201,17 +199,16 @@ def test_resume_and_fork_reports(spawn, home: Path, tmp_path: Path):
 # --- errors, tools, servers, config ------------------------------------------------------------
 
 
-def test_provider_error_lines(spawn, home: Path, server: ProviderServer):
+def test_provider_error_lines(shared_chat, home: Path, server: ProviderServer):
     server.enqueue(Scenario(status=400, message=HOSTILE))
     raw, code = on_tty(home, "ask", "hi")
     assert code != 0
     assert_shown(raw)
     server.enqueue(Scenario(status=400, message=HOSTILE))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat
     chat.child.sendline("hi")
     assert_shown(chat.expect_raw("/retry sends it again"))
-    chat.leave()
+    chat.prompt()
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -22,9 +23,11 @@ import pytest
 from golem_cli.core.codec.history import load_history
 from golem_cli.core.history.repair import normalize_history
 from golem_cli.core.messages import INTERRUPTED
+from golem_cli.store import Store
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, PATIENCE, Chat, golem_env, plain
+from tests.repl.conftest import GOLEM, PATIENCE, Chat, configure, golem_env, plain
+from tests.repl.shared_chat import ChatPool
 from tests.tools.conftest import wait_gone
 
 pytestmark = pytest.mark.slow
@@ -33,6 +36,10 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def project(home: Path) -> Path:
     """The directory the tools work in (``tool_root`` in the config), with a neighbour."""
+    return make_project(home)
+
+
+def make_project(home: Path) -> Path:
     root = home / "project"
     root.mkdir()
     (home / "outside.txt").write_text("the secret\n")
@@ -40,6 +47,34 @@ def project(home: Path) -> Path:
     config = home / "config.toml"
     config.write_text(f'tool_root = "{root}"\n' + config.read_text())
     return root
+
+
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
+    """The shared chats (tests/repl/shared_chat.py) of this module work in a project too."""
+    home = tmp_path_factory.mktemp("shared") / "home"
+    home.mkdir()
+    configure(home, provider_server)
+    make_project(home)
+    pool = ChatPool(home=home)
+    yield pool
+    pool.end_all()
+
+
+@pytest.fixture
+def tool_chat(shared_chat) -> Iterator:
+    """``tool_chat(*args)``: the module's shared ``golem chat *args`` at a new conversation,
+    its project as ``make_project`` leaves it (what earlier tests wrote there removed)."""
+
+    def take(*args: str) -> tuple[Chat, Path, str]:
+        taken = shared_chat(*args)
+        root = taken.home / "project"
+        shutil.rmtree(root)
+        root.mkdir()
+        (root / "notes.txt").write_text("hello\n")
+        return taken.chat, root, taken.cid
+
+    yield take
 
 
 def calls(*specs: tuple[str, str, dict | str], text: str = "") -> Scenario:
@@ -63,7 +98,17 @@ def to_the_question(spawn, server: ProviderServer, tools: str, *replies: Scenari
     return chat, chat.expect(r"\[y\]es once")
 
 
-def nothing_of_the_answer_is_left(chat: Chat, project: Path) -> None:
+def shared_to_the_question(tool_chat, server: ProviderServer, tools: str, *replies: Scenario,
+                           prompt: str = "run it") -> tuple[Chat, str, Path, str]:  # fmt: skip
+    """``to_the_question`` in the module's shared chat: the chat, what it showed, its project
+    and the conversation's ID."""
+    server.enqueue(*replies)
+    chat, project, cid = tool_chat("-T", tools)
+    chat.child.sendline(prompt)
+    return chat, chat.expect(r"\[y\]es once"), project, cid
+
+
+def nothing_of_the_answer_is_left(chat: Chat, home: Path, cid: str) -> None:
     """After an answer typed as a word, the next prompt is what is typed next, whole: no rest
     of the word was submitted meanwhile or reaches the model."""
     chat.prompt()
@@ -71,11 +116,11 @@ def nothing_of_the_answer_is_left(chat: Chat, project: Path) -> None:
     chat.child.sendline("next")
     out = chat.turn()
     assert "echo: next" in out and "echo: es" not in out and "lways" not in out
-    assert user_prompts(project) == ["run it", "next"]
+    assert user_prompts(home, cid) == ["run it", "next"]
 
 
-def user_prompts(project: Path) -> list[str]:
-    return [m.content for m in stored(chat_home(project)) if m.role == "user"]
+def user_prompts(home: Path, cid: str) -> list[str]:
+    return [m.content for m in Store(home).load(cid) if m.role == "user"]
 
 
 def stored(home: Path) -> list:
@@ -101,9 +146,9 @@ def wait_for(path: Path, seconds: float = PATIENCE) -> str:
 # --- approval ------------------------------------------------------------------------------
 
 
-def test_approve_once_shows_the_diff_and_writes(spawn, server: ProviderServer, project: Path):
+def test_approve_once_shows_the_diff_and_writes(tool_chat, server: ProviderServer):
     write = calls(("call_1", "write_file", {"path": "out.txt", "content": "hi\n"}), text="Writing.")
-    chat, shown = to_the_question(spawn, server, "fs", write, prompt="write it")
+    chat, shown, project, _ = shared_to_the_question(tool_chat, server, "fs", write, prompt="write it")
     assert "write_file (builtin) wants to run" in shown and "+++ b/out.txt" in shown and "+hi" in shown
     assert not (project / "out.txt").exists()
     chat.child.send("\r")  # a stray Enter is not an answer
@@ -115,7 +160,6 @@ def test_approve_once_shows_the_diff_and_writes(spawn, server: ProviderServer, p
     assert "tool results: call_1 created out.txt (3 bytes)" in out
     assert (project / "out.txt").read_text() == "hi\n"
     chat.prompt()
-    chat.leave()
 
 
 def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: ProviderServer, project: Path):
@@ -136,15 +180,23 @@ def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: Provi
 
 
 @pytest.mark.parametrize("typed", ["yes\r", "always\r", "Y\r"])
-def test_a_typed_answer_is_consumed_by_the_question(spawn, server: ProviderServer, project: Path, typed: str):
+def test_a_typed_answer_is_consumed_by_the_question(spawn, tool_chat, server: ProviderServer, project: Path, typed: str):
     """Typed as a line (even all at once, as a paste), the answer ends at Enter: nothing of
-    it reaches the next prompt or the model."""
-    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
+    it reaches the next prompt or the model. ("always" allows the tool for the rest of the
+    chat, so that one gets a chat of its own.)"""
+    command = calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"}))
+    if typed == "always\r":
+        chat, _ = to_the_question(spawn, server, "shell", command)
+        home, cid = project.parent, stored_id(project.parent)
+    else:
+        chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", command)
+        home = project.parent
     chat.child.send(typed)  # a command writing to a file: no rule can allow it, "always" is the tool
     assert "tool results: call_1 exit status 0" in chat.turn()
-    nothing_of_the_answer_is_left(chat, project)
+    nothing_of_the_answer_is_left(chat, home, cid)
     assert (project / "ran.txt").read_text() == "ran\n"
-    chat.leave()
+    if typed == "always\r":
+        chat.leave()
 
 
 def answered(chat, word: str, seconds: float = PATIENCE) -> None:
@@ -157,22 +209,32 @@ def answered(chat, word: str, seconds: float = PATIENCE) -> None:
 
 
 @pytest.mark.parametrize(("key", "rest"), [("y", "es\r"), ("a", "lways\r"), ("y", "\r")])
-def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, server: ProviderServer, project: Path, key: str, rest: str):
+def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, tool_chat, server: ProviderServer, project: Path,
+                                                                 key: str, rest: str):  # fmt: skip
     """``y``, a pause past the half second that makes it the answer, then ``es⏎``: the rest
-    of the word and its Enter are dropped, not sent to the model as a turn."""
-    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"})))
+    of the word and its Enter are dropped, not sent to the model as a turn. ("a" allows the
+    tool for the rest of the chat, so that one gets a chat of its own.)"""
+    command = calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"}))
+    if key == "a":
+        chat, _ = to_the_question(spawn, server, "shell", command)
+        home, cid = project.parent, stored_id(project.parent)
+    else:
+        chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", command)
+        home = project.parent
     chat.child.send(key)
     answered(chat, {"y": "yes", "a": "always"}[key])  # the pause made the key the answer
     chat.child.send(rest)  # a command writing to a file: no rule can allow it, "always" is the tool
     assert "tool results: call_1 exit status 0" in chat.turn()
-    nothing_of_the_answer_is_left(chat, project)
-    chat.leave()
+    nothing_of_the_answer_is_left(chat, home, cid)
+    if key == "a":
+        chat.leave()
 
 
-def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, server: ProviderServer, project: Path):
+def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(tool_chat, server: ProviderServer):
     """Only the rest of the answer's word is dropped: a prompt typed ahead after the answer
     (while the tool runs) is the next turn, whole."""
-    chat, _ = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": UNTIL_THE_GATE})))
+    gated = calls(("call_1", "run_command", {"command": UNTIL_THE_GATE}))
+    chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", gated)
     chat.child.send("y")
     answered(chat, "yes")
     chat.child.send("ext steps\r")  # "e" continues "yes", "x" does not: the person typed on
@@ -180,15 +242,14 @@ def test_what_is_typed_on_after_a_one_key_answer_reaches_the_next_prompt(spawn, 
     chat.turn()
     out = chat.turn()
     assert "echo: ext steps" in out
-    assert user_prompts(project) == ["run it", "ext steps"]
-    chat.leave()
+    assert user_prompts(project.parent, cid) == ["run it", "ext steps"]
 
 
-def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(spawn, server: ProviderServer, project: Path):
+def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(tool_chat, server: ProviderServer):
     """Two calls to approve: ``y``, a pause (the second question is up), then ``es⏎`` finishes
     the first answer's word; it neither answers nor is refused at the second question."""
     both = calls(("call_1", "run_command", {"command": "echo 1 >> ran.txt"}), ("call_2", "run_command", {"command": "echo 2 >> ran.txt"}))
-    chat, _ = to_the_question(spawn, server, "shell", both, prompt="run both")
+    chat, _, project, _ = shared_to_the_question(tool_chat, server, "shell", both, prompt="run both")
     chat.child.send("y")
     chat.expect(r"echo 2 >> ran.txt[\s\S]*\[y\]es once")
     chat.child.send("es\r")
@@ -197,7 +258,7 @@ def test_the_rest_of_an_answer_at_the_next_question_is_not_an_answer(spawn, serv
     out = chat.turn()
     assert "Answer y (run it)" not in out
     assert (project / "ran.txt").read_text() == "1\n"
-    chat.leave()
+    chat.prompt()
 
 
 def test_in_ask_keys_typed_after_a_one_key_answer_stay_in_the_terminal(server: ProviderServer, home: Path, project: Path):
@@ -237,20 +298,18 @@ def test_a_single_key_answer_is_shown_on_the_question_line(spawn, server: Provid
     chat.leave()
 
 
-def test_a_call_known_to_fail_is_not_asked_about(spawn, server: ProviderServer, project: Path):
+def test_a_call_known_to_fail_is_not_asked_about(tool_chat, server: ProviderServer):
     """An edit whose text is not in the file and a write outside the root would change
     nothing: each fails at once with the reason (the model reads it), and nobody is asked."""
     server.enqueue(calls(("e1", "edit_file", {"path": "notes.txt", "old_text": "absent", "new_text": "x"}),
                          ("w1", "write_file", {"path": "../escape.txt", "content": "x"})))  # fmt: skip
-    chat = spawn("chat", "-T", "fs")
-    chat.prompt()
+    chat, project, _ = tool_chat("-T", "fs")
     out = chat.say("edit it")
     assert "wants to run" not in out and "Allow?" not in out
     assert "← edit_file failed" in out and "old_text was not found in 'notes.txt'" in out
     assert "← write_file failed" in out and "'../escape.txt' is outside the directory" in out
     assert "tool results: e1 [failed] old_text was not found in 'notes.txt'" in out  # what the model read
     assert (project / "notes.txt").read_text() == "hello\n" and not (project.parent / "escape.txt").exists()
-    chat.leave()
 
 
 def test_a_huge_call_does_not_scroll_the_question_away(spawn, server: ProviderServer, project: Path):
@@ -263,8 +322,9 @@ def test_a_huge_call_does_not_scroll_the_question_away(spawn, server: ProviderSe
     chat.leave()
 
 
-def test_deny_with_a_reason_the_model_reads(spawn, server: ProviderServer, project: Path):
-    chat, shown = to_the_question(spawn, server, "shell", calls(("call_1", "run_command", {"command": "touch ran"})))
+def test_deny_with_a_reason_the_model_reads(tool_chat, server: ProviderServer):
+    touch = calls(("call_1", "run_command", {"command": "touch ran"}))
+    chat, shown, project, cid = shared_to_the_question(tool_chat, server, "shell", touch)
     assert "$ touch ran" in shown
     chat.child.sendline("n not on my machine")
     out = chat.turn()
@@ -272,13 +332,8 @@ def test_deny_with_a_reason_the_model_reads(spawn, server: ProviderServer, proje
     assert "tool results: call_1 [failed] Your tool call was denied: not on my machine." in out
     assert not (project / "ran").exists()
     chat.prompt()
-    chat.leave()
-    result = [m for m in stored(chat_home(project)) if m.role == "tool"][0]
+    result = [m for m in Store(project.parent).load(cid) if m.role == "tool"][0]
     assert result.failed and result.tool_name == "run_command" and result.tool_call_id == "call_1"
-
-
-def chat_home(project: Path) -> Path:
-    return project.parent
 
 
 def test_without_a_terminal_calls_are_denied_and_never_run(server: ProviderServer, home: Path, project: Path):
@@ -489,12 +544,9 @@ def test_the_chat_banner_names_the_tools_and_where_they_work(spawn, project: Pat
 # --- interrupting ----------------------------------------------------------------------------
 
 
-def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_reported_stopped(
-    spawn, server: ProviderServer, project: Path
-):
+def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_reported_stopped(tool_chat, server: ProviderServer):
     server.enqueue(calls(("call_1", "run_command", {"command": "echo $$ > pid; (sleep 60; touch late) & sleep 60"})))
-    chat = spawn("chat", "-T", "shell", "--yes")
-    chat.prompt()
+    chat, project, cid = tool_chat("-T", "shell", "--yes")
     chat.child.sendline("run it")
     assert "running run_command" in chat.expect(r"running run_command · \d")
     pgid = int(wait_for(project / "pid"))
@@ -504,20 +556,18 @@ def test_ctrl_c_during_a_command_kills_its_group_and_the_call_is_reported_stoppe
     assert "partial reply" not in out
     assert wait_gone(pgid) == []
     chat.prompt()
-    [result] = [m for m in stored(project.parent) if m.role == "tool"]  # saved at once, not left for repair
+    [result] = [m for m in Store(project.parent).load(cid) if m.role == "tool"]  # saved at once, not left for repair
     assert result.tool_call_id == "call_1" and result.failed
     assert result.content.startswith("The call was stopped by the user (Ctrl-C) after ")
     out = chat.say("and now?")
     assert "Repaired" not in out and "echo: and now?" in out
-    chat.leave()
     assert not (project / "late").exists()
 
 
-def test_a_started_then_stopped_command_is_never_reported_as_never_run(spawn, server: ProviderServer, project: Path):
+def test_a_started_then_stopped_command_is_never_reported_as_never_run(tool_chat, server: ProviderServer):
     """Issue 24 bug 1: the command ran and printed ``start``; the next request says so."""
     server.enqueue(calls(("call_1", "run_command", {"command": "echo start; echo $$ > pid; sleep 60; echo end"})))
-    chat = spawn("chat", "-T", "shell", "--yes")
-    chat.prompt()
+    chat, project, _ = tool_chat("-T", "shell", "--yes")
     chat.child.sendline("run it")
     wait_for(project / "pid")
     assert "start" in chat.expect(r"│ start")  # its output streams into the view while it runs
@@ -526,7 +576,6 @@ def test_a_started_then_stopped_command_is_never_reported_as_never_run(spawn, se
     chat.prompt()
     server.enqueue(Scenario(reply=Reply(text="ok")))
     chat.say("what happened?")
-    chat.leave()
     [sent] = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
     said = json.loads(sent["content"])["error"]  # a failed result on the OpenAI wire (ADR 0003)
     assert INTERRUPTED not in said and said.startswith("The call was stopped by the user (Ctrl-C) after ")
