@@ -84,7 +84,7 @@ def test_a_word_in_every_conversation_gives_its_first_hits_before_every_file_is_
 
 
 def test_golem_search_shows_every_hit_folded_as_it_goes(tmp_path):
-    from tests.cli.test_search import run
+    from tests.cli.test_search import run_process as run
 
     store = Store(tmp_path)
     parent = store.create([Message("user", "the axolotl question"), Message("assistant", "an answer")])
