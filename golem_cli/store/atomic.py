@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 PRIVATE_DIR = 0o700
@@ -38,7 +38,12 @@ def temp_name(target: Path) -> Path:
 
 
 def write_atomic(
-    target: Path, data: bytes | Iterable[bytes], *, mode: int = PRIVATE_FILE, durable: bool = True
+    target: Path,
+    data: bytes | Iterable[bytes],
+    *,
+    mode: int = PRIVATE_FILE,
+    durable: bool = True,
+    before_rename: Callable[[int], None] | None = None,
 ) -> None:
     """Replace ``target`` with ``data`` atomically.
 
@@ -48,6 +53,10 @@ def write_atomic(
 
     ``durable=False`` skips the fsyncs, for caches that can be rebuilt (the listing index):
     the rename is still atomic, only a power cut may lose the newest version.
+
+    ``before_rename`` is called with the written file's descriptor just before the rename: an
+    exception from it (a check that ``target`` is still the file the caller read) leaves
+    ``target`` as it was.
     """
     chunks = (data,) if isinstance(data, bytes | bytearray | memoryview) else data
     tmp = temp_name(target)
@@ -63,6 +72,8 @@ def write_atomic(
                     view = view[written:]
             if durable:
                 os.fsync(fd)
+            if before_rename is not None:
+                before_rename(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)

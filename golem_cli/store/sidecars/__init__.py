@@ -34,7 +34,7 @@ from typing import Any, NamedTuple, TypeVar
 import msgspec
 from msgspec import Struct, field
 
-from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, fsync_dir, temp_name
+from golem_cli.store.atomic import PRIVATE_FILE, ensure_private_dir, write_atomic
 from golem_cli.store.files import UnreadableFile, pread, read_with_stat
 
 #: The format version every document and log record carries as ``"v"``. It changes only for
@@ -152,26 +152,15 @@ def write_document(path: Path, data: bytes, *, expected: FileSig | None, durable
     names the file ``expected`` describes (None: no file): else ``SidecarChanged``, nothing
     written. The check is made before the rename (a writer that takes no lock can still slip in
     between the check and the rename: ADR 0025). Returns the new file's signature."""
-    tmp = temp_name(path)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, PRIVATE_FILE)
-    try:
-        try:
-            if os.fstat(fd).st_mode & 0o777 != PRIVATE_FILE:
-                os.fchmod(fd, PRIVATE_FILE)  # O_CREAT's mode is filtered by the umask
-            _write_all(fd, data)
-            if durable:
-                os.fsync(fd)
-            if current_sig(path) != expected:
-                raise SidecarChanged(str(path))
-            sig = FileSig.of(os.fstat(fd))
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        _unlink(tmp)
-        raise
-    if durable:
-        fsync_dir(path.parent)
+    written: list[FileSig] = []
+
+    def still_expected(fd: int) -> None:
+        if current_sig(path) != expected:
+            raise SidecarChanged(str(path))
+        written.append(FileSig.of(os.fstat(fd)))
+
+    write_atomic(path, data, durable=durable, before_rename=still_expected)
+    sig = written[0]
     return FileSig(sig.dev, sig.ino, sig.size, sig.mtime_ns, current_ctime(path, sig.ctime_ns))
 
 
