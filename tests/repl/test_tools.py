@@ -179,18 +179,25 @@ def test_always_allows_the_tool_for_the_rest_of_the_session(spawn, server: Provi
     chat.leave()
 
 
+def at_the_shell_question(spawn, tool_chat, server: ProviderServer, project: Path, *,
+                          own: bool) -> tuple[Chat, Path, Path, str]:  # fmt: skip
+    """At the question for a shell call that writes ``ran.txt``: in a chat of its own (``own``:
+    an "always" answer would outlive the test) or the module's shared one. Returns the chat,
+    its home, its project and the conversation's ID."""
+    command = calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"}))
+    if own:
+        chat, _ = to_the_question(spawn, server, "shell", command)
+        return chat, project.parent, project, stored_id(project.parent)
+    chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", command)
+    return chat, project.parent, project, cid
+
+
 @pytest.mark.parametrize("typed", ["yes\r", "always\r", "Y\r"])
 def test_a_typed_answer_is_consumed_by_the_question(spawn, tool_chat, server: ProviderServer, project: Path, typed: str):
     """Typed as a line (even all at once, as a paste), the answer ends at Enter: nothing of
     it reaches the next prompt or the model. ("always" allows the tool for the rest of the
     chat, so that one gets a chat of its own.)"""
-    command = calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"}))
-    if typed == "always\r":
-        chat, _ = to_the_question(spawn, server, "shell", command)
-        home, cid = project.parent, stored_id(project.parent)
-    else:
-        chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", command)
-        home = project.parent
+    chat, home, project, cid = at_the_shell_question(spawn, tool_chat, server, project, own=typed == "always\r")
     chat.child.send(typed)  # a command writing to a file: no rule can allow it, "always" is the tool
     assert "tool results: call_1 exit status 0" in chat.turn()
     nothing_of_the_answer_is_left(chat, home, cid)
@@ -214,13 +221,7 @@ def test_the_rest_of_a_word_typed_after_a_pause_is_not_a_prompt(spawn, tool_chat
     """``y``, a pause past the half second that makes it the answer, then ``es⏎``: the rest
     of the word and its Enter are dropped, not sent to the model as a turn. ("a" allows the
     tool for the rest of the chat, so that one gets a chat of its own.)"""
-    command = calls(("call_1", "run_command", {"command": "echo ran >> ran.txt"}))
-    if key == "a":
-        chat, _ = to_the_question(spawn, server, "shell", command)
-        home, cid = project.parent, stored_id(project.parent)
-    else:
-        chat, _, project, cid = shared_to_the_question(tool_chat, server, "shell", command)
-        home = project.parent
+    chat, home, project, cid = at_the_shell_question(spawn, tool_chat, server, project, own=key == "a")
     chat.child.send(key)
     answered(chat, {"y": "yes", "a": "always"}[key])  # the pause made the key the answer
     chat.child.send(rest)  # a command writing to a file: no rule can allow it, "always" is the tool
