@@ -60,6 +60,21 @@ def refused_port() -> Iterator[int]:
         yield held.getsockname()[1]
 
 
+@pytest.fixture
+def golem_main(home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``golem_main(*args, input=..., env=...)``: what ``golem`` does, as ``golem_cli.__main__.main``
+    called in this process behind pipes, each call checked to leave the process as it found it
+    (``tests/inprocess.py``). For a command's output, exit code and files; never for what is
+    about the process itself (signals, locks between processes, crashes, a terminal, a hang)."""
+    from tests.inprocess import Result, run_in_process
+
+    def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
+        data = input.encode() if isinstance(input, str) else (input or b"")
+        return run_in_process(monkeypatch, args, data, env or {})
+
+    return run
+
+
 @pytest.fixture(scope="session")
 def provider_server() -> Iterator[ProviderServer]:
     """The OpenAI/Anthropic test server on 127.0.0.1, started once per test session."""

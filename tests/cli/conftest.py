@@ -6,22 +6,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.inprocess import Result
+
 _SCRIPT = Path(sys.executable).parent / "golem"
 GOLEM_CMD = [str(_SCRIPT)] if _SCRIPT.exists() else [sys.executable, "-m", "golem_cli"]
 _CLEARED = ("FORCE_COLOR", "GOLEM_FORCE_TERMINAL", "NO_COLOR", "GOLEM_DEBUG", "GOLEM_MODEL", "COLUMNS")
-
-
-@dataclass
-class Result:
-    code: int
-    out: str
-    err: str
-    raw: bytes = b""
 
 
 @pytest.fixture
@@ -51,21 +44,6 @@ def golem_in(home, capsys):
         code = main(list(args))
         captured = capsys.readouterr()
         return Result(code, captured.out, captured.err)
-
-    return run
-
-
-@pytest.fixture
-def golem_main(home, monkeypatch):
-    """``golem_main(*args, input=..., env=...)``: what ``golem`` does, as ``golem_cli.__main__.main``
-    called in this process behind pipes, each call checked to leave the process as it found it
-    (``tests/cli/inprocess.py``). For a command's output, exit code and files; never for what is
-    about the process itself (signals, locks between processes, crashes, a terminal, a hang)."""
-    from tests.cli.inprocess import run_in_process
-
-    def run(*args: str, input: str | bytes | None = None, env: dict[str, str] | None = None) -> Result:
-        data = input.encode() if isinstance(input, str) else (input or b"")
-        return run_in_process(monkeypatch, args, data, env or {})
 
     return run
 

@@ -14,7 +14,7 @@ import pytest
 from golem_cli.cli import app
 from golem_cli.store import locks
 
-from tests.cli.inprocess import run_in_process
+from tests.inprocess import run_in_process
 
 
 def _env() -> Callable[[], None]:

@@ -32,6 +32,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import golem_cli
@@ -40,7 +41,17 @@ from golem_cli.__main__ import main
 from golem_cli.store import locks
 from golem_cli.tools import shell
 
-from tests.cli.conftest import Result
+
+@dataclass
+class Result:
+    """What one golem call gave: its exit code, its standard output and error as text, and its
+    standard output's bytes."""
+
+    code: int
+    out: str
+    err: str
+    raw: bytes = b""
+
 
 _PACKAGE = os.path.dirname(golem_cli.__file__)
 _REGISTER = atexit.register
