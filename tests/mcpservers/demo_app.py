@@ -13,7 +13,11 @@ changed), ask_user (a form for the user: elicitation), visit (a URL-mode elicita
 greet, and resources, ``demo://readme``, ``demo://pixel.png`` and the template
 ``demo://notes/{topic}``, with completions for greet's style and the template's topic.
 ``marks`` is a folder where tools leave files that say what happened inside the server (a call
-started or was cancelled, and the pid it ran in)."""
+started or was cancelled, and the pid it ran in).
+
+Every tool, prompt, resource and resolver is a coroutine: the SDK runs a plain function on a
+worker thread, which, with the server in a thread of the test process, would be a thread
+started during golem's in-process call (``golem_main`` fails a call that leaves one)."""
 
 from __future__ import annotations
 
@@ -70,12 +74,12 @@ def _mark(marks: Path | None, name: str, text: str) -> None:
 
 def _calls(app: MCPServer, name: str, marks: Path | None) -> None:
     @app.tool(annotations=ToolAnnotations(readOnlyHint=True))
-    def echo(text: str) -> str:
+    async def echo(text: str) -> str:
         """Say the text back."""
         return f"{name} says: {text}"
 
     @app.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
-    def shout(text: str) -> str:
+    async def shout(text: str) -> str:
         """Say the text back, loudly (the server calls this destructive)."""
         return text.upper()
 
@@ -91,7 +95,7 @@ def _calls(app: MCPServer, name: str, marks: Path | None) -> None:
         return f"waited {seconds:g} s"
 
     @app.tool()
-    def fail(why: str = "it went wrong") -> str:
+    async def fail(why: str = "it went wrong") -> str:
         """Fail on purpose (isError)."""
         raise ToolError(why)
 
@@ -111,28 +115,28 @@ def _process_tools(app: MCPServer, marks: Path | None, own_process: bool) -> Non
         os._exit(7)
 
     @app.tool()
-    def picture() -> list:
+    async def picture() -> list:
         """A one-pixel PNG and a caption."""
         return ["a red pixel", Image(data=PNG, format="png")]
 
     @app.tool(structured_output=False)
-    def structured() -> CallToolResult:
+    async def structured() -> CallToolResult:
         """Only structured content, no text."""
         return CallToolResult(content=[], structured_content={"answer": 42, "unit": "m"})
 
     @app.tool()
-    def flood(characters: int) -> str:
+    async def flood(characters: int) -> str:
         """Much text."""
         return "x" * characters + "END"
 
     @app.tool()
-    def pid() -> str:
+    async def pid() -> str:
         """This server's process ID."""
         alone()
         return str(os.getpid())
 
     @app.tool()
-    def spawn_child() -> str:
+    async def spawn_child() -> str:
         """Start a long sleep in this server's process group; answer its pid."""
         alone()
         return str(subprocess.Popen(["sleep", "60"]).pid)
@@ -140,13 +144,13 @@ def _process_tools(app: MCPServer, marks: Path | None, own_process: bool) -> Non
 
 def _results(app: MCPServer) -> None:
     @app.tool()
-    def authorization(ctx: Context) -> str:
+    async def authorization(ctx: Context) -> str:
         """The Authorization header of this request (HTTP only)."""
         headers = ctx.headers or {}
         return headers.get("authorization", "(none)")
 
     @app.tool()
-    def hostile() -> str:
+    async def hostile() -> str:
         """Text that would move the cursor and retitle the terminal if printed as it is."""
         return "\x1b]0;pwned\x07\x1b[2J\x1b[31mred\x1b[0m and plain"
 
@@ -154,15 +158,15 @@ def _results(app: MCPServer) -> None:
     async def grow(ctx: Context) -> str:
         """Add a tool, grown, and tell the client the list changed."""
 
-        def grown(text: str) -> str:
+        async def grown(text: str) -> str:
             """A tool added while the server ran."""
             return f"grown: {text}"
 
-        def grown_prompt() -> str:
+        async def grown_prompt() -> str:
             """A prompt added while the server ran."""
             return "a grown prompt"
 
-        def grown_note() -> str:
+        async def grown_note() -> str:
             return "a grown note"
 
         app.add_tool(grown)
@@ -179,7 +183,7 @@ def _results(app: MCPServer) -> None:
         return "added grown"
 
     @app.tool()
-    def linked() -> CallToolResult:
+    async def linked() -> CallToolResult:
         """A link to the readme resource (a resource_link), not its contents."""
         link = ResourceLink(type="resource_link", uri="demo://readme", name="readme", mime_type="text/markdown")
         return CallToolResult(content=[TextContent(type="text", text="see the readme"), link])
@@ -191,11 +195,11 @@ class Person(BaseModel):
     subscribe: bool = Field(default=False)
 
 
-def ask_person() -> Elicit[Person]:
+async def ask_person() -> Elicit[Person]:
     return Elicit("Who are you?", Person)
 
 
-def the_roots() -> ListRoots:
+async def the_roots() -> ListRoots:
     return ListRoots()
 
 
@@ -237,22 +241,22 @@ def _protocol_tools(app: MCPServer) -> None:
 
 def _prompts_and_resources(app: MCPServer) -> None:
     @app.prompt()
-    def greet(name: str, style: str = "plain") -> str:
+    async def greet(name: str, style: str = "plain") -> str:
         """Greet someone by name."""
         return f"Please greet {name} in a {style} way."
 
     @app.resource("demo://readme", mime_type="text/markdown")
-    def readme() -> str:
+    async def readme() -> str:
         """The demo's readme."""
         return "# Demo\nA server for golem's tests."
 
     @app.resource("demo://pixel.png", mime_type="image/png")
-    def pixel() -> bytes:
+    async def pixel() -> bytes:
         """A one-pixel PNG."""
         return PNG
 
     @app.resource("demo://notes/{topic}")
-    def notes(topic: str) -> str:
+    async def notes(topic: str) -> str:
         """Notes on a topic."""
         return f"notes on {topic}"
 

@@ -17,6 +17,8 @@ import uvicorn
 
 from tests.mcpservers.demo_app import build
 
+#: Seconds a server's thread may take to start serving (a busy machine is slow).
+STARTUP = 60
 #: Seconds the server gives open connections (a client's event stream) to end when it stops.
 GRACE = 2
 
@@ -30,20 +32,33 @@ def http_demo(name: str = "demo", marks: Path | None = None, instructions: str |
 
 @contextlib.contextmanager
 def serving(app: object) -> Iterator[str]:
-    """An ASGI app under uvicorn in a thread; yields its ``/mcp`` URL. The port listens before
-    the thread starts, so a request made before uvicorn is up waits in the queue instead of
-    being refused."""
+    """An ASGI app under uvicorn in a thread; yields its ``/mcp`` URL once uvicorn has started:
+    the thread's event loop (its epoll and self-pipe) is open by then, so a check of what a
+    golem call in this process left open (tests/inprocess.py) never counts the server's."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=GRACE)  # type: ignore[arg-type]
-    server = uvicorn.Server(config)
+    server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, name="demo-http", daemon=True)
     thread.start()
     try:
+        assert server.ready.wait(STARTUP), "the demo server's thread did not start"
         yield f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
     finally:
         server.should_exit = True
         thread.join(GRACE + 10)
         listener.close()
         assert not thread.is_alive(), "the demo server's thread did not stop"
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, saying when it has started (``ready``)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.ready.set()

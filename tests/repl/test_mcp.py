@@ -1,5 +1,5 @@
-"""Tool servers in chat as a person meets them: the real ``golem`` on a pseudo-terminal (or in a
-pipe), the loopback provider answering with calls of a server's tools, and a real tool server
+"""Tool servers in chat as a person meets them: the real ``golem`` on a pseudo-terminal (or,
+without a terminal, golem's entry point in this process behind pipes), the loopback provider answering with calls of a server's tools, and a real tool server
 (tests/mcpservers/demo_app.py, the SDK's own server class): over streamable HTTP from a thread
 of this process, or, where the test is about the server's process (its start, its exit, a kill
 mid-call, a cancellation), a program of its own that golem starts.
@@ -13,7 +13,6 @@ import base64
 import json
 import os
 import signal
-import subprocess
 import termios
 import time
 from collections.abc import Iterator
@@ -27,8 +26,8 @@ from golem_cli.core.history.repair import normalize_history
 from tests.mcpservers import demo_toml, published, url_toml
 from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
-from tests.repl.conftest import GOLEM, PATIENCE, golem_env, plain
-from tests.repl.test_tools import ask, calls, stored, wait_for
+from tests.repl.conftest import PATIENCE, plain
+from tests.repl.test_tools import calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
@@ -114,26 +113,28 @@ def test_the_servers_tools_are_listed_and_approved_y_n_a(spawn, server: Provider
     chat.leave()
 
 
-def test_without_a_terminal_a_call_is_denied_and_allow_runs_it(server: ProviderServer, home: Path, demo: Path, marks: Path):
-    """One run: demo__slow is not allowed (denied, never run), demo__echo is (``--allow demo.echo``)."""
+def test_without_a_terminal_a_call_is_denied_and_allow_runs_it(server: ProviderServer, golem_main, demo: Path,
+                                                               marks: Path):  # fmt: skip
+    """One run: demo__slow is not allowed (denied, never run), demo__echo is (``--allow demo.echo``).
+    golem's own entry point in this process, its streams pipes (no terminal)."""
     server.enqueue(calls(("call_1", "demo__slow", {"seconds": 0}), ("call_2", "demo__echo", {"text": "allowed"})))
-    done = ask(home, "-T", "demo", "--allow", "demo.echo", "go")
-    assert done.returncode == 0, done.stderr
+    done = golem_main("ask", "-T", "demo", "--allow", "demo.echo", "go")
+    assert done.code == 0, done.err
     assert ("tool results: call_1 [failed] Your tool call was denied: it needs the user's approval and nobody can be "
-            "asked here (no terminal); the user can approve it with --yes or --allow demo__slow.") in done.stdout  # fmt: skip
+            "asked here (no terminal); the user can approve it with --yes or --allow demo__slow.") in done.out  # fmt: skip
     assert not (marks / "slow-started").exists(), "a denied call never runs"
-    assert "call_2 demo says: allowed" in done.stdout, "--allow runs the call without a question"
+    assert "call_2 demo says: allowed" in done.out, "--allow runs the call without a question"
 
 
 # --- results -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("model", ["local:echo", "claude:claude-test"])
-def test_an_image_result_reaches_the_model(server: ProviderServer, home: Path, demo: Path, model: str):
+def test_an_image_result_reaches_the_model(server: ProviderServer, golem_main, home: Path, demo: Path, model: str):
     server.enqueue(calls(("call_1", "demo__picture", {})))
-    done = ask(home, "-m", model, "-T", "demo.picture", "--yes", "look")
-    assert done.returncode == 0, done.stderr
-    assert "the tool returned an image (image/png, " in done.stderr  # named where the calls are shown
+    done = golem_main("ask", "-m", model, "-T", "demo.picture", "--yes", "look")
+    assert done.code == 0, done.err
+    assert "the tool returned an image (image/png, " in done.err  # named where the calls are shown
     body = server.requests[-1].json
     png = base64.b64encode(b"\x89PNG").decode()[:4]
     if model.startswith("claude"):
@@ -383,19 +384,20 @@ def test_a_streamable_http_server_in_a_chat(spawn, server: ProviderServer, home:
     assert "← remote__echo ok" in out and "tool results: c1 web-demo says: over http; c2 Bearer s3cret" in out
 
 
-def test_a_published_server_from_pypi_in_golem(server: ProviderServer, home: Path):
-    """mcp-server-time (a test dependency) runs offline: golem starts it, the model calls it."""
+def test_a_published_server_from_pypi_in_golem(server: ProviderServer, golem_main, home: Path):
+    """mcp-server-time (a test dependency) runs offline: golem (its entry point in this
+    process) starts it, the model calls it."""
     config = home / "config.toml"
     config.write_text(config.read_text() + f'\n[mcp_servers.time]\ncommand = "{published("mcp-server-time")}"\n'
                       'args = ["--local-timezone", "Etc/UTC"]\n')  # fmt: skip
-    listed = subprocess.run([GOLEM, "tools"], capture_output=True, text=True, env=golem_env(home), timeout=60)
-    rows = [line.split()[:3] for line in listed.stdout.splitlines() if "mcp:time" in line]
+    listed = golem_main("tools")
+    rows = [line.split()[:3] for line in listed.out.splitlines() if "mcp:time" in line]
     assert rows == [["time__get_current_time", "time", "mcp:time"], ["time__convert_time", "time", "mcp:time"]], listed
     arguments = {"source_timezone": "Europe/Paris", "time": "12:00", "target_timezone": "Asia/Tokyo"}
     server.enqueue(calls(("c1", "time__get_current_time", {"timezone": "Etc/UTC"}), ("c2", "time__convert_time", arguments)))
-    done = ask(home, "-T", "time", "--allow", "time.convert_time", "convert")  # no terminal to ask about c1
-    assert done.returncode == 0, done.stderr
-    assert "tool results: c1 [failed] Your tool call was denied" in done.stdout, done.stderr
+    done = golem_main("ask", "-T", "time", "--allow", "time.convert_time", "convert")  # no terminal to ask about c1
+    assert done.code == 0, done.err
+    assert "tool results: c1 [failed] Your tool call was denied" in done.out, done.err
     (result,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "tool" and m["tool_call_id"] == "c2"]
     said = json.loads(result["content"])
     assert said["source"]["timezone"] == "Europe/Paris" and said["target"]["timezone"] == "Asia/Tokyo"

@@ -1,12 +1,14 @@
 """The published reference server, ``@modelcontextprotocol/server-everything`` (npm; installed
 into an ignored folder, skipped saying why when it cannot be), through the real ``golem chat``
-and ``golem ask``: its prompt as a slash command with the server's completions, its resource
-attached by ``@SERVER:URI``, its form asked in the terminal, progress on the running tool's
-line, and the tool root as its one root. The provider is the loopback one, whose reply after
-tool results is ``tool results: <id> ...``."""
+(one per module, ``/new`` per test: tests/repl/mcp_chats.py) and ``golem ask`` / ``golem mcp``
+(golem's entry point in this process): its prompt as a slash command with the server's
+completions, its resource attached by ``@SERVER:URI``, its form asked in the terminal, progress
+on the running tool's line, and the tool root as its one root. The provider is the loopback
+one, whose reply after tool results is ``tool results: <id> ...``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,11 +17,27 @@ from tests.mcpservers.everything import everything_table
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl import test_tools
 from tests.repl.conftest import PATIENCE
-from tests.repl.test_mcp_protocol import READY, configure, wait_for_screen
-from tests.repl.test_tools import ask, calls
+from tests.repl.mcp_chats import pool_with, take_ready
+from tests.repl.shared_chat import ChatPool
+from tests.repl.test_mcp_protocol import configure, wait_for_screen
+from tests.repl.test_tools import calls
 
 pytestmark = pytest.mark.slow
 project = test_tools.project  # the tool root, as a fixture
+
+
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
+    """The module's shared chats (tests/repl/mcp_chats.py), with server-everything as ``ev``:
+    the chat tests take one ``golem chat -T ev --yes`` (and one server process) at a new
+    conversation each."""
+    with pool_with(provider_server, tmp_path_factory, everything_toml()) as pool:
+        yield pool
+
+
+@pytest.fixture
+def ev_chat(shared_chat):
+    return take_ready(shared_chat, "-T", "ev", "--yes").chat
 
 
 def everything_toml(name: str = "ev") -> str:
@@ -32,13 +50,9 @@ def user_texts(server: ProviderServer) -> list[object]:
     return [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
 
 
-def test_its_prompt_and_resource_in_the_chat_with_the_servers_completions(spawn, server: ProviderServer,
-                                                                          home: Path):  # fmt: skip
-    configure(home, everything_toml())
+def test_its_prompt_and_resource_in_the_chat_with_the_servers_completions(ev_chat, server: ProviderServer):
     server.enqueue(Scenario(), Scenario())
-    chat = spawn("chat", "-T", "ev")
-    chat.prompt()
-    chat.expect(READY)
+    chat = ev_chat
     chat.child.send("/ev:completable-prompt department=Sa")  # the server completes the value
     chat.expect("department=Sales")  # offered while typing
     chat.child.send("\t")
@@ -55,19 +69,15 @@ def test_its_prompt_and_resource_in_the_chat_with_the_servers_completions(spawn,
     chat.child.sendline("")
     chat.turn()
     chat.prompt()
-    chat.leave()
     last = user_texts(server)[-1]
     assert isinstance(last, str)
     assert last.startswith('read @ev:demo://resource/static/document/architecture.md\n\n<file name="@ev:demo://')
 
 
-def test_its_form_is_asked_and_its_progress_is_on_the_running_line(spawn, server: ProviderServer, home: Path):
-    configure(home, everything_toml())
+def test_its_form_is_asked_and_its_progress_is_on_the_running_line(ev_chat, server: ProviderServer):
     server.enqueue(calls(("c1", "ev__trigger-elicitation-request", {})), Scenario(),
                    calls(("c2", "ev__trigger-long-running-operation", {"duration": 3, "steps": 3})), Scenario())  # fmt: skip
-    chat = spawn("chat", "-T", "ev", "--yes")
-    chat.prompt()
-    chat.expect(READY)
+    chat = ev_chat
     chat.child.sendline("ask me")
     asked = chat.expect(r"\[c\]ancel ›")
     assert "? tool server 'ev' asks:" in asked
@@ -79,31 +89,25 @@ def test_its_form_is_asked_and_its_progress_is_on_the_running_line(spawn, server
     chat.expect(r"running ev__trigger-long-running-operation \([12]/3", timeout=PATIENCE)
     chat.turn()
     chat.prompt()
-    chat.leave()
 
 
-def test_the_tool_root_is_its_one_root(server: ProviderServer, home: Path, project: Path):
+def test_the_tool_root_is_its_one_root(server: ProviderServer, golem_main, home: Path, project: Path):
     configure(home, everything_toml())
     server.enqueue(calls(("c1", "ev__get-roots-list", {})))
-    done = ask(home, "-T", "ev", "--yes", "roots?")
-    assert done.returncode == 0, done.stderr
+    done = golem_main("ask", "-T", "ev", "--yes", "roots?")
+    assert done.code == 0, done.err
     (result,) = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "tool"]
     assert "Current MCP Roots (1 total)" in result and f"URI: {project.resolve().as_uri()}\n" in result
 
 
-def test_golem_mcp_prompts_and_resources_list_its_offer(home: Path):
+def test_golem_mcp_prompts_and_resources_list_its_offer(golem_main, home: Path):
     import json
-    import subprocess
-
-    from tests.repl.conftest import GOLEM, golem_env
 
     configure(home, everything_toml())
-    listed = subprocess.run([GOLEM, "mcp", "prompts", "ev", "--json"], capture_output=True, text=True,
-                            env=golem_env(home), timeout=60)  # fmt: skip
-    assert listed.returncode == 0, listed.stderr
-    (row,) = json.loads(listed.stdout)
+    listed = golem_main("mcp", "prompts", "ev", "--json")
+    assert listed.code == 0, listed.err
+    (row,) = json.loads(listed.out)
     assert {"simple-prompt", "args-prompt", "completable-prompt", "resource-prompt"} <= {p["name"] for p in row["prompts"]}
-    text = subprocess.run([GOLEM, "mcp", "resources", "ev"], capture_output=True, text=True, env=golem_env(home),
-                          timeout=60).stdout  # fmt: skip
+    text = golem_main("mcp", "resources", "ev").out
     assert "@ev:demo://resource/static/document/architecture.md (text/markdown)" in text
     assert "@ev:demo://resource/dynamic/text/{resourceId}  [template]  Dynamic Text Resource" in text

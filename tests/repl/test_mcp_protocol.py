@@ -1,30 +1,50 @@
-"""MCP beyond tool calls, as a person meets it in the real ``golem``: a server that changes its
-tools, gives instructions, asks the user (elicitation), asks for roots, reports progress and
-logs, and an HTTP server that refuses (401 before login, 500). The servers are the SDK-built
-demo (tests/mcpservers/demo_app.py, over HTTP from a thread of this process) and a refusing
-endpoint (tests/mcpservers/refusing.py); the provider is the loopback one, whose reply after
-tool results is ``tool results: <id> ...``."""
+"""MCP beyond tool calls, as a person meets it in the real ``golem`` (on a pseudo-terminal;
+without one, its entry point in this process behind pipes): a server that changes its tools,
+gives instructions, asks the user (elicitation), asks for roots, reports progress and logs,
+and an HTTP server that refuses (401 before login, 503). The chat tests that leave the server
+as they found it share one chat (tests/repl/mcp_chats.py: ``/new`` per test). The servers are
+the SDK-built demo (tests/mcpservers/demo_app.py, over HTTP from a thread of this process) and
+a refusing endpoint (tests/mcpservers/refusing.py); the provider is the loopback one, whose
+reply after tool results is ``tool results: <id> ...``."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
+from golem_cli.store import Store
 
 from tests.mcpservers import demo_toml, refusing, url_toml
 from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl import test_tools
 from tests.repl.conftest import PATIENCE
-from tests.repl.test_tools import ask, calls
+from tests.repl.mcp_chats import READY, pool_with, take_ready
+from tests.repl.shared_chat import ChatPool
+from tests.repl.test_tools import calls
 
 pytestmark = pytest.mark.slow
-READY = r"Tool server ready in [^\n]*"
 FOOTER = r"\d+ stored, \d+ sent[^\n]*"
 project = test_tools.project  # the tool root, as a fixture
+
+
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
+    """The module's shared chats (tests/repl/mcp_chats.py), their home configured with a demo
+    server of the module's: for the tests about a conversation with it that leave it as it was."""
+    with http_demo() as url, pool_with(provider_server, tmp_path_factory, url_toml("demo", url)) as pool:
+        yield pool
+
+
+@pytest.fixture
+def demo_chat(shared_chat):
+    """The module's ``golem chat -T demo --yes`` at a new conversation, its server ready."""
+    return take_ready(shared_chat, "-T", "demo", "--yes")
 
 
 def configure(home: Path, text: str) -> None:
@@ -59,45 +79,42 @@ def test_a_tool_the_server_adds_is_offered_from_the_next_turn(spawn, server: Pro
     chat.leave()
 
 
-def test_a_servers_instructions_reach_the_model_after_the_chats_own(server: ProviderServer, home: Path):
+def test_a_servers_instructions_reach_the_model_after_the_chats_own(server: ProviderServer, golem_main, home: Path):
     """Two servers in one run: `demo`'s instructions are sent, `quiet`'s (``instructions = false``) are not."""
     with (http_demo(instructions="Always greet the user in French.") as demo,
           http_demo("quiet", instructions="Say nothing.") as quiet):  # fmt: skip
         configure(home, url_toml("demo", demo) + url_toml("quiet", quiet, "instructions = false\n"))
-        done = ask(home, "-T", "demo", "-T", "quiet", "--yes", "-s", "Be brief.", "hello")
-    assert done.returncode == 0, done.stderr
+        done = golem_main("ask", "-T", "demo", "-T", "quiet", "--yes", "-s", "Be brief.", "hello")
+    assert done.code == 0, done.err
     said = system_text(server.requests[-1])
     assert "Say nothing." not in said, "instructions = false: the server's instructions are not sent"
     assert said == "Be brief.\n\nInstructions from the tool server 'demo':\nAlways greet the user in French."
 
 
-def test_an_http_server_asking_for_authorisation_says_to_log_in(spawn, home: Path):
+@pytest.fixture(scope="module")
+def refused(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """One chat with two HTTP servers that refuse, ``remote`` (401 before login) and ``busy``
+    (503): the line it printed about each, by name."""
     challenge = 'Bearer resource_metadata="http://127.0.0.1:1/.well-known/oauth-protected-resource"'
-    with refusing(401, '{"error": "invalid_token"}', challenge) as url:
-        configure(home, url_toml("remote", url))
-        chat = spawn("chat", "-T", "remote")
-        chat.prompt()
-        line = chat.expect(r"did not start[^\n]*")
-        chat.leave()
-    assert "tool server 'remote' did not start: needs authorisation: run `golem mcp login remote`" in line
+    with (refusing(401, '{"error": "invalid_token"}', challenge) as remote,
+          refusing(503, "overloaded \x1b[31mtry\x1b[0m later") as busy,
+          pool_with(provider_server, tmp_path_factory, url_toml("remote", remote) + url_toml("busy", busy)) as pool):  # fmt: skip
+        chat = pool.take("-T", "remote", "-T", "busy").chat
+        said = [chat.expect(r"did not start[^\n]*") for _ in range(2)]  # each through its line
+    return {re.findall(r"tool server '(\w+)' did not start", text)[-1]: text for text in said}
 
 
-def test_an_http_servers_other_refusal_is_its_status_and_its_words(spawn, home: Path):
-    with refusing(503, "overloaded \x1b[31mtry\x1b[0m later") as url:
-        configure(home, url_toml("remote", url))
-        chat = spawn("chat", "-T", "remote")
-        chat.prompt()
-        line = chat.expect(r"did not start[^\n]*")
-        chat.leave()
-    assert "did not start: the server answered HTTP 503: overloaded ^[[31mtry^[[0m later" in line
+def test_an_http_server_asking_for_authorisation_says_to_log_in(refused: dict[str, str]):
+    assert "tool server 'remote' did not start: needs authorisation: run `golem mcp login remote`" in refused["remote"]
 
 
-def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, home: Path, demo_url: str):
-    configure(home, url_toml("demo", demo_url))
+def test_an_http_servers_other_refusal_is_its_status_and_its_words(refused: dict[str, str]):
+    assert "did not start: the server answered HTTP 503: overloaded ^[[31mtry^[[0m later" in refused["busy"]
+
+
+def test_a_servers_form_is_asked_in_the_terminal(demo_chat, server: ProviderServer):
     server.enqueue(calls(("c1", "demo__ask_user", {})), Scenario(), calls(("c2", "demo__ask_user", {})))
-    chat = spawn("chat", "-T", "demo", "--yes")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat.chat
     chat.child.sendline("ask me")
     asked = chat.expect(r"\[c\]ancel ›")
     assert "? tool server 'demo' asks:" in asked and "Who are you?" in asked
@@ -117,80 +134,67 @@ def test_a_servers_form_is_asked_in_the_terminal(spawn, server: ProviderServer, 
     chat.child.sendline("d")
     assert "tool results: c2 decline" in chat.turn()
     chat.prompt()
-    chat.leave()
 
 
 def test_without_a_terminal_a_servers_question_is_declined_at_once_and_its_root_is_the_tool_root(
-    server: ProviderServer, home: Path, project: Path, demo_url: str
+    server: ProviderServer, golem_main, home: Path, project: Path, demo_url: str
 ):
+    """golem's entry point in this process, its streams pipes (no terminal)."""
     configure(home, url_toml("demo", demo_url))
     server.enqueue(calls(("c1", "demo__ask_user", {}), ("c2", "demo__roots", {})))
-    done = ask(home, "-T", "demo", "--yes", "ask me, and roots?")
-    assert done.returncode == 0, done.stderr
-    assert "tool results: c1 decline;" in done.stdout, "a server's question, with no terminal: declined"
+    done = golem_main("ask", "-T", "demo", "--yes", "ask me, and roots?")
+    assert done.code == 0, done.err
+    assert "tool results: c1 decline;" in done.out, "a server's question, with no terminal: declined"
     assert "tool server 'demo' asked for input; nobody can be asked here (no terminal), so golem declined it" in (
-        done.stderr
+        done.err
     )
-    assert f"c2 {project.resolve().as_uri()}" in done.stdout, "the client's one root: the tool root"
+    assert f"c2 {project.resolve().as_uri()}" in done.out, "the client's one root: the tool root"
 
 
-def test_progress_updates_the_running_line_and_warnings_are_one_line(spawn, server: ProviderServer, home: Path,
-                                                                     tmp_path: Path, demo_url: str):  # fmt: skip
-    configure(home, url_toml("demo", demo_url))
+def test_progress_updates_the_running_line_and_warnings_are_one_line(demo_chat, server: ProviderServer,
+                                                                     tmp_path: Path):  # fmt: skip
     gate = tmp_path / "gate"
     server.enqueue(calls(("c1", "demo__steps", {"gate": str(gate)})), Scenario(), calls(("c2", "demo__warn", {})))
-    chat = spawn("chat", "-T", "demo", "--yes")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat.chat
     chat.child.sendline("step")
     chat.expect(r"running demo__steps \(1/2 half way\)", timeout=PATIENCE)
     gate.touch()
     chat.turn()
     chat.prompt()
     out = chat.say("warn")
-    chat.leave()
     assert "tool server 'demo' (warning): disk ^[[31malmost^[[0m full" in out
     assert "all is well" not in out
 
 
-def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, home: Path,
-                                                                               demo_url: str):  # fmt: skip
+def test_the_tools_a_request_carries_are_the_same_bytes_while_nothing_changed(server: ProviderServer, golem_main,
+                                                                               home: Path, demo_url: str):  # fmt: skip
     """The request golem sends carries the tools in the registry's order, unchanged between turns."""
     configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario(), Scenario())
-    first = ask(home, "-T", "demo", "one")
-    second = ask(home, "-T", "demo", "two")
-    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    first = golem_main("ask", "-T", "demo", "one")
+    second = golem_main("ask", "-T", "demo", "two")
+    assert first.code == 0 and second.code == 0, first.err + second.err
     a, b = server.requests[-2].json["tools"], server.requests[-1].json["tools"]
     assert json.dumps(a) == json.dumps(b)
 
 
-def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(home: Path, demo_url: str):
-    import subprocess
-
-    from tests.repl.conftest import GOLEM, golem_env
-
+def test_golem_mcp_prompts_and_resources_list_what_the_servers_offer(golem_main, home: Path, demo_url: str):
     configure(home, url_toml("demo", demo_url) + demo_toml("bad", "--exit-at-start", "3"))
-    listed = subprocess.run([GOLEM, "mcp", "prompts"], capture_output=True, text=True, env=golem_env(home), timeout=60)
-    assert listed.returncode == 0, listed.stderr
-    assert "demo: 1 prompt\n  /demo:greet name=... style?=...  Greet someone by name." in listed.stdout
-    assert "bad: did not start: exited at start" in listed.stdout
-    found = subprocess.run([GOLEM, "mcp", "resources", "demo", "--json"], capture_output=True, text=True,
-                           env=golem_env(home), timeout=60)  # fmt: skip
-    (row,) = json.loads(found.stdout)
+    listed = golem_main("mcp", "prompts")
+    assert listed.code == 0, listed.err
+    assert "demo: 1 prompt\n  /demo:greet name=... style?=...  Greet someone by name." in listed.out
+    assert "bad: did not start: exited at start" in listed.out
+    found = golem_main("mcp", "resources", "demo", "--json")
+    (row,) = json.loads(found.out)
     assert [r["uri"] for r in row["resources"]] == ["demo://readme", "demo://pixel.png"]
     assert [t["uriTemplate"] for t in row["templates"]] == ["demo://notes/{topic}"]
-    text = subprocess.run([GOLEM, "mcp", "resources", "demo"], capture_output=True, text=True, env=golem_env(home),
-                          timeout=60).stdout  # fmt: skip
+    text = golem_main("mcp", "resources", "demo").out
     assert "demo: 2 resources, 1 template" in text and "@demo:demo://notes/{topic}  [template]  notes" in text
 
 
-def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: ProviderServer, home: Path, demo_url: str):
-    configure(home, url_toml("demo", demo_url))
+def test_a_servers_prompt_is_a_slash_command_with_tab_completion(demo_chat, server: ProviderServer):
     server.enqueue(Scenario())
-    chat = spawn("chat", "-T", "demo")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat.chat
     chat.child.send("/demo:gr")
     chat.expect(r"/demo:greet")  # offered while typing
     chat.child.send("\t")
@@ -205,16 +209,10 @@ def test_a_servers_prompt_is_a_slash_command_with_tab_completion(spawn, server: 
     chat.child.sendline('/demo:greet name=Ada style="very warm"')
     chat.turn()
     chat.prompt()
-    chat.leave()
     (asked,) = [m for m in server.requests[-1].json["messages"] if m["role"] == "user"]
     assert asked["content"] == "Please greet Ada in a very warm way."
-    assert stored_prompt(home) == "Please greet Ada in a very warm way."
-
-
-def stored_prompt(home: Path) -> str:
-    from tests.repl.test_tools import stored
-
-    return next(m.content for m in stored(home) if m.role == "user" and m.run_id)
+    stored = next(m.content for m in Store(demo_chat.home).load(demo_chat.cid) if m.role == "user" and m.run_id)
+    assert stored == "Please greet Ada in a very warm way."
 
 
 def wait_for_screen(chat, text: str) -> None:

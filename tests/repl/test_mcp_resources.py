@@ -4,32 +4,48 @@ cannot be read sends nothing, and a ``resource_link`` a tool returned is named t
 attached; Tab offers the server's own completions of a prompt's argument and a template's
 variable (``completion/complete``). The server is the SDK-built demo
 (tests/mcpservers/demo_app.py, over HTTP from a thread of this process); the provider is the
-loopback one."""
+loopback one. The tests that do not change the server share one chat with it
+(tests/repl/mcp_chats.py: ``/new`` per test); the one whose server adds to its offer starts
+its own chat and server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.mcpservers import url_toml
+from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
+from tests.repl.mcp_chats import pool_with, take_ready
+from tests.repl.shared_chat import ChatPool
 from tests.repl.test_mcp_protocol import READY, configure, wait_for_screen
 
 pytestmark = pytest.mark.slow
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
 
 
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
+    """The module's shared chats, their home configured with a demo server of the module's."""
+    with http_demo() as url, pool_with(provider_server, tmp_path_factory, url_toml("demo", url)) as pool:
+        yield pool
+
+
+@pytest.fixture
+def demo_chat(shared_chat):
+    """The module's ``golem chat -T demo --yes`` at a new conversation, its server ready."""
+    return take_ready(shared_chat, "-T", "demo", "--yes").chat
+
+
 def user_messages(server: ProviderServer) -> list[object]:
     return [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
 
 
-def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: ProviderServer, home: Path, demo_url: str):
-    configure(home, url_toml("demo", demo_url))
+def test_a_mention_attaches_the_resource_and_tab_completes_it(demo_chat, server: ProviderServer):
     server.enqueue(Scenario())
-    chat = spawn("chat", "-T", "demo")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat
     chat.child.send("summarise @demo:demo://r")
     chat.expect("readme")  # offered while typing
     chat.child.send("\t")
@@ -48,15 +64,11 @@ def test_a_mention_attaches_the_resource_and_tab_completes_it(spawn, server: Pro
     chat.turn()
     chat.prompt()
     assert user_messages(server)[-1] == "mail me@example.com or @nobody:x://y"  # the readme did not wait for it
-    chat.leave()
 
 
-def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: ProviderServer, home: Path, demo_url: str):
-    configure(home, url_toml("demo", demo_url))
+def test_attach_takes_a_servers_image_and_a_templates_resource(demo_chat, server: ProviderServer):
     server.enqueue(Scenario())
-    chat = spawn("chat", "-T", "demo")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat
     chat.child.sendline("/attach @demo:demo://pixel.png")
     chat.expect(r"Attached image \(image/png, \d+ bytes\) to your next prompt\.")
     chat.prompt()
@@ -73,17 +85,18 @@ def test_attach_takes_a_servers_image_and_a_templates_resource(spawn, server: Pr
     wait_for_screen(chat, "you> /attach @demo:demo://notes/")
     chat.child.sendline("beta")
     chat.expect(r"Attached @demo:demo://notes/beta \(text, \d+ bytes\) to your next prompt\.")
-    chat.leave()
+    chat.prompt()
+    chat.child.sendline("and this?")  # the attachment goes with the next prompt (and no later one)
+    chat.turn()
+    chat.prompt()
+    assert user_messages(server)[-1] == ('and this?\n\n<file name="@demo:demo://notes/beta">\nnotes on beta\n</file>')
 
 
-def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: ProviderServer, home: Path, demo_url: str):
+def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(demo_chat, server: ProviderServer):
     from tests.repl.test_tools import calls
 
-    configure(home, url_toml("demo", demo_url))
-    server.enqueue(calls(("call_1", "demo__linked", {})), Scenario())
-    chat = spawn("chat", "-T", "demo", "--yes")
-    chat.prompt()
-    chat.expect(READY)
+    server.enqueue(calls(("call_1", "demo__linked", {})), Scenario(), Scenario())
+    chat = demo_chat
     chat.child.sendline("link it")
     chat.turn()
     chat.prompt()
@@ -91,17 +104,19 @@ def test_a_resource_link_in_a_tool_result_is_shown_and_attaches(spawn, server: P
     assert tool[0]["content"] == "see the readme\n[resource link: @demo:demo://readme (readme text/markdown)]"
     chat.child.sendline("/attach @demo:demo://readme")
     chat.expect(r"Attached @demo:demo://readme \(text, \d+ bytes\) to your next prompt\.")
-    chat.leave()
+    chat.prompt()
+    chat.child.sendline("read it")  # the attachment goes with the next prompt (and no later one)
+    chat.turn()
+    chat.prompt()
+    readme = "# Demo\nA server for golem's tests."
+    assert user_messages(server)[-1] == f'read it\n\n<file name="@demo:demo://readme">\n{readme}\n</file>'
 
 
 def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_templates_variable(
-    spawn, server: ProviderServer, home: Path, demo_url: str
+    demo_chat, server: ProviderServer
 ):
-    configure(home, url_toml("demo", demo_url))
     server.enqueue(Scenario())
-    chat = spawn("chat", "-T", "demo")
-    chat.prompt()
-    chat.expect(READY)
+    chat = demo_chat
     chat.child.send("/attach @demo:demo://notes/b")  # the server completes the template's variable
     chat.expect("notes/beta")  # offered while typing
     chat.child.send("\t")  # the one completion offered: a value with control characters is not
@@ -117,7 +132,6 @@ def test_tab_offers_the_servers_completions_of_a_prompts_argument_and_a_template
     chat.child.sendline("")
     chat.turn()
     chat.prompt()
-    chat.leave()
     asked = [m["content"] for m in server.requests[-1].json["messages"] if m["role"] == "user"]
     assert asked[-1] == ('Please greet Ada in a very warm way.\n\n<file name="@demo:demo://notes/beta">\n'
                          "notes on beta\n</file>")  # fmt: skip
