@@ -1,5 +1,7 @@
 """``golem mcp list``, ``golem mcp import`` and ``golem tools`` with tool servers, through the
-real entry point; and the paths that must never import the MCP SDK (about a second)."""
+real entry point (``golem_main``: in this process, where the SDK is imported once, not once
+per call; a FIFO, which could hang a read, goes to the program); and the paths that must never
+import the MCP SDK (about a second), each a fresh process."""
 
 from __future__ import annotations
 
@@ -34,15 +36,15 @@ def claude_json(tmp_path: Path) -> Path:
     return path
 
 
-def test_import_adds_tables_shows_them_without_secrets_and_keeps_the_file(golem, home, claude_json):
+def test_import_adds_tables_shows_them_without_secrets_and_keeps_the_file(golem_main, home, claude_json):
     home.mkdir()
     config = home / "config.toml"
     config.write_text('model = "offline:echo"  # mine\n')
     os.chmod(config, 0o640)
-    dry = golem("mcp", "import", str(claude_json), "--dry-run")
+    dry = golem_main("mcp", "import", str(claude_json), "--dry-run")
     assert dry.code == 0 and "would add to" in dry.out and "(dry run: nothing written)" in dry.out
     assert config.read_text() == 'model = "offline:echo"  # mine\n'
-    done = golem("mcp", "import", str(claude_json))
+    done = golem_main("mcp", "import", str(claude_json))
     assert done.code == 0, done.err
     assert "github  stdio  npx -y @modelcontextprotocol/server-github  [env: GITHUB_PERSONAL_ACCESS_TOKEN; not imported: autoApprove]" in done.out
     assert "remote  http  https://mcp.example.com/mcp  [headers: Authorization]" in done.out
@@ -52,59 +54,63 @@ def test_import_adds_tables_shows_them_without_secrets_and_keeps_the_file(golem,
     assert text.startswith('model = "offline:echo"  # mine\n')
     assert tomllib.loads(text)["mcp_servers"]["github"]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret"}
     assert stat.S_IMODE(config.stat().st_mode) == 0o640
-    again = golem("mcp", "import", str(claude_json))
+    again = golem_main("mcp", "import", str(claude_json))
     assert again.code == 0 and "unchanged: github" in again.out and config.read_text() == text
 
 
-def test_a_conflict_writes_nothing_and_says_which(golem, home, claude_json):
+def test_a_conflict_writes_nothing_and_says_which(golem_main, home, claude_json):
     home.mkdir()
     config = home / "config.toml"
     config.write_text('[mcp_servers.github]\ncommand = "my-github"\n')
-    done = golem("mcp", "import", str(claude_json))
+    done = golem_main("mcp", "import", str(claude_json))
     assert done.code == 2
     assert f"golem: [mcp_servers.github] is already in {config} with other settings" in done.err
     assert f"golem: nothing imported: 1 name(s) conflict with {config}" in done.err
     assert config.read_text() == '[mcp_servers.github]\ncommand = "my-github"\n'
 
 
-def test_a_symlinked_config_stays_a_link_and_a_new_one_is_private(golem, home, claude_json, tmp_path):
+def test_a_symlinked_config_stays_a_link_and_a_new_one_is_private(golem_main, home, claude_json, tmp_path):
     home.mkdir()
     dotfiles = tmp_path / "dotfiles"
     dotfiles.mkdir()
     (dotfiles / "golem.toml").write_text("max_messages = 7\n")
     (home / "config.toml").symlink_to(dotfiles / "golem.toml")
-    assert golem("mcp", "import", str(claude_json)).code == 0
+    assert golem_main("mcp", "import", str(claude_json)).code == 0
     assert (home / "config.toml").is_symlink() and "[mcp_servers.github]" in (dotfiles / "golem.toml").read_text()
     other = tmp_path / "fresh"
-    assert golem("mcp", "import", str(claude_json), env={"GOLEM_HOME": str(other)}).code == 0
+    assert golem_main("mcp", "import", str(claude_json), env={"GOLEM_HOME": str(other)}).code == 0
     assert stat.S_IMODE((other / "config.toml").stat().st_mode) == 0o600
 
 
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no such file"), (b"{", "not a JSON file"), (b"[]", 'no "mcpServers" object'),
 ])  # fmt: skip
-def test_bad_files_are_one_line(golem, tmp_path, content, message):
+def test_bad_files_are_one_line(golem_main, tmp_path, content, message):
     path = tmp_path / "x.json"
     if content is not None:
         path.write_bytes(content)
-    done = golem("mcp", "import", str(path))
+    done = golem_main("mcp", "import", str(path))
     assert done.code in (1, 2) and message in done.err
     assert_one_line_error(done)
+
+
+def test_a_fifo_is_refused_without_a_read(golem, tmp_path):
+    """The program, not ``golem_main``: a read of a FIFO nobody writes would hang."""
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     assert "FIFO" in golem("mcp", "import", str(fifo)).err
 
 
 @pytest.mark.slow
-def test_list_starts_each_server_and_says_how_it_went(golem, home):
+def test_list_starts_each_server_and_says_how_it_went(golem_main, home):
     """The demo server over HTTP from a thread of this process; `bad` a program golem starts."""
     home.mkdir()
     with http_demo() as url:
         (home / "config.toml").write_text(url_toml("demo", url) + demo_toml("bad", "--exit-at-start", "4")
                                           + '\n[mcp_servers.off]\ncommand = "x"\nenabled = false\n')  # fmt: skip
-        quick = golem("mcp", "list", "--no-start")
-        done = golem("mcp", "list")
-        listed = json.loads(golem("mcp", "list", "--json").out)
+        quick = golem_main("mcp", "list", "--no-start")
+        done = golem_main("mcp", "list")
+        listed = json.loads(golem_main("mcp", "list", "--json").out)
     assert quick.code == 0 and f"demo  http   {url}\nbad   stdio  " in quick.out, quick.out
     assert "ready" not in quick.out
     assert done.code == 0, done.err
@@ -118,13 +124,13 @@ def test_list_starts_each_server_and_says_how_it_went(golem, home):
 
 
 @pytest.mark.slow
-def test_golem_tools_lists_the_servers_tools(golem, home):
+def test_golem_tools_lists_the_servers_tools(golem_main, home):
     """The demo server over HTTP from a thread of this process; `bad` a program golem starts."""
     home.mkdir()
     with http_demo() as url:
         (home / "config.toml").write_text(url_toml("demo", url, 'allow = ["echo"]\n') + demo_toml("bad", "--exit-at-start", "1"))
-        done = golem("tools")
-        listed = json.loads(golem("tools", "--json").out)
+        done = golem_main("tools")
+        listed = json.loads(golem_main("tools", "--json").out)
     assert done.code == 0, done.err
     assert "demo__echo" in done.out and "demo__hostile" in done.out
     echo = next(line for line in done.out.splitlines() if "demo__echo" in line)

@@ -1,8 +1,11 @@
 """Tool servers in chat as a person meets them: the real ``golem`` on a pseudo-terminal (or,
-without a terminal, golem's entry point in this process behind pipes), the loopback provider answering with calls of a server's tools, and a real tool server
-(tests/mcpservers/demo_app.py, the SDK's own server class): over streamable HTTP from a thread
-of this process, or, where the test is about the server's process (its start, its exit, a kill
-mid-call, a cancellation), a program of its own that golem starts.
+without a terminal, golem's entry point in this process behind pipes), the loopback provider
+answering with calls of a server's tools, and a real tool server (tests/mcpservers/demo_app.py,
+the SDK's own server class): over streamable HTTP from a thread of this process, or, where the
+test is about the server's process (its start, its exit, a kill mid-call, a cancellation), a
+program of its own that golem starts. Two tests about a conversation with the server, which
+leave the chat's approvals as they found them, share one chat (tests/repl/mcp_chats.py:
+``/new`` per test).
 
 The provider's reply after tool results is ``tool results: <id> [failed] <first line>``, so
 what the model was sent shows in the transcript."""
@@ -22,11 +25,14 @@ import pexpect
 import pytest
 from golem_cli.config.schema import McpServerTable
 from golem_cli.core.history.repair import normalize_history
+from golem_cli.store import Store
 
 from tests.mcpservers import demo_toml, published, url_toml
 from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl.conftest import PATIENCE, plain
+from tests.repl.mcp_chats import pool_with, take_ready
+from tests.repl.shared_chat import ChatPool
 from tests.repl.test_tools import calls, stored, wait_for
 
 pytestmark = pytest.mark.slow
@@ -151,38 +157,45 @@ def test_an_image_result_reaches_the_model(server: ProviderServer, golem_main, h
     assert message.parts[0].media_type == "image/png" and message.parts[0].data.startswith(b"\x89PNG")
 
 
-def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(spawn, server: ProviderServer, demo: Path, home: Path):
+@pytest.fixture(scope="module")
+def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
+    """The module's shared chats (tests/repl/mcp_chats.py), with a demo server of the module's:
+    for the tests about a conversation with it that leave the chat's approvals as they were."""
+    with http_demo() as url, pool_with(provider_server, tmp_path_factory, url_toml("demo", url)) as pool:
+        yield pool
+
+
+def test_is_error_is_a_failed_result_and_hostile_text_is_not_printed_raw(shared_chat, server: ProviderServer):
     server.enqueue(calls(("call_1", "demo__fail", {"why": "disk full"}), ("call_2", "demo__hostile", {})))
-    chat = spawn("chat", "-T", "demo", "--yes")
-    chat.prompt()
+    taken = take_ready(shared_chat, "-T", "demo")
+    chat = taken.chat
     chat.child.sendline("try")
-    raw = chat.expect_raw(FOOTER)
+    raw = ""
+    for _ in range(2):  # each call approved once
+        raw += chat.expect_raw(r"\[y\]es once")
+        chat.child.send("y")
+    raw += chat.expect_raw(FOOTER)
     shown = raw[raw.index("demo__hostile ok") : raw.index("tool results: call_1")]  # the result, not the reply
     assert "^[]0;pwned^G^[[2J^[[31mred^[[0m and plain" in shown and "\x1b]0;pwned" not in shown and "\x1b[2J" not in shown
     out = plain(raw)
     assert "← demo__fail failed" in out and "Error executing tool fail: disk full" in out
     assert "^[[31mred^[[0m and plain" in out and "\x1b]0;pwned" not in raw  # the reply quoting it too
     chat.prompt()
-    chat.leave()
-    failed = [m for m in stored(home) if m.role == "tool" and m.failed]
+    failed = [m for m in Store(taken.home).load(taken.cid) if m.role == "tool" and m.failed]
     assert [(m.tool_call_id, m.content) for m in failed] == [("call_1", "Error executing tool fail: disk full")]
 
 
-def test_arguments_that_fail_the_servers_schema_are_not_asked_about(spawn, server: ProviderServer, demo: Path,
-                                                                      marks: Path):  # fmt: skip
+def test_arguments_that_fail_the_servers_schema_are_not_asked_about(shared_chat, server: ProviderServer):
     """A required property missing, a property of the wrong type: rejected at once for the
     model to correct, without a question and without a call to the server."""
     server.enqueue(calls(("c1", "demo__echo", {"txt": "hi"}), ("c2", "demo__echo", {"text": 3})))
-    chat = spawn("chat", "-T", "demo")
-    chat.prompt()
-    chat.expect(READY)
+    chat = take_ready(shared_chat, "-T", "demo").chat
     out = chat.say("echo it")
     assert "wants to run" not in out and "Allow?" not in out
     assert out.count("← demo__echo rejected") == 2
     assert "tool results: c1 Your tool call was rejected: invalid arguments: missing required property 'text'" in out
     said = json.dumps(server.requests[-1].json)
     assert "property 'text' must be string, not an integer" in said
-    chat.leave()
 
 
 # --- faults --------------------------------------------------------------------------------

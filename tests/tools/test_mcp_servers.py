@@ -180,10 +180,12 @@ def test_a_server_killed_mid_call_and_one_that_stops_between_calls(tmp_path: Pat
     asyncio.run(go())
 
 
-def test_a_cancelled_call_reaches_the_server_as_a_cancellation(tmp_path: Path):
+def test_a_cancelled_call_reaches_the_server_and_closing_stops_it_and_what_it_started(tmp_path: Path):
+    """One server process: a call cancelled (the server is told, and goes on), then the box
+    closed (the server stops, and so does what it started)."""
     box = box_for({"demo": demo_table("--marks", str(tmp_path))}, ["demo"])
 
-    async def go() -> None:
+    async def go() -> tuple[int, int]:
         await box.start()
         try:
             pending = asyncio.ensure_future(call(box, "demo__slow", seconds=60))
@@ -191,12 +193,18 @@ def test_a_cancelled_call_reaches_the_server_as_a_cancellation(tmp_path: Path):
             pending.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await pending
-            assert await wait_for_async(tmp_path / "slow-cancelled", 10) == "yes"  # notifications/cancelled
+            assert await wait_for_async(tmp_path / "slow-cancelled", 10) == "yes", "notifications/cancelled never came"
             assert (await call(box, "demo__echo", text="still here")).text == "demo says: still here"
+            return int((await call(box, "demo__pid")).text), int((await call(box, "demo__spawn_child")).text)
         finally:
             await box.close()
 
-    asyncio.run(go())
+    server, child = asyncio.run(go())
+    assert gone(server), "closing the box did not stop the server"
+    deadline = time.monotonic() + 5
+    while not gone(child) and time.monotonic() < deadline:  # init reaps the orphan
+        time.sleep(0.05)
+    assert gone(child), "closing the box did not stop what the server started"
 
 
 def test_a_call_past_the_tool_timeout_is_cancelled(tmp_path: Path):
@@ -212,24 +220,6 @@ def test_a_call_past_the_tool_timeout_is_cancelled(tmp_path: Path):
             await box.close()
 
     asyncio.run(go())
-
-
-def test_closing_stops_the_server_and_what_it_started():
-    box = box_for({"demo": demo_table()}, ["demo"])
-
-    async def go() -> tuple[int, int]:
-        await box.start()
-        server = int((await call(box, "demo__pid")).text)
-        child = int((await call(box, "demo__spawn_child")).text)
-        await box.close()
-        return server, child
-
-    server, child = asyncio.run(go())
-    assert gone(server)
-    deadline = time.monotonic() + 5
-    while not gone(child) and time.monotonic() < deadline:  # init reaps the orphan
-        time.sleep(0.05)
-    assert gone(child)
 
 
 def test_a_message_over_the_limit_ends_the_connection(tmp_path: Path):
