@@ -3,7 +3,13 @@ happens inside a conversation with a server connected (its tools, forms, progres
 resources), one ``golem chat`` per module, which imports the MCP SDK and starts the servers
 once, not once per test. The servers live as long as the module's chats: their tables are in
 the chats' GOLEM_HOME. A server a test changes (``grow``) is not one to share: those tests
-start their own chat and server."""
+start their own chat and server.
+
+Where a module also calls golem in the test process (``golem_main``), its shared chat's demo
+server is a program the chat starts (``STDIO_DEMO``), not one served from a thread of the test
+process: a chat left idle for minutes opens its event stream to the server again (golem's read
+timeout), and a connection accepted meanwhile would be a file opened during a ``golem_main``
+call, which fails that call's check of what it left behind."""
 
 from __future__ import annotations
 
@@ -14,10 +20,13 @@ from typing import Any
 
 import pytest
 
+from tests.mcpservers import demo_toml
 from tests.providerserver import ProviderServer
 from tests.repl.conftest import Chat, configure
 from tests.repl.shared_chat import ChatPool, Taken
 
+#: The demo server (tests/mcpservers/demo.py) as a program the chat starts over stdio.
+STDIO_DEMO = demo_toml("demo")
 #: What golem prints when a tool server it started is ready.
 READY = r"Tool server ready in [^\n]*"
 _READY_SEEN: weakref.WeakSet[Chat] = weakref.WeakSet()  # chats whose servers said they were ready

@@ -31,7 +31,7 @@ from tests.mcpservers import demo_toml, published, url_toml
 from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl.conftest import PATIENCE, plain
-from tests.repl.mcp_chats import pool_with, take_ready
+from tests.repl.mcp_chats import STDIO_DEMO, pool_with, take_ready
 from tests.repl.shared_chat import ChatPool
 from tests.repl.test_tools import calls, stored, wait_for
 
@@ -159,9 +159,10 @@ def test_an_image_result_reaches_the_model(server: ProviderServer, golem_main, h
 
 @pytest.fixture(scope="module")
 def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
-    """The module's shared chats (tests/repl/mcp_chats.py), with a demo server of the module's:
-    for the tests about a conversation with it that leave the chat's approvals as they were."""
-    with http_demo() as url, pool_with(provider_server, tmp_path_factory, url_toml("demo", url)) as pool:
+    """The module's shared chats (tests/repl/mcp_chats.py), the demo server a program each
+    starts (``STDIO_DEMO``): for the tests about a conversation with it that leave the chat's
+    approvals as they were."""
+    with pool_with(provider_server, tmp_path_factory, STDIO_DEMO) as pool:
         yield pool
 
 

@@ -24,7 +24,7 @@ from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer, Scenario
 from tests.repl import test_tools
 from tests.repl.conftest import PATIENCE
-from tests.repl.mcp_chats import READY, pool_with, take_ready
+from tests.repl.mcp_chats import READY, STDIO_DEMO, pool_with, take_ready
 from tests.repl.shared_chat import ChatPool
 from tests.repl.test_tools import calls
 
@@ -35,9 +35,9 @@ project = test_tools.project  # the tool root, as a fixture
 
 @pytest.fixture(scope="module")
 def chat_pool(provider_server: ProviderServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChatPool]:
-    """The module's shared chats (tests/repl/mcp_chats.py), their home configured with a demo
-    server of the module's: for the tests about a conversation with it that leave it as it was."""
-    with http_demo() as url, pool_with(provider_server, tmp_path_factory, url_toml("demo", url)) as pool:
+    """The module's shared chats (tests/repl/mcp_chats.py), the demo server a program each
+    starts (``STDIO_DEMO``): for the tests about a conversation with it that leave it as it was."""
+    with pool_with(provider_server, tmp_path_factory, STDIO_DEMO) as pool:
         yield pool
 
 
