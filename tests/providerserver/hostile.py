@@ -51,16 +51,23 @@ async def flood(writer: asyncio.StreamWriter, protocol: str) -> int:
         sent += len(batch)
 
 
-async def keepalive(writer: asyncio.StreamWriter, protocol: str, every: float) -> int:
-    """The opening, then only keep-alive comments (and Anthropic pings), forever."""
+async def keepalive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, protocol: str, every: float) -> int:
+    """The opening, then only keep-alive comments (and Anthropic pings), until the client hangs
+    up: that is seen as it happens (the end of what it sends), not at a later beat's write, so
+    the connection is closed as promptly as after any other reply."""
     writer.write(_head(200, {"content-type": "text/event-stream", "transfer-encoding": "chunked"}))
     await _chunk(writer, _opening(protocol) or b": connected\n\n")
     sent = 0
-    while True:
-        await asyncio.sleep(every)
-        beat = b": keep-alive\n\n" if protocol == "openai" else b'event: ping\ndata: {"type": "ping"}\n\n'
-        await _chunk(writer, beat)
-        sent += len(beat)
+    hung_up = asyncio.ensure_future(reader.read())  # done at the client's end (or its reset)
+    hung_up.add_done_callback(lambda done: done.cancelled() or done.exception())  # a reset is expected
+    try:
+        while not (await asyncio.wait([hung_up], timeout=every))[0]:
+            beat = b": keep-alive\n\n" if protocol == "openai" else b'event: ping\ndata: {"type": "ping"}\n\n'
+            await _chunk(writer, beat)
+            sent += len(beat)
+    finally:
+        hung_up.cancel()
+    return sent
 
 
 @cache

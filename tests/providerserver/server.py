@@ -211,9 +211,11 @@ class ProviderServer:
         headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines if line)}
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         self.requests.append(Received(method, path, headers, body, time.monotonic()))
-        return await self._dispatch(path, headers, body, writer)
+        return await self._dispatch(path, headers, body, reader, writer)
 
-    async def _dispatch(self, path: str, headers: dict[str, str], body: bytes, writer: asyncio.StreamWriter) -> bool:
+    async def _dispatch(
+        self, path: str, headers: dict[str, str], body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         path = path.partition("?")[0]  # Azure puts api-version in the query
         if path in self.files:  # GET /files/<name>: what attachments by URL download
             data, content_type = self.files[path]
@@ -251,7 +253,7 @@ class ProviderServer:
         if scenario.drop == "before_reply":
             return False
         if scenario.hostile:
-            return await self._hostile(writer, scenario, protocol, bool(data and data.get("stream")))
+            return await self._hostile(reader, writer, scenario, protocol, bool(data and data.get("stream")))
         if scenario.replay:
             return await self._replay(writer, scenario)
         if scenario.body is not None:
@@ -299,13 +301,15 @@ class ProviderServer:
                                    cache_write_tokens=counted.cache_write_tokens,
                                    cache_write_1h_tokens=counted.cache_write_1h_tokens)  # fmt: skip
 
-    async def _hostile(self, writer: asyncio.StreamWriter, scenario: Scenario, protocol: str, streaming: bool) -> bool:
+    async def _hostile(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, scenario: Scenario, protocol: str, streaming: bool
+    ) -> bool:
         """Serve a hostile scenario; ``hostile_sent`` records the bytes it got out."""
         try:
             if scenario.hostile == "flood":
                 await hostile.flood(writer, protocol)
             elif scenario.hostile == "keepalive":
-                await hostile.keepalive(writer, protocol, scenario.delay or 0.05)
+                await hostile.keepalive(reader, writer, protocol, scenario.delay or 0.05)
             elif scenario.hostile == "bomb":
                 self.hostile_sent = await hostile.bomb(writer, protocol, scenario.size, streaming)
             elif scenario.hostile == "error-flood":

@@ -1,4 +1,4 @@
-"""`golem ask`: one turn for scripts, through the real console script."""
+"""`golem ask`: one turn for scripts, through golem's entry point (the console script where the test is about the process)."""
 
 from __future__ import annotations
 
@@ -9,33 +9,40 @@ import subprocess
 import pytest
 from golem_cli.store import Store
 
+from tests.inprocess import Result
 from tests.providerserver import Reply, Scenario
 from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.histories import write_conversation
 
 
-def ask(home, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [GOLEM, "ask", *args], input=stdin, capture_output=True, text=True, env=golem_env(home), timeout=60
-    )
+@pytest.fixture
+def ask(golem_main):
+    """``ask(*args, stdin=..., env=...)``: ``golem ask`` through golem's entry point in this process
+    (``golem_main``), for what a command prints, stores and sends; the tests about the process
+    itself (a Ctrl-C mid-reply) start the real console script."""
+
+    def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> Result:
+        return golem_main("ask", *args, input=stdin, env=env)
+
+    return run
 
 
-def test_prints_only_the_reply_and_saves(home):
-    done = ask(home, "hello world")
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == "echo: hello world\n"
+def test_prints_only_the_reply_and_saves(ask, home):
+    done = ask("hello world")
+    assert done.code == 0, done.err
+    assert done.out == "echo: hello world\n"
     (row,) = Store(home).list()
     assert [m.content for m in Store(home).load(row.id)] == ["hello world", "echo: hello world"]
 
 
-def test_prompt_from_stdin_and_combined_with_argument(home):
-    assert ask(home, stdin="from stdin\n").stdout == "echo: from stdin\n"
-    assert ask(home, "summarize", stdin="some text").stdout == "echo: summarize\n\nsome text\n"
+def test_prompt_from_stdin_and_combined_with_argument(ask, home):
+    assert ask(stdin="from stdin\n").out == "echo: from stdin\n"
+    assert ask("summarize", stdin="some text").out == "echo: summarize\n\nsome text\n"
 
 
-def test_json_output(home):
-    done = ask(home, "--json", "numbers")
-    data = json.loads(done.stdout)
+def test_json_output(ask, home):
+    done = ask("--json", "numbers")
+    data = json.loads(done.out)
     assert data["reply"] == "echo: numbers"
     assert data["model"] == "local:echo"
     assert (data["ending"], data["interrupted"]) == ("complete", False)
@@ -44,23 +51,23 @@ def test_json_output(home):
     assert {m.run_id for m in history} == {data["runId"]}
 
 
-def test_continue_and_cid(home):
-    first = json.loads(ask(home, "--json", "one").stdout)
-    second = json.loads(ask(home, "--json", "-c", "two").stdout)
+def test_continue_and_cid(ask, home):
+    first = json.loads(ask("--json", "one").out)
+    second = json.loads(ask("--json", "-c", "two").out)
     assert second["conversationId"] == first["conversationId"]
-    third = json.loads(ask(home, "--json", "--cid", first["conversationId"][:8], "three").stdout)
+    third = json.loads(ask("--json", "--cid", first["conversationId"][:8], "three").out)
     assert third["conversationId"] == first["conversationId"]
     history = Store(home).load(first["conversationId"])
     assert [m.content for m in history if m.role == "user"] == ["one", "two", "three"]
     assert len({m.run_id for m in history}) == 3
 
 
-def test_no_stream(home, server):
+def test_no_stream(ask, home, server):
     server.enqueue(Scenario(reply=Reply(text="whole reply")), Scenario(reply=Reply(text="whole claude reply")))
-    assert ask(home, "--no-stream", "x").stdout == "whole reply\n"
-    assert ask(home, "--no-stream", "-m", "claude:claude-test", "y").stdout == "whole claude reply\n"
-    assert ask(home, "-m", "claude:claude-test", "z").returncode == 0  # and the default streams, on both
-    assert ask(home, "w").returncode == 0
+    assert ask("--no-stream", "x").out == "whole reply\n"
+    assert ask("--no-stream", "-m", "claude:claude-test", "y").out == "whole claude reply\n"
+    assert ask("-m", "claude:claude-test", "z").code == 0  # and the default streams, on both
+    assert ask("w").code == 0
     no, no_claude, claude, openai = (r.json for r in server.requests)
     for body in (no, no_claude):  # a non-streaming request, answered by a JSON body
         assert "stream" not in body and "stream_options" not in body
@@ -68,50 +75,50 @@ def test_no_stream(home, server):
     assert openai["stream"] is True and openai["stream_options"] == {"include_usage": True}
 
 
-def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(home, server):
+def test_a_cut_off_reply_says_why_and_json_has_the_providers_word(ask, home, server):
     server.enqueue(Scenario(reply=Reply(text="The first half of", finish="length")))
-    done = ask(home, "tell me everything")
-    assert done.returncode == 0 and done.stdout == "The first half of\n"
-    assert "cut off" in done.stderr and "output token limit (length)" in done.stderr and "max_tokens" in done.stderr
+    done = ask("tell me everything")
+    assert done.code == 0 and done.out == "The first half of\n"
+    assert "cut off" in done.err and "output token limit (length)" in done.err and "max_tokens" in done.err
     server.enqueue(Scenario(reply=Reply(text="Half", finish="max_tokens")))
-    data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
+    data = json.loads(ask("--json", "-m", "claude:claude-test", "again").out)
     assert (data["reply"], data["finishReason"], data["refusal"]) == ("Half", "max_tokens", False)
     assert (data["ending"], data["interrupted"]) == ("cut_off", False)
 
 
-def test_a_refusal_is_shown_saved_and_marked(home, server):
+def test_a_refusal_is_shown_saved_and_marked(ask, home, server):
     server.enqueue(Scenario(reply=Reply(refusal="I can't help with that.")))
-    done = ask(home, "something bad")
-    assert done.stdout == "I can't help with that.\n" and "refused" in done.stderr
+    done = ask("something bad")
+    assert done.out == "I can't help with that.\n" and "refused" in done.err
     (row,) = Store(home).list()
     assert Store(home).load(row.id)[-1].content == "I can't help with that."
     server.enqueue(Scenario(reply=Reply(refusal="-")))
-    data = json.loads(ask(home, "--json", "-m", "claude:claude-test", "again").stdout)
+    data = json.loads(ask("--json", "-m", "claude:claude-test", "again").out)
     assert (data["reply"], data["finishReason"], data["refusal"]) == ("[refused]", "refusal", True)
     assert (data["ending"], data["interrupted"]) == ("refused", False)
 
 
-def test_provider_error_is_one_line_and_nonzero(home, server):
+def test_provider_error_is_one_line_and_nonzero(ask, home, server):
     server.enqueue(Scenario(status=404))
-    done = ask(home, "are you there")
-    assert done.returncode == 1
-    assert done.stdout == ""
-    lines = done.stderr.strip().splitlines()
+    done = ask("are you there")
+    assert done.code == 1
+    assert done.out == ""
+    lines = done.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("golem: ") and "404" in lines[0]
     (row,) = Store(home).list()
     assert Store(home).load(row.id)[0].content == "are you there"  # the prompt is kept
 
 
-def test_no_prompt_is_a_usage_error(home):
-    done = ask(home, stdin="")
-    assert done.returncode == 2
-    assert "no prompt" in done.stderr
+def test_no_prompt_is_a_usage_error(ask, home):
+    done = ask(stdin="")
+    assert done.code == 2
+    assert "no prompt" in done.err
 
 
-def test_unknown_conversation(home):
-    done = ask(home, "--cid", "0000ffff", "x")
-    assert done.returncode != 0
-    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1
+def test_unknown_conversation(ask, home):
+    done = ask("--cid", "0000ffff", "x")
+    assert done.code != 0
+    assert "Traceback" not in done.err and done.err.count("\n") == 1
 
 
 def test_ctrl_c_mid_reply_keeps_the_partial_reply_and_exits_130(home, server):
@@ -184,24 +191,24 @@ def test_ctrl_c_before_any_of_the_reply_says_nothing_arrived(home, server):
     assert [m.content for m in Store(home).load(row.id)] == ["say something"]
 
 
-def test_corrupt_conversation_is_one_line_pointing_at_normalize(home):
+def test_corrupt_conversation_is_one_line_pointing_at_normalize(ask, home):
     cid = write_conversation(home, ["hello"])
     path = home / "conversations" / f"{cid}.json"
     path.write_bytes(b'[{"role": "user", "content": ')
-    done = ask(home, "--cid", cid[:8], "again")
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "golem normalize" in done.stderr
+    done = ask("--cid", cid[:8], "again")
+    assert done.code == 2
+    assert done.err.count("\n") == 1 and "golem normalize" in done.err
     assert path.read_bytes() == b'[{"role": "user", "content": '  # untouched
 
 
 PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
 
 
-def test_attach_a_file_and_a_url(home, server, tmp_path):
+def test_attach_a_file_and_a_url(ask, home, server, tmp_path):
     image = tmp_path / "cat.png"
     image.write_bytes(PNG)
-    done = ask(home, "-a", str(image), "-a", "https://example.com/dog.jpg", "what is this?")
-    assert done.returncode == 0, done.stderr
+    done = ask("-a", str(image), "-a", "https://example.com/dog.jpg", "what is this?")
+    assert done.code == 0, done.err
     content = server.requests[-1].json["messages"][-1]["content"]
     assert content[0] == {"type": "text", "text": "what is this?"}
     assert content[1]["image_url"]["url"].startswith("data:image/png;base64,iVBORw0KGgo")
@@ -212,96 +219,96 @@ def test_attach_a_file_and_a_url(home, server, tmp_path):
     assert prompt.parts[1].url == "https://example.com/dog.jpg"
 
 
-def test_attach_errors_are_one_line_and_send_nothing(home, server, tmp_path):
+def test_attach_errors_are_one_line_and_send_nothing(ask, home, server, tmp_path):
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01binary")
     for source, words in ((str(tmp_path / "missing.png"), "no such file"), (str(tmp_path / "blob.bin"), "cannot attach")):
-        done = ask(home, "-a", source, "x")
-        assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1
+        done = ask("-a", source, "x")
+        assert done.code == 2 and words in done.err and done.err.count("\n") == 1
     assert server.requests == [] and Store(home).list() == []
 
 
-def test_text_files_are_inlined_with_their_names(home, server, tmp_path):
+def test_text_files_are_inlined_with_their_names(ask, home, server, tmp_path):
     (tmp_path / "notes.txt").write_text("buy milk\n")
     (tmp_path / "main.py").write_text("print('hi')\n")
-    done = ask(home, "-a", str(tmp_path / "notes.txt"), "-a", str(tmp_path / "main.py"), "summarize")
-    assert done.returncode == 0, done.stderr
+    done = ask("-a", str(tmp_path / "notes.txt"), "-a", str(tmp_path / "main.py"), "summarize")
+    assert done.code == 0, done.err
     sent = server.requests[-1].json["messages"][-1]["content"]
     assert sent == 'summarize\n\n<file name="notes.txt">\nbuy milk\n</file>\n\n<file name="main.py">\nprint(\'hi\')\n</file>'
     (row,) = Store(home).list()
     assert Store(home).load(row.id)[0].content == sent and Store(home).load(row.id)[0].parts == []
 
 
-def test_url_attachments_the_provider_cannot_fetch_are_downloaded(home, server):
+def test_url_attachments_the_provider_cannot_fetch_are_downloaded(ask, home, server):
     pdf, text = b"%PDF-1.4 tiny", b"remote notes"
     server.files.update({"/files/paper.pdf": (pdf, "application/pdf"), "/files/notes.txt": (text, "text/plain; charset=utf-8")})
     pdf_url, text_url = server.url + "/files/paper.pdf", server.url + "/files/notes.txt"
-    done = ask(home, "-a", pdf_url, "-a", text_url, "read these")  # OpenAI-compatible: no document URLs
-    assert done.returncode == 0, done.stderr
+    done = ask("-a", pdf_url, "-a", text_url, "read these")  # OpenAI-compatible: no document URLs
+    assert done.code == 0, done.err
     content = server.requests[-1].json["messages"][-1]["content"]
     assert content[0]["text"] == 'read these\n\n<file name="notes.txt">\nremote notes\n</file>'
     assert content[1] == {"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0xLjQgdGlueQ==", "filename": "document.pdf"}}
-    done = ask(home, "-m", "claude:claude-test", "-a", pdf_url, "and you?")  # Anthropic fetches PDFs itself
-    assert done.returncode == 0, done.stderr
+    done = ask("-m", "claude:claude-test", "-a", pdf_url, "and you?")  # Anthropic fetches PDFs itself
+    assert done.code == 0, done.err
     block = server.requests[-1].json["messages"][-1]["content"][1]
     block.pop("cache_control", None)  # the newest turn's cache breakpoint (ADR 0024) may sit on it
     assert block == {"type": "document", "source": {"type": "url", "url": pdf_url}}
     assert server.sdk_rejections == []
 
 
-def test_url_downloads_are_bounded_and_fail_in_one_line(home, server):
+def test_url_downloads_are_bounded_and_fail_in_one_line(ask, home, server):
     server.files["/files/huge.pdf"] = (b"x" * (20 * 2**20 + 1), "application/pdf")
     for path, words in (("/files/huge.pdf", "too large to attach"), ("/files/missing.pdf", "HTTP 404")):
-        done = ask(home, "-a", server.url + path, "x")
-        assert done.returncode == 2 and words in done.stderr and done.stderr.count("\n") == 1, done.stderr
+        done = ask("-a", server.url + path, "x")
+        assert done.code == 2 and words in done.err and done.err.count("\n") == 1, done.err
     assert [r.path for r in server.requests if r.method == "POST"] == [] and Store(home).list() == []
 
 
-def test_a_typo_in_the_config_file_is_pointed_out(home):
+def test_a_typo_in_the_config_file_is_pointed_out(ask, home):
     config = home / "config.toml"
     config.write_text(config.read_text().replace("model = ", "max_mesages = 5\nmodel = ", 1))
-    done = ask(home, "hi")
-    assert done.returncode == 0 and done.stdout == "echo: hi\n"
-    assert "unknown setting(s) max_mesages (did you mean max_messages?) ignored" in done.stderr
+    done = ask("hi")
+    assert done.code == 0 and done.out == "echo: hi\n"
+    assert "unknown setting(s) max_mesages (did you mean max_messages?) ignored" in done.err
 
 
-def test_an_empty_prompt_is_refused(home, server):
-    done = ask(home, "   ")
-    assert done.returncode == 2 and "the prompt is empty" in done.stderr
+def test_an_empty_prompt_is_refused(ask, home, server):
+    done = ask("   ")
+    assert done.code == 2 and "the prompt is empty" in done.err
     assert server.requests == []
 
 
-def test_no_model_configured_is_an_error_unless_the_offline_model_is_named(home):
+def test_no_model_configured_is_an_error_unless_the_offline_model_is_named(ask, home):
     (home / "config.toml").unlink()
-    done = ask(home, "hello")
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.startswith("golem: no model configured: set OPENAI_API_KEY") and "-m offline:echo" in done.stderr
-    assert len(done.stderr.splitlines()) == 1
+    done = ask("hello")
+    assert done.code == 2 and done.out == ""
+    assert done.err.startswith("golem: no model configured: set OPENAI_API_KEY") and "-m offline:echo" in done.err
+    assert len(done.err.splitlines()) == 1
     assert Store(home).list() == []  # nothing was stored
-    done = ask(home, "-m", "offline:echo", "hello")
-    assert done.returncode == 0 and "hello" in done.stdout
-    again = ask(home, "-c", "again")  # the conversation names its model
-    assert again.returncode == 0 and "again" in again.stdout
+    done = ask("-m", "offline:echo", "hello")
+    assert done.code == 0 and "hello" in done.out
+    again = ask("-c", "again")  # the conversation names its model
+    assert again.code == 0 and "again" in again.out
 
 
-def test_options_on_the_command_line_reach_the_request(home, server):
-    done = ask(home, "-o", "temperature", "0.25", "--option", "max_tokens", "64", "-o", "stop=END", "-o", "stop", "###", "hi")
-    assert done.returncode == 0, done.stderr
+def test_options_on_the_command_line_reach_the_request(ask, home, server):
+    done = ask("-o", "temperature", "0.25", "--option", "max_tokens", "64", "-o", "stop=END", "-o", "stop", "###", "hi")
+    assert done.code == 0, done.err
     body = server.requests[-1].json
     assert (body["temperature"], body["max_tokens"], body["stop"]) == (0.25, 64, ["END", "###"])
     assert server.sdk_rejections == []
 
 
-def test_options_in_the_config_per_provider_and_per_model(home, server):
+def test_options_in_the_config_per_provider_and_per_model(ask, home, server):
     config = home / "config.toml"
     text = config.read_text().replace("[providers.local]\n", "[providers.local]\ntemperature = 0.5\nmax_tokens = 99\n")
     config.write_text(text + '\n[models."local:echo"]\ntemperature = 0.75\n')
-    assert ask(home, "hi").returncode == 0
+    assert ask("hi").code == 0
     assert (server.requests[-1].json["temperature"], server.requests[-1].json["max_tokens"]) == (0.75, 99)
-    assert ask(home, "-o", "temperature", "0", "hi").returncode == 0
+    assert ask("-o", "temperature", "0", "hi").code == 0
     assert server.requests[-1].json["temperature"] == 0
 
 
-def test_bad_options_are_refused_before_anything_is_sent(home, server):
+def test_bad_options_are_refused_before_anything_is_sent(ask, home, server):
     for args, says in [
         (["-o", "temperature", "hot"], "option temperature = 'hot' given with -o is not a number from 0 to 2"),
         (["-o", "colour", "red"], "unknown model option 'colour'"),
@@ -310,65 +317,65 @@ def test_bad_options_are_refused_before_anything_is_sent(home, server):
         (["-o", "thinking_budget", "2048"], "thinking_budget is an option of Anthropic models"),
         (["-m", "claude:claude-test", "-o", "seed", "3"], "seed is not an option of Anthropic models"),
     ]:
-        done = ask(home, *args, "hi")  # a usage error, as every other bad flag is
-        assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        done = ask(*args, "hi")  # a usage error, as every other bad flag is
+        assert done.code == 2 and says in done.err and len(done.err.strip().splitlines()) == 1, done.err
     assert server.requests == [] and Store(home).list() == []
 
 
-def test_context_tokens_bound_what_is_sent(home, server):
-    empty = ask(home, "--context-tokens", "3", "a new conversation has no history to bound, whatever its prompt")
-    assert empty.returncode == 0 and empty.stderr == "" and empty.stdout.startswith("echo: a new conversation")
-    single = ask(home, "-c", "--context-tokens", "3", "one turn, over the budget of 3 tokens")
-    assert single.returncode == 1 and "newest turn of this conversation alone is about" in single.stderr
-    assert "raise --context-tokens" in single.stderr and len(single.stderr.strip().splitlines()) == 1
+def test_context_tokens_bound_what_is_sent(ask, home, server):
+    empty = ask("--context-tokens", "3", "a new conversation has no history to bound, whatever its prompt")
+    assert empty.code == 0 and empty.err == "" and empty.out.startswith("echo: a new conversation")
+    single = ask("-c", "--context-tokens", "3", "one turn, over the budget of 3 tokens")
+    assert single.code == 1 and "newest turn of this conversation alone is about" in single.err
+    assert "raise --context-tokens" in single.err and len(single.err.strip().splitlines()) == 1
     assert len(server.requests) == 1  # nothing was sent for the turn over the budget
     (row,) = Store(home).list()
     assert [m.content for m in Store(home).load(row.id)][-1] == "one turn, over the budget of 3 tokens"  # kept
     Store(home).delete(row.id)
     write_conversation(home, [f"question {n}: " + "word " * 40 for n in range(6)])  # six turns of ~100 tokens
     before = len(server.requests)
-    assert ask(home, "-c", "--context-tokens", "250", "short").returncode == 0
+    assert ask("-c", "--context-tokens", "250", "short").code == 0
     sent = server.requests[before].json["messages"]
     assert 3 <= len(sent) <= 7 and sent[-1]["content"] == "short"  # about two turns of ~100 tokens, then the prompt
-    done = ask(home, "-c", "--context-tokens", "5", "again")
-    assert done.returncode == 1 and "more than the context budget of 5 tokens" in done.stderr
-    assert "raise --context-tokens" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = ask("-c", "--context-tokens", "5", "again")
+    assert done.code == 1 and "more than the context budget of 5 tokens" in done.err
+    assert "raise --context-tokens" in done.err and len(done.err.strip().splitlines()) == 1
     config = home / "config.toml"
     config.write_text("context_tokens = 5\n" + config.read_text())
-    assert ask(home, "-c", "and from the config").returncode == 0
+    assert ask("-c", "and from the config").code == 0
     assert [m["content"] for m in server.requests[-1].json["messages"]] == ["again", "and from the config"]
 
 
-def test_a_reply_of_the_wrong_shape_is_one_line_and_the_conversation_still_loads(home, server):
+def test_a_reply_of_the_wrong_shape_is_one_line_and_the_conversation_still_loads(ask, golem_main, home, server):
     frames = [{"choices": [{"index": 0, "delta": {"content": "Half a"}, "finish_reason": None}]},
               {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": 7, "function": {"name": "f"}}]}}]}]  # fmt: skip
     server.enqueue(Scenario(sse=b"".join(b"data: " + json.dumps(f).encode() + b"\n\n" for f in frames)))
-    done = ask(home, "go")
-    assert done.returncode == 1 and "wrong shape" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    done = ask("go")
+    assert done.code == 1 and "wrong shape" in done.err and len(done.err.strip().splitlines()) == 1
     (row,) = Store(home).list()
     history = Store(home).load(row.id)
     assert [m.content for m in history] == ["go", "Half a\n\n[reply interrupted]"] and history[1].tool_calls == []
     for command in (["show", row.id], ["normalize", "--check", row.id], ["export", row.id]):  # all read it back
-        assert subprocess.run([GOLEM, *command], capture_output=True, env=golem_env(home), timeout=30).returncode == 0, command
+        assert golem_main(*command).code == 0, command
     # the same in a whole (non-streaming) answer: a call whose name is a number, and a "message" that is a string
     bad = [{"choices": [{"message": {"content": "x", "tool_calls": [{"id": "c1", "type": "function",
                                                                     "function": {"name": 7, "arguments": "{}"}}]}}]},
            {"choices": [{"message": "a string"}]}, {"choices": {"0": {}}}]  # fmt: skip
     for body in bad:
         server.enqueue(Scenario(body=json.dumps(body).encode()))
-        again = ask(home, "--cid", row.id, "--no-stream", "once more")
-        assert again.returncode == 1 and "wrong shape" in again.stderr and len(again.stderr.strip().splitlines()) == 1
+        again = ask("--cid", row.id, "--no-stream", "once more")
+        assert again.code == 1 and "wrong shape" in again.err and len(again.err.strip().splitlines()) == 1
     assert [m.content for m in Store(home).load(row.id)][2:] == ["once more"] * 3
-    assert ask(home, "--cid", row.id, "and now?").stdout == "echo: and now?\n"
+    assert ask("--cid", row.id, "and now?").out == "echo: and now?\n"
 
 
-def test_an_endless_reply_is_cut_kept_and_explained(home, server):
+def test_an_endless_reply_is_cut_kept_and_explained(ask, home, server):
     config = home / "config.toml"
     config.write_text(config.read_text().replace("[providers.local]\n", "[providers.local]\nmax_reply_bytes = 1000000\n"))
     server.enqueue(Scenario(hostile="flood"))
-    done = ask(home, "talk forever")
-    assert done.returncode == 1 and "passed max_reply_bytes (1,000,000 bytes)" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
+    done = ask("talk forever")
+    assert done.code == 1 and "passed max_reply_bytes (1,000,000 bytes)" in done.err
+    assert len(done.err.strip().splitlines()) == 1
     (row,) = Store(home).list()
     reply = Store(home).load(row.id)[1].content
     assert reply.startswith("All work and no play") and reply.endswith("[reply interrupted]") and len(reply) < 1_000_000
@@ -392,19 +399,19 @@ def test_ctrl_c_during_a_flood_saves_the_partial_reply(home, server):
 
 @pytest.mark.parametrize(("preset", "variable", "key"), [("deepseek", "DEEPSEEK_API_KEY", "reasoning_content"),
                                                          ("openrouter", "OPENROUTER_API_KEY", "reasoning")])  # fmt: skip
-def test_a_presets_reasoning_becomes_thinking_and_is_not_sent_back(home, server, preset, variable, key):
+def test_a_presets_reasoning_becomes_thinking_and_is_not_sent_back(ask, home, server, preset, variable, key):
     """DeepSeek's reasoning_content and OpenRouter's reasoning, through the preset (its key
     variable alone; the table only points it at the loopback server)."""
     config = home / "config.toml"
     config.write_text(config.read_text() + f'\n[providers.{preset}]\nbase_url = "{server.openai_base_url}"\n')
-    env = golem_env(home) | {variable: "sk-test"}
+    env = {variable: "sk-test"}
     server.enqueue(Scenario(reply=Reply(text="42.", thinking="Six times seven.", reasoning_key=key)))
-    first = subprocess.run([GOLEM, "ask", "-m", f"{preset}:some-model", "six times seven?"], capture_output=True, text=True, env=env, timeout=60)
-    assert (first.returncode, first.stdout) == (0, "42.\n"), first.stderr
+    first = ask("-m", f"{preset}:some-model", "six times seven?", env=env)
+    assert (first.code, first.out) == (0, "42.\n"), first.err
     assert server.requests[0].headers["authorization"] == "Bearer sk-test"
     (row,) = Store(home).list()
     assert [(t.text, t.signature) for t in Store(home).load(row.id)[1].thinking] == [("Six times seven.", "")]
-    again = subprocess.run([GOLEM, "ask", "-c", "-m", f"{preset}:some-model", "sure?"], capture_output=True, text=True, env=env, timeout=60)
-    assert again.returncode == 0, again.stderr
+    again = ask("-c", "-m", f"{preset}:some-model", "sure?", env=env)
+    assert again.code == 0, again.err
     sent = server.requests[1].json["messages"]
     assert sent[1] == {"role": "assistant", "content": "42."}  # the reasoning is not sent back (spec §9.1)

@@ -15,48 +15,37 @@ from golem_cli.core.messages import Message
 from golem_cli.store import Store
 
 from tests.providerserver import Scenario
-from tests.repl.conftest import golem_env
-
-COUNTING = """
-import os, sys
-import httpx
-count = [0]
-real_fsync = os.fsync
-def fsync(fd):
-    count[0] += 1
-    return real_fsync(fd)
-os.fsync = fsync
-real_send = httpx.AsyncClient.send
-async def send(self, request, **kw):
-    with open(os.environ["FSYNC_LOG"], "a") as log:
-        log.write(f"{count[0]}\\n")
-    return await real_send(self, request, **kw)
-httpx.AsyncClient.send = send
-from golem_cli.__main__ import main
-sys.argv = ["golem", *sys.argv[1:]]
-sys.exit(main())
-"""
 
 
-def ask(home, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-c", COUNTING, "ask", *args],
-        capture_output=True, text=True, env={**golem_env(home), **(env or {})}, timeout=120,
-    )  # fmt: skip
+def fsyncs_before_the_request(golem_main, monkeypatch, *args: str) -> int:
+    """How many times golem's ``ask`` called ``os.fsync`` before its first request was sent
+    (counted in this process: golem runs in it through ``golem_main``)."""
+    import httpx
+
+    count, at_send = [0], []
+    real_fsync, real_send = os.fsync, httpx.AsyncClient.send
+
+    def fsync(fd: int) -> None:
+        count[0] += 1
+        real_fsync(fd)
+
+    async def send(self, request, **kw):
+        at_send.append(count[0])
+        return await real_send(self, request, **kw)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "fsync", fsync)
+        patched.setattr(httpx.AsyncClient, "send", send)
+        done = golem_main("ask", *args)
+    assert done.code == 0, done.err
+    return at_send[0]
 
 
-def fsyncs_before_the_request(home, tmp_path, *args: str) -> int:
-    log = tmp_path / f"fsyncs-{len(list(tmp_path.iterdir()))}"
-    done = ask(home, *args, env={"FSYNC_LOG": str(log)})
-    assert done.returncode == 0, done.stderr
-    return int(log.read_text().split()[0])
-
-
-def test_ask_puts_the_prompt_on_disk_with_two_fsyncs_before_the_request(home, tmp_path):
+def test_ask_puts_the_prompt_on_disk_with_two_fsyncs_before_the_request(golem_main, monkeypatch, home):
     """The file fsynced, its directory fsynced: the new conversation is created with the prompt
     in it (issue 21 item 5: 8 of 12 fsyncs came before the request)."""
-    assert fsyncs_before_the_request(home, tmp_path, "a new conversation") == 2
-    assert fsyncs_before_the_request(home, tmp_path, "-c", "and on") == 2
+    assert fsyncs_before_the_request(golem_main, monkeypatch, "a new conversation") == 2
+    assert fsyncs_before_the_request(golem_main, monkeypatch, "-c", "and on") == 2
     (row,) = Store(home).list()
     assert [m.content for m in Store(home).read(row.id)] == [
         "a new conversation", "echo: a new conversation", "and on", "echo: and on"
@@ -77,7 +66,7 @@ def replace_by_rename(path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def test_messages_written_elsewhere_during_ask_c_come_before_its_reply(home, server):
+def test_messages_written_elsewhere_during_ask_c_come_before_its_reply(golem_main, home, server):
     store, cid, history = _conversation(home)
     path = store.messages_path(cid)
     elsewhere = [Message("assistant", "written on the other machine"), Message("user", "and asked there")]
@@ -87,26 +76,24 @@ def test_messages_written_elsewhere_during_ask_c_come_before_its_reply(home, ser
         replace_by_rename(path, dump_history([*on_disk, *elsewhere]))
 
     server.enqueue(Scenario(before=sync_tool))
-    done = subprocess.run(["golem", "ask", "-c", "mine"], capture_output=True, text=True,
-                          env=golem_env(home), timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    done = golem_main("ask", "-c", "mine")
+    assert done.code == 0, done.err
     stored = Store(home).read(cid)
     assert [m.content for m in stored[len(history) :]] == ["mine", *[m.content for m in elsewhere], "echo: mine"]
-    assert f"golem: conversation {cid} changed on disk meanwhile (2 messages from elsewhere)" in done.stderr
+    assert f"golem: conversation {cid} changed on disk meanwhile (2 messages from elsewhere)" in done.err
 
 
-def test_ask_c_after_another_program_rewrote_the_conversation_saves_a_fork(home, server):
+def test_ask_c_after_another_program_rewrote_the_conversation_saves_a_fork(golem_main, home, server):
     store, cid, history = _conversation(home)
     path = store.messages_path(cid)
     theirs = dump_history([Message("user", "someone else's conversation now")])
     server.enqueue(Scenario(before=lambda: replace_by_rename(path, theirs)))
-    done = subprocess.run(["golem", "ask", "--json", "--cid", cid, "mine"], capture_output=True, text=True,
-                          env=golem_env(home), timeout=120)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    fork = json.loads(done.stdout)["conversationId"]
+    done = golem_main("ask", "--json", "--cid", cid, "mine")
+    assert done.code == 0, done.err
+    fork = json.loads(done.out)["conversationId"]
     assert fork != cid and path.read_bytes() == theirs
     assert [m.content for m in Store(home).read(fork)] == [*(m.content for m in history), "mine", "echo: mine"]
-    assert f"your turn is saved in a fork {fork} (golem resume {fork})" in done.stderr
+    assert f"your turn is saved in a fork {fork} (golem resume {fork})" in done.err
     assert Store(home).meta(fork).parent == cid
 
 
@@ -162,7 +149,7 @@ class _Watched:
         return getattr(self._db, name)
 
 
-def test_last_is_what_this_machine_wrote_never_a_file_time(home):
+def test_last_is_what_this_machine_wrote_never_a_file_time(golem_main, home):
     """Issue 25 item 3: a conversation synced in without its sidecar and dated in the future
     does not capture ``last``; ``ask -c`` continues the conversation this machine wrote."""
     store = Store(home)
@@ -171,18 +158,16 @@ def test_last_is_what_this_machine_wrote_never_a_file_time(home):
     path.mkdir(parents=True, exist_ok=True)
     (path / f"{synced}.json").write_bytes(dump_history([Message("user", "old, from elsewhere")]))
     os.utime(path / f"{synced}.json", (4102444800, 4102444800))
-    new = json.loads(subprocess.run(["golem", "ask", "--json", "brand new"], capture_output=True, text=True,
-                                    env=golem_env(home), timeout=120).stdout)["conversationId"]  # fmt: skip
-    again = json.loads(subprocess.run(["golem", "ask", "--json", "-c", "again"], capture_output=True, text=True,
-                                      env=golem_env(home), timeout=120).stdout)["conversationId"]  # fmt: skip
+    new = json.loads(golem_main("ask", "--json", "brand new").out)["conversationId"]
+    again = json.loads(golem_main("ask", "--json", "-c", "again").out)["conversationId"]
     assert again == new
-    listed = subprocess.run(["golem", "list"], capture_output=True, text=True, env=golem_env(home), timeout=60)
-    rows = [line for line in listed.stdout.splitlines() if synced[:8] in line or new[:8] in line]
+    listed = golem_main("list")
+    rows = [line for line in listed.out.splitlines() if synced[:8] in line or new[:8] in line]
     assert rows[0].startswith(new[:8]) or new[-12:] in rows[0]  # the newest by its messages' time first
-    assert "(future)" not in listed.stdout  # no file time is shown
+    assert "(future)" not in listed.out  # no file time is shown
 
 
-def test_list_sorts_by_the_recorded_times_and_shows_a_future_one_as_such(home):
+def test_list_sorts_by_the_recorded_times_and_shows_a_future_one_as_such(golem_main, home):
     from golem_cli.store.meta import ConversationMeta, encode_meta
 
     store = Store(home)
@@ -192,8 +177,8 @@ def test_list_sorts_by_the_recorded_times_and_shows_a_future_one_as_such(home):
     future = ConversationMeta(id=synced, created=meta.created, updated=4102444800.0, messages=1,
                               size=meta.size, summary=meta.summary)  # fmt: skip
     store.meta_path(synced).write_bytes(encode_meta(future))
-    listed = subprocess.run(["golem", "list"], capture_output=True, text=True, env=golem_env(home), timeout=60)
-    rows = [line for line in listed.stdout.splitlines() if "written here" in line or "synced from" in line]
+    listed = golem_main("list")
+    rows = [line for line in listed.out.splitlines() if "written here" in line or "synced from" in line]
     assert "synced from" in rows[0] and "(future)" in rows[0]
     assert "written here" in rows[1] and "(future)" not in rows[1]
     assert mine != synced

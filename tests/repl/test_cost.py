@@ -91,17 +91,13 @@ def test_cost_in_the_chat_shows_this_conversation_by_model(spawn, server):
     chat.leave()
 
 
-def test_a_resumed_conversation_totals_its_earlier_runs_from_the_ledger(spawn, server, home):
+def test_a_resumed_conversation_totals_its_earlier_runs_from_the_ledger(spawn, golem_main, server, home):
     import json
-    import os
-    import subprocess
-
-    from tests.cli.conftest import GOLEM_CMD
 
     server.enqueue(Scenario(reply=Reply(text="first", input_tokens=1000, output_tokens=50)))  # $0.0024
-    env = os.environ | {"GOLEM_HOME": str(home)}
-    done = subprocess.run([*GOLEM_CMD, "ask", "--json", "one"], env=env, capture_output=True, check=True)
-    cid = json.loads(done.stdout)["conversationId"]
+    done = golem_main("ask", "--json", "one")  # the earlier run, in the ledger
+    assert done.code == 0, done.err
+    cid = json.loads(done.out)["conversationId"]
     server.enqueue(Scenario(reply=Reply(text="second", input_tokens=1000, output_tokens=50)))
     chat = spawn("resume", cid)
     chat.prompt()

@@ -1,5 +1,5 @@
-"""A conversation made on one provider and continued on the other, through the real ``golem ask``
-and the loopback server: every body sent validates against the server's rules and the SDK request
+"""A conversation made on one provider and continued on the other, through ``golem ask`` (golem's
+entry point in this process, ``golem_main``) and the loopback server: every body sent validates against the server's rules and the SDK request
 types (the ``server`` fixture fails the test otherwise), whatever the other provider left in the
 history: unsigned reasoning, signed thinking, tool calls with an empty result and a failed one, a
 refusal, a cut-off reply. Every turn is stored, on both sides of the move."""
@@ -7,13 +7,13 @@ refusal, a cut-off reply. Every turn is stored, on both sides of the move."""
 from __future__ import annotations
 
 import json
-import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.providerserver import ProviderServer, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, golem_env
 
 pytestmark = pytest.mark.slow
 
@@ -21,13 +21,22 @@ MODELS = {"openai": "local:echo", "anthropic": "claude:claude-test"}
 CALL_IDS = {"openai": "call_", "anthropic": "toolu_"}
 
 
-def ask(home: Path, *args: str) -> dict:
-    done = subprocess.run([GOLEM, "ask", "--json", *args], capture_output=True, text=True, env=golem_env(home), timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+Ask = Callable[..., dict]
 
 
-def made_on(server: ProviderServer, home: Path, kind: str, first: bool, block: int) -> None:
+@pytest.fixture
+def ask(golem_main: Any) -> Ask:
+    """``ask(*args)``: ``golem ask --json *args``, which must succeed, and its JSON."""
+
+    def run(*args: str) -> dict:
+        done = golem_main("ask", "--json", *args)
+        assert done.code == 0, done.err
+        return json.loads(done.out)
+
+    return run
+
+
+def made_on(server: ProviderServer, ask: Ask, kind: str, first: bool, block: int) -> None:
     """Four turns on ``kind``: reasoning and a tool call whose result is empty, a refusal, a
     reply cut off at the token limit, a call of a tool that is not enabled (a failed result).
     ``block`` numbers the call IDs (each block's calls are its own)."""
@@ -41,10 +50,10 @@ def made_on(server: ProviderServer, home: Path, kind: str, first: bool, block: i
         Scenario(reply=Reply(text="Half an ans", finish="length" if kind == "openai" else "max_tokens")),
         Scenario(reply=Reply(tool_calls=[ToolCallSpec(call + "2", "shell", '{"command": "ls"}')])),
     )  # fmt: skip
-    assert "empty" in ask(home, *([] if first else ["-c"]), "-m", model, "-T", "fs", "read empty.txt")["reply"]
-    assert ask(home, "-c", "-m", model, "something bad")["refusal"] is True
-    assert ask(home, "-c", "-m", model, "tell me all")["finishReason"] in ("length", "max_tokens")
-    assert "[failed]" in ask(home, "-c", "-m", model, "list the files")["reply"]
+    assert "empty" in ask(*([] if first else ["-c"]), "-m", model, "-T", "fs", "read empty.txt")["reply"]
+    assert ask("-c", "-m", model, "something bad")["refusal"] is True
+    assert ask("-c", "-m", model, "tell me all")["finishReason"] in ("length", "max_tokens")
+    assert "[failed]" in ask("-c", "-m", model, "list the files")["reply"]
 
 
 def carried_to_anthropic(carried: dict, foreign: set[str]) -> None:
@@ -59,7 +68,9 @@ def carried_to_openai(carried: dict, results: list[str]) -> None:
     assert [m["tool_call_id"] for m in carried["messages"] if m["role"] == "tool"] == results
 
 
-def test_a_conversation_made_on_each_provider_is_continued_on_the_other(server: ProviderServer, home: Path) -> None:
+def test_a_conversation_made_on_each_provider_is_continued_on_the_other(
+    server: ProviderServer, home: Path, ask: Ask, golem_main: Any
+) -> None:
     """One conversation moved twice (OpenAI, then Anthropic, then OpenAI again, and a last turn on
     Anthropic): each provider continues a history the other made, with the other's four kinds
     of turn in it, and makes its own four kinds of turn on top of a foreign history."""
@@ -73,8 +84,8 @@ def test_a_conversation_made_on_each_provider_is_continued_on_the_other(server: 
     moves = []
     for block, kind in enumerate(["openai", "anthropic", "openai"], 1):
         moves.append(len(server.requests))
-        made_on(server, home, kind, first=block == 1, block=block)
-    last = ask(home, "-c", "-m", MODELS["anthropic"], "and back again")
+        made_on(server, ask, kind, first=block == 1, block=block)
+    last = ask("-c", "-m", MODELS["anthropic"], "and back again")
     assert last["reply"] == "echo: and back again"
 
     # Every request got a real answer (a refused body would have failed its `ask`), and the
@@ -84,10 +95,9 @@ def test_a_conversation_made_on_each_provider_is_continued_on_the_other(server: 
     carried_to_openai(server.requests[moves[2]].json, ["call_11", "call_12", "toolu_21", "toolu_22"])
     carried_to_anthropic(server.requests[-1].json, {"call_11", "call_12", "toolu_21", "toolu_22", "call_31", "call_32"})
 
-    history = subprocess.run([GOLEM, "show", "--json", last["conversationId"]], capture_output=True, text=True,
-                             env=golem_env(home), timeout=30)  # fmt: skip
-    assert history.returncode == 0, history.stderr
-    messages = json.loads(history.stdout)["messages"]
+    history = golem_main("show", "--json", last["conversationId"])
+    assert history.code == 0, history.err
+    messages = json.loads(history.out)["messages"]
     prompts = [m["content"] for m in messages if m["role"] == "user"]
     assert prompts == ["read empty.txt", "something bad", "tell me all", "list the files"] * 3 + ["and back again"]
     assert [m.get("content", "") for m in messages if m["role"] == "tool"][::2] == ["", "", ""]  # the empty results, kept

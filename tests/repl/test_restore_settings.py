@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ from golem_cli.store.meta import ChatSettings
 
 from tests.providerserver import ProviderServer
 from tests.repl import test_tools
-from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.histories import write_conversation
 from tests.repl.test_chat import banner_cid
 from tests.repl.test_tools import calls
@@ -89,12 +87,11 @@ def test_flags_win_over_restored_settings(spawn, server: ProviderServer, home: P
     chat.leave()
 
 
-def test_ask_continue_and_fork_restore_them_too(spawn, server: ProviderServer, home: Path, project):
+def test_ask_continue_and_fork_restore_them_too(spawn, golem_main, server: ProviderServer, home: Path, project):
     cid = set_up_written(home)
-    done = subprocess.run([GOLEM, "ask", "-c", "once more"], capture_output=True, text=True, env=golem_env(home),
-                          timeout=60)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert "Restored this chat's settings: tools fs (off: write_file); temperature = 0.3, seed = 7" in done.stderr
+    done = golem_main("ask", "-c", "once more")
+    assert done.code == 0, done.err
+    assert "Restored this chat's settings: tools fs (off: write_file); temperature = 0.3, seed = 7" in done.err
     assert (server.requests[-1].json["temperature"], server.requests[-1].json["seed"]) == (0.3, 7)
     assert "read_file" in sent_tools(server)
     forked = spawn("fork", cid)
@@ -124,35 +121,36 @@ def test_restored_settings_win_over_the_config_and_follow_it_where_never_chosen(
     chat.leave()
 
 
-def test_kept_values_golem_cannot_use_are_left_out_with_a_line(server: ProviderServer, home: Path):
+def test_kept_values_golem_cannot_use_are_left_out_with_a_line(golem_main, server: ProviderServer, home: Path):
     store = Store(home)
     from golem_cli.core.messages import Message
 
     cid = store.create([Message("user", "hi"), Message("assistant", "echo: hi")], model="local:echo")
     store.set_settings(cid, ChatSettings(tools=["no_such_tool"], options={"temperature": "hot", "seed": 3},
                                          trim_stride=50))  # fmt: skip
-    done = subprocess.run([GOLEM, "ask", "--cid", cid, "go on"], capture_output=True, text=True, env=golem_env(home),
-                          timeout=60)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    lines = done.stderr.splitlines()
+    done = golem_main("ask", "--cid", cid, "go on")
+    assert done.code == 0, done.err
+    lines = done.err.splitlines()
     assert "Restored this chat's settings: seed = 3." in lines
     assert any(line.startswith("golem: left out the option temperature kept with this conversation:") for line in lines)
     assert any(line.startswith("golem: left out the tool no_such_tool kept with this conversation:") for line in lines)
     assert any(line.startswith("golem: left out the trim stride 50") for line in lines)
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.err
     assert server.requests[-1].json["seed"] == 3 and "temperature" not in server.requests[-1].json
     assert json.loads(store.meta_path(cid).read_text())["settings"]["options"] == {"seed": 3}  # kept as now used
 
 
-def test_rolling_summaries_turned_on_by_the_flag_come_back_with_the_conversation(server: ProviderServer, home: Path):
-    from tests.repl.test_compaction import golem
+def test_rolling_summaries_turned_on_by_the_flag_come_back_with_the_conversation(
+    golem_main, server: ProviderServer, home: Path
+):
     from tests.repl.test_rolling_summaries import is_fold
 
-    golem(home, "ask", "--max-messages", "2", "--summarize-trimmed", "one")
+    assert golem_main("ask", "--max-messages", "2", "--summarize-trimmed", "one").code == 0
     cid = Store(home).listing().conversations[0].id
     assert Store(home).meta(cid).settings == ChatSettings(max_messages=2, summarize_trimmed=True)
     for word in ("two", "three"):
-        done = golem(home, "ask", "--cid", cid, word)
-        assert "Restored this chat's settings: the newest 2 messages a run; rolling summaries." in done.stderr
+        done = golem_main("ask", "--cid", cid, word)
+        assert done.code == 0, done.err
+        assert "Restored this chat's settings: the newest 2 messages a run; rolling summaries." in done.err
     assert any(is_fold(r) for r in server.requests)  # what left the window was folded: they are on
     assert list((home / "conversations").glob("*.summaries.json"))
