@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.inprocess import Result
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
+from tests.repl import inprocess_golem
 from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.histories import write_conversation
 from tests.repl.test_cache_prefix import project
@@ -31,19 +31,7 @@ def golem(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[
     return done
 
 
-@pytest.fixture
-def golem_run(golem_main: Any) -> Any:
-    """``golem_run(*args, input="", code=0)``: golem's entry point in this process
-    (``golem_main``) in the test's ``home``, with the terminal size a chat here has, its exit
-    code checked. What these tests run is about what golem prints, saves and sends, not about
-    a process."""
-
-    def run(*args: str, input: str = "", code: int = 0) -> Result:
-        done = golem_main(*args, input=input, env={"COLUMNS": "120", "LINES": "40"})
-        assert done.code == code, done.err
-        return done
-
-    return run
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process (tests/repl/inprocess_golem.py)
 
 
 def texts(request: Received) -> list[str]:

@@ -15,7 +15,7 @@ import msgspec
 import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
-from tests.repl import test_compaction
+from tests.repl import inprocess_golem
 from tests.repl.histories import append_turns, store
 from tests.repl.test_cache_prefix import parts
 from tests.repl.test_compaction import COMPACT_MARK, SUMMARY_MARK, blocks
@@ -23,7 +23,7 @@ from tests.repl.test_compaction import COMPACT_MARK, SUMMARY_MARK, blocks
 pytestmark = pytest.mark.slow
 
 ROLLING = ["--max-messages", "20", "--trim-stride", "10", "--summarize-trimmed"]
-golem_run = test_compaction.golem_run  # golem's entry point in this process, its exit code checked
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process, its exit code checked
 
 
 def lines(prompts: range) -> str:
