@@ -81,15 +81,13 @@ def test_ask_continued_repeats_the_request_before(golem_run, server: ProviderSer
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_the_repl_repeats_the_request_before(spawn, server: ProviderServer, home: Path, kind: str) -> None:
+def test_the_repl_repeats_the_request_before(golem_run, server: ProviderServer, home: Path, kind: str) -> None:
+    """One chat's turns, its prompts read from standard input (in this process): the requests
+    are what is checked, the terminal is other tests'."""
     project(home)
     server.enqueue(*rounds(kind, 2))
-    chat = spawn("chat", "-m", MODELS[kind], "-T", "fs", "--yes")
-    chat.prompt()
-    for n in range(2):
-        assert f"read {n}" in chat.say(f"turn {n}")
-    chat.say("and a last one")
-    chat.leave()
+    out = golem_run("chat", "-m", MODELS[kind], "-T", "fs", "--yes", input="turn 0\nturn 1\nand a last one\n").out
+    assert "read 0" in out and out.index("read 0") < out.index("read 1")
     assert len(server.requests) == 5
     assert_each_repeats_the_one_before(server.requests)
     assert json.loads(server.requests[-1].body)["messages"]  # a real body, not an empty one

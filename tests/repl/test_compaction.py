@@ -158,7 +158,7 @@ def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(
     assert texts(server.requests[-1]) == ["turn 0", "echo: turn 0", "turn 1", "echo: turn 1", "in the other"]
 
 
-def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer, home: Path) -> None:
+def test_the_repl_compacts_marks_the_history_shows_edits_and_undoes(spawn, server: ProviderServer, home: Path) -> None:
     editor = home / "editor.sh"
     editor.write_text('#!/bin/sh\nprintf "my own summary" > "$1"\n')
     editor.chmod(0o755)
@@ -170,6 +170,9 @@ def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer,
     out = chat.command("/compact the turns", "removes it.")
     assert "SUMMARY of the first turns" in out and "Summarised messages 1-2 (the newest 6 kept verbatim)" in out
     assert texts(server.requests[-1])[-1].endswith("Focus on: the turns")
+    shown = chat.command("/history", "turn 3")  # every message still shown, the summary's start marked
+    assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in shown, "/history: the mark"
+    assert shown.index("summary of messages 1-2") < shown.index("turn 1") and "turn 0" in shown, "/history: the place"
     chat.say("five")
     sent = texts(server.requests[-1])
     assert sent[0].startswith(SUMMARY_MARK) and sent[0].endswith("SUMMARY of the first turns")
@@ -209,18 +212,6 @@ def test_show_and_export_mark_where_each_summary_starts(golem_run, server: Provi
     assert "> **summary of messages 1-8 (compact, local:echo; sent instead of them)**" in exported
     assert exported.index("SECOND summary") < exported.index("## 9. User")
     assert "## 1. User" in exported
-
-
-def test_history_in_the_chat_marks_the_summary(spawn, server: ProviderServer, home: Path) -> None:
-    chat = spawn("chat")
-    chat.prompt()
-    for n in range(4):
-        chat.say(f"turn {n}")
-    chat.command("/compact", "removes it.")
-    out = chat.command("/history", "turn 3")
-    assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in out
-    assert out.index("summary of messages 1-2") < out.index("turn 1") and "turn 0" in out
-    chat.leave()
 
 
 def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(
