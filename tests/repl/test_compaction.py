@@ -1,6 +1,7 @@
-"""Compaction through the real ``golem`` (issue 23): what each request carries before and after
-``golem compact`` / ``/compact``, after an undo, after a fork, with a damaged summaries file,
-on both protocols over the loopback server (every body validated against the SDK types)."""
+"""Compaction through golem's real entry point (issue 23): what each request carries before and
+after ``golem compact`` / ``/compact``, after an undo, after a fork, with a damaged summaries
+file, on both protocols over the loopback server (every body validated against the SDK types).
+The commands run in this process (``golem_run``), the REPL on a terminal (``spawn``)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,8 @@ COMPACT_MARK = "[golem: compaction request]"
 
 
 def golem(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    """``golem *args`` as a process in ``home``, its exit code checked."""
+    """``golem *args`` as a process in ``home``, its exit code checked (for a test elsewhere
+    that imports it; the tests here use ``golem_run``)."""
     done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=90)
     assert done.returncode == code, done.stderr
     return done
