@@ -58,12 +58,13 @@ def set_window(
     """What each run of ``session`` sends: the token budget and the trim stride (flag, then
     config) and options; what the session may spend (``--max-cost``, then ``max_cost``) and the
     prices it reads; compaction's settings. A stride that does not fit the window is an input
-    error."""
+    error, raised with the session closed (its conversation released): no run of it follows."""
     from golem_cli.cli import model_choice
 
     session.context_tokens = model_choice.context_tokens(context_tokens, choice.settings)
     session.trim_stride = trim_stride if trim_stride is not None else choice.settings.trim_stride
     if session.trim_stride > 1 and not session.context_tokens and session.trim_stride >= session.max_messages:
+        session.close()
         raise InputError(
             f"a trim stride of {session.trim_stride} does not fit a window of {session.max_messages} messages",
             hint=f"use --trim-stride (trim_stride in config.toml) below {session.max_messages}, or more --max-messages",

@@ -1,25 +1,25 @@
 """A byte-stable prefix: while the window does not move, each request repeats the one before it
 byte for byte (tools, instructions, every message already sent) and differs only where cache
-breakpoints sit, through the real ``golem ask -c`` and the REPL, on both protocols, with tool
-rounds."""
+breakpoints sit, through golem's entry point (``golem ask -c`` in this process, ``golem_run``)
+and the REPL on a terminal, on both protocols, with tool rounds."""
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import msgspec
 import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
-from tests.repl.conftest import GOLEM, golem_env
+from tests.repl import inprocess_golem
 
 pytestmark = pytest.mark.slow
 
 MODELS = {"openai": "local:echo", "anthropic": "claude:claude-test"}
 _MARKER = re.compile(rb',"cache_control":\{[^{}]*\}')
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process, its exit code checked
 
 
 class _Parts(msgspec.Struct):
@@ -69,13 +69,11 @@ def rounds(kind: str, n: int) -> list[Scenario]:
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_ask_continued_repeats_the_request_before(server: ProviderServer, home: Path, kind: str) -> None:
+def test_ask_continued_repeats_the_request_before(golem_run, server: ProviderServer, home: Path, kind: str) -> None:
     project(home)
     server.enqueue(*rounds(kind, 3))
     for n in range(3):
-        args = ["ask", *(["-c"] if n else ["-s", "You are terse."]), "-m", MODELS[kind], "-T", "fs", f"turn {n}"]
-        done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=60)
-        assert done.returncode == 0, done.stderr
+        golem_run("ask", *(["-c"] if n else ["-s", "You are terse."]), "-m", MODELS[kind], "-T", "fs", f"turn {n}")
     assert len(server.requests) == 6
     assert_each_repeats_the_one_before(server.requests)
     tools = [t.get("name") or t["function"]["name"] for t in server.requests[-1].json["tools"]]
@@ -83,32 +81,30 @@ def test_ask_continued_repeats_the_request_before(server: ProviderServer, home: 
 
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-def test_the_repl_repeats_the_request_before(spawn, server: ProviderServer, home: Path, kind: str) -> None:
+def test_the_repl_repeats_the_request_before(golem_run, server: ProviderServer, home: Path, kind: str) -> None:
+    """One chat's turns, its prompts read from standard input (in this process): the requests
+    are what is checked, the terminal is other tests'."""
     project(home)
     server.enqueue(*rounds(kind, 2))
-    chat = spawn("chat", "-m", MODELS[kind], "-T", "fs", "--yes")
-    chat.prompt()
-    for n in range(2):
-        assert f"read {n}" in chat.say(f"turn {n}")
-    chat.say("and a last one")
-    chat.leave()
+    out = golem_run("chat", "-m", MODELS[kind], "-T", "fs", "--yes", input="turn 0\nturn 1\nand a last one\n").out
+    assert "read 0" in out and out.index("read 0") < out.index("read 1")
     assert len(server.requests) == 5
     assert_each_repeats_the_one_before(server.requests)
     assert json.loads(server.requests[-1].body)["messages"]  # a real body, not an empty one
 
 
-def test_ask_with_a_trim_stride_moves_the_window_in_steps(server: ProviderServer, home: Path) -> None:
+def test_ask_with_a_trim_stride_moves_the_window_in_steps(golem_run, server: ProviderServer, home: Path) -> None:
     """``--max-messages 6 --trim-stride 3``: the history sent starts at the same message for
     three appended messages at a time, and a stride that does not fit is one line."""
     starts = []
     for n in range(8):
-        args = [GOLEM, "ask", *(["-c"] if n else []), "--max-messages", "6", "--trim-stride", "3", f"turn {n}"]
-        done = subprocess.run(args, capture_output=True, text=True, env=golem_env(home), timeout=60)
-        assert done.returncode == 0, done.stderr
+        golem_run("ask", *(["-c"] if n else []), "--max-messages", "6", "--trim-stride", "3", f"turn {n}")
         starts.append(server.requests[-1].json["messages"][0]["content"])
     # two messages a turn: the cut is at message 3, 6, 9 (the first step that leaves at most 6)
     assert starts == ["turn 0"] * 4 + ["echo: turn 1", "turn 3", "turn 3", "echo: turn 4"]
     assert all(len(r.json["messages"]) <= 7 for r in server.requests)
-    done = subprocess.run([GOLEM, "ask", "-c", "--max-messages", "6", "--trim-stride", "6", "x"],
-                          capture_output=True, text=True, env=golem_env(home), timeout=60)  # fmt: skip
-    assert done.returncode == 2 and done.stderr.startswith("golem: a trim stride of 6 does not fit a window of 6")
+    done = golem_run("ask", "-c", "--max-messages", "6", "--trim-stride", "6", "x", code=2)
+    assert done.err.startswith("golem: a trim stride of 6 does not fit a window of 6")
+    # a chat's too; neither keeps the conversation's lock after (golem_run checks what is left)
+    done = golem_run("resume", "last", "--max-messages", "6", "--trim-stride", "6", input="x\n", code=2)
+    assert done.err.startswith("golem: a trim stride of 6 does not fit a window of 6")

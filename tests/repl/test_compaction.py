@@ -1,6 +1,7 @@
-"""Compaction through the real ``golem`` (issue 23): what each request carries before and after
-``golem compact`` / ``/compact``, after an undo, after a fork, with a damaged summaries file,
-on both protocols over the loopback server (every body validated against the SDK types)."""
+"""Compaction through golem's real entry point (issue 23): what each request carries before and
+after ``golem compact`` / ``/compact``, after an undo, after a fork, with a damaged summaries
+file, on both protocols over the loopback server (every body validated against the SDK types).
+The commands run in this process (``golem_run``), the REPL on a terminal (``spawn``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
+from tests.repl import inprocess_golem
 from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.histories import write_conversation
 from tests.repl.test_cache_prefix import project
@@ -24,9 +26,14 @@ COMPACT_MARK = "[golem: compaction request]"
 
 
 def golem(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
+    """``golem *args`` as a process in ``home``, its exit code checked (for a test elsewhere
+    that imports it; the tests here use ``golem_run``)."""
     done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=90)
     assert done.returncode == code, done.stderr
     return done
+
+
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process (tests/repl/inprocess_golem.py)
 
 
 def texts(request: Received) -> list[str]:
@@ -82,16 +89,16 @@ def converse(home: Path, kind: str, count: int) -> str:
 
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
 def test_compact_then_ask_sends_instructions_summary_then_the_tail(
-    server: ProviderServer, home: Path, kind: str
+    golem_run, server: ProviderServer, home: Path, kind: str
 ) -> None:
     project(home)
     cid = converse(home, kind, 4)
     path = home / "conversations" / f"{cid}.json"
     before = path.read_bytes()
     server.enqueue(Scenario(reply=Reply(text="SUMMARY: the user read notes.txt four times")))
-    done = golem(home, "compact", cid[:8], "--keep", "4", "--focus", "the notes")  # its tools, as kept with it
-    assert done.stdout.strip() == "SUMMARY: the user read notes.txt four times"
-    assert "Summarised messages 1-12 (the newest 4 kept verbatim)" in done.stderr
+    done = golem_run("compact", cid[:8], "--keep", "4", "--focus", "the notes")  # its tools, as kept with it
+    assert done.out.strip() == "SUMMARY: the user read notes.txt four times"
+    assert "Summarised messages 1-12 (the newest 4 kept verbatim)" in done.err
     assert path.read_bytes() == before  # the history file is never touched
     compaction = server.requests[-1]
     assert "tool_choice" not in compaction.json
@@ -99,57 +106,61 @@ def test_compact_then_ask_sends_instructions_summary_then_the_tail(
     assert said[-1].startswith(COMPACT_MARK) and said[-1].endswith("Focus on: the notes")
     assert "turn 0" in said and "turn 2" in said and "turn 3" not in said
     server.enqueue(Scenario(reply=Reply(text="after")))
-    golem(home, "ask", "-c", "-m", MODELS[kind], "-T", "fs", "next")
+    golem_run("ask", "-c", "-m", MODELS[kind], "-T", "fs", "next")
     summary, *rest = blocks(server.requests[-1])
     assert summary.startswith(SUMMARY_MARK) and "messages 1-12" in summary
     assert summary.endswith("SUMMARY: the user read notes.txt four times")
     assert rest[0] == "turn 3" and rest[-1] == "next" and not any("turn 2" in t for t in rest)
     # undo: the next request is as if it had never been compacted
-    assert "Removed the summary of messages 1-12" in golem(home, "compact", cid, "--undo").stderr
-    golem(home, "ask", "-c", "-m", MODELS[kind], "-T", "fs", "again")
+    assert "Removed the summary of messages 1-12" in golem_run("compact", cid, "--undo").err
+    golem_run("ask", "-c", "-m", MODELS[kind], "-T", "fs", "again")
     turn = server.requests[-1]
     assert not any(t.startswith(SUMMARY_MARK) for t in texts(turn))
     assert "turn 0" in texts(turn)
     # The compaction sent the conversation's own prefix: a turn's instructions and tools.
     assert system_of(compaction) == system_of(turn) and tools_of(compaction) == tools_of(turn)
     assert system_of(turn) is not None and "read_file" in tools_of(turn)
-    assert golem(home, "compact", cid, "--undo", code=1).stderr.startswith("golem: nothing to undo")
+    assert golem_run("compact", cid, "--undo", code=1).err.startswith("golem: nothing to undo")
 
 
-def test_a_damaged_summaries_file_sends_the_conversation_as_never_compacted(server: ProviderServer, home: Path) -> None:
+def test_a_damaged_summaries_file_sends_the_conversation_as_never_compacted(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
     cid = write_conversation(home, turns(5))
-    golem(home, "compact", cid, "--keep", "2")
+    golem_run("compact", cid, "--keep", "2")
     (home / "conversations" / f"{cid}.summaries.json").write_bytes(b"\x00garbage")
-    done = golem(home, "ask", "-c", "next")
+    done = golem_run("ask", "-c", "next")
     assert texts(server.requests[-1])[0] == "turn 0"
-    (line,) = [line for line in done.stderr.splitlines() if "summaries" in line]
+    (line,) = [line for line in done.err.splitlines() if "summaries" in line]
     assert line.startswith("golem: the summaries of") and "as if it had never been compacted" in line
 
 
-def test_nothing_to_compact_is_one_line(server: ProviderServer, home: Path) -> None:
+def test_nothing_to_compact_is_one_line(golem_run, server: ProviderServer, home: Path) -> None:
     write_conversation(home, ["only turn"])
-    done = golem(home, "compact", "last", code=1)
-    assert done.stderr.startswith("golem: nothing to compact yet") and len(done.stderr.splitlines()) <= 2
+    done = golem_run("compact", "last", code=1)
+    assert done.err.startswith("golem: nothing to compact yet") and len(done.err.splitlines()) <= 2
 
 
-def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(server: ProviderServer, home: Path) -> None:
+def test_a_fork_after_the_point_carries_the_summary_and_one_before_it_none(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
     cid = write_conversation(home, turns(5))
-    golem(home, "compact", cid, "--keep", "4")  # covers messages 1-6
-    golem(home, "fork", cid, "--at", "8", "--no-chat")
-    golem(home, "fork", cid, "--at", "4", "--no-chat")
+    golem_run("compact", cid, "--keep", "4")  # covers messages 1-6
+    golem_run("fork", cid, "--at", "8", "--no-chat")
+    golem_run("fork", cid, "--at", "4", "--no-chat")
     metas = [json.loads(p.read_text()) for p in (home / "conversations").glob("*.meta.json")]
     forks = {m["fork_at"]: m["id"] for m in metas if m.get("parent") == cid}
     after, before = forks[8], forks[4]
     assert (home / "conversations" / f"{after}.summaries.json").exists()
     assert not (home / "conversations" / f"{before}.summaries.json").exists()
-    golem(home, "ask", "--cid", after, "in the fork")
+    golem_run("ask", "--cid", after, "in the fork")
     sent = texts(server.requests[-1])
     assert sent[0].startswith(SUMMARY_MARK) and sent[1:] == ["turn 3", "echo: turn 3", "in the fork"]
-    golem(home, "ask", "--cid", before, "in the other")
+    golem_run("ask", "--cid", before, "in the other")
     assert texts(server.requests[-1]) == ["turn 0", "echo: turn 0", "turn 1", "echo: turn 1", "in the other"]
 
 
-def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer, home: Path) -> None:
+def test_the_repl_compacts_marks_the_history_shows_edits_and_undoes(spawn, server: ProviderServer, home: Path) -> None:
     editor = home / "editor.sh"
     editor.write_text('#!/bin/sh\nprintf "my own summary" > "$1"\n')
     editor.chmod(0o755)
@@ -161,6 +172,9 @@ def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer,
     out = chat.command("/compact the turns", "removes it.")
     assert "SUMMARY of the first turns" in out and "Summarised messages 1-2 (the newest 6 kept verbatim)" in out
     assert texts(server.requests[-1])[-1].endswith("Focus on: the turns")
+    shown = chat.command("/history", "turn 3")  # every message still shown, the summary's start marked
+    assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in shown, "/history: the mark"
+    assert shown.index("summary of messages 1-2") < shown.index("turn 1") and "turn 0" in shown, "/history: the place"
     chat.say("five")
     sent = texts(server.requests[-1])
     assert sent[0].startswith(SUMMARY_MARK) and sent[0].endswith("SUMMARY of the first turns")
@@ -175,46 +189,36 @@ def test_the_repl_compacts_shows_edits_and_undoes(spawn, server: ProviderServer,
     chat.leave()
 
 
-def test_compact_model_from_the_config_writes_the_summary(server: ProviderServer, home: Path) -> None:
+def test_compact_model_from_the_config_writes_the_summary(golem_run, server: ProviderServer, home: Path) -> None:
     write_conversation(home, turns(4))
     config = home / "config.toml"
     config.write_text('compact_model = "claude:claude-test"\n' + config.read_text())
-    done = golem(home, "compact", "last", "--keep", "2")
-    assert server.requests[-1].path.endswith("/messages") and "with claude:claude-test" in done.stderr
-    done = golem(home, "compact", "last", "--keep", "1", "-m", "local:echo")  # -m wins
-    assert server.requests[-1].path.endswith("/chat/completions") and "with local:echo" in done.stderr
+    done = golem_run("compact", "last", "--keep", "2")
+    assert server.requests[-1].path.endswith("/messages") and "with claude:claude-test" in done.err
+    done = golem_run("compact", "last", "--keep", "1", "-m", "local:echo")  # -m wins
+    assert server.requests[-1].path.endswith("/chat/completions") and "with local:echo" in done.err
 
 
-def test_show_and_export_mark_where_each_summary_starts(server: ProviderServer, home: Path) -> None:
+def test_show_and_export_mark_where_each_summary_starts(golem_run, server: ProviderServer, home: Path) -> None:
     write_conversation(home, turns(5))
     server.enqueue(Scenario(reply=Reply(text="FIRST summary")))
-    golem(home, "compact", "last", "--keep", "6")  # messages 1-4
+    golem_run("compact", "last", "--keep", "6")  # messages 1-4
     server.enqueue(Scenario(reply=Reply(text="SECOND summary")))
-    golem(home, "compact", "last", "--keep", "2")  # messages 1-8
-    shown = golem(home, "show", "last").stdout.splitlines()
+    golem_run("compact", "last", "--keep", "2")  # messages 1-8
+    shown = golem_run("show", "last").out.splitlines()
     first = shown.index("── summary of messages 1-4 (compact, local:echo; an earlier one, replaced) ──")
     second = shown.index("── summary of messages 1-8 (compact, local:echo; sent instead of them) ──")
     assert shown[first + 2] == "--- [5] user" and shown[second + 2] == "--- [9] user"
     assert "--- [1] user" in shown  # every message is still shown
-    exported = golem(home, "export", "last", "--format", "markdown").stdout
+    exported = golem_run("export", "last", "--format", "markdown").out
     assert "> **summary of messages 1-8 (compact, local:echo; sent instead of them)**" in exported
     assert exported.index("SECOND summary") < exported.index("## 9. User")
     assert "## 1. User" in exported
 
 
-def test_history_in_the_chat_marks_the_summary(spawn, server: ProviderServer, home: Path) -> None:
-    chat = spawn("chat")
-    chat.prompt()
-    for n in range(4):
-        chat.say(f"turn {n}")
-    chat.command("/compact", "removes it.")
-    out = chat.command("/history", "turn 3")
-    assert "── summary of messages 1-2 (compact, local:echo; sent instead of them) ──" in out
-    assert out.index("summary of messages 1-2") < out.index("turn 1") and "turn 0" in out
-    chat.leave()
-
-
-def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(server: ProviderServer, home: Path) -> None:
+def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
     """On a server that reports cache reads, the compaction's line says what share of its input
     was one (the conversation's tools and instructions, read back); a tool call in its answer
     is not run, only counted."""
@@ -225,12 +229,12 @@ def test_the_note_reports_the_cache_read_share_and_ignores_a_tool_call(server: P
     long_system = " ".join(f"Rule {n}: be exact and cite the file you read." for n in range(60))
     # three turns written, the fourth asked: its request leaves the prefix in the server's cache
     write_conversation(home, turns(3), model=MODELS["anthropic"], system=long_system, tools=["fs"])
-    golem(home, "ask", "-c", "-m", MODELS["anthropic"], "-T", "fs", "turn 3")
+    golem_run("ask", "-c", "-m", MODELS["anthropic"], "-T", "fs", "turn 3")
     call = ToolCallSpec("toolu_x", "read_file", '{"path": "notes.txt"}')
     server.enqueue(Scenario(reply=Reply(text="SUMMARY with a call", tool_calls=[call])))
-    done = golem(home, "compact", "last", "--keep", "2", "-T", "fs")
-    assert "% of it a cache read" in done.stderr and "1 tool call(s) in its answer ignored" in done.stderr
-    assert done.stdout.strip() == "SUMMARY with a call"
+    done = golem_run("compact", "last", "--keep", "2", "-T", "fs")
+    assert "% of it a cache read" in done.err and "1 tool call(s) in its answer ignored" in done.err
+    assert done.out.strip() == "SUMMARY with a call"
     assert len([r for r in server.requests if "compaction request" in r.body.decode()]) == 1  # no tool round
 
 
@@ -239,10 +243,12 @@ def price(home: Path, table: str) -> None:
     config.write_text(config.read_text() + f'\n[models."local:echo"]\n{table}\n')
 
 
-def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(server: ProviderServer, home: Path) -> None:
+def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
     price(home, "price = { input = 1.0, output = 2.0 }")
     cid = write_conversation(home, turns(4))
-    done = golem(home, "compact", cid, "--keep", "2")
+    done = golem_run("compact", cid, "--keep", "2")
     records = [json.loads(line) for line in (home / "conversations" / f"{cid}.runs.jsonl").read_text().splitlines()]
     compact = [r for r in records if r.get("kind") == "compact"]
     assert len(compact) == 1 and compact[0]["model"] == "local:echo"
@@ -250,29 +256,31 @@ def test_a_compaction_is_a_run_of_kind_compact_in_the_ledger_with_its_cost(serve
     assert ended["usage"]["input_tokens"] > 0 and ended["cost"] > 0 and not ended["failed"]
     summary = json.loads((home / "conversations" / f"{cid}.summaries.json").read_text())["summaries"][-1]
     assert summary["compact_run"] == compact[0]["key"]
-    assert "$" in done.stderr  # the line says what it cost
-    usage = golem(home, "usage", "--json").stdout
+    assert "$" in done.err  # the line says what it cost
+    usage = golem_run("usage", "--json").out
     assert json.loads(usage)  # golem usage counts it with the turns
 
 
-def test_a_compaction_of_more_than_a_few_cents_says_its_cost_first(server: ProviderServer, home: Path) -> None:
+def test_a_compaction_of_more_than_a_few_cents_says_its_cost_first(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
     price(home, "price = { input = 100000.0, output = 1.0 }")
     write_conversation(home, turns(4))
-    done = golem(home, "compact", "last", "--keep", "2")
-    first = done.stderr.splitlines()[0]
+    done = golem_run("compact", "last", "--keep", "2")
+    first = done.err.splitlines()[0]
     assert first.startswith("This compaction sends about") and "at the input price" in first
 
 
-def test_context_shows_the_summary(server: ProviderServer, home: Path) -> None:
+def test_context_shows_the_summary(golem_run, server: ProviderServer, home: Path) -> None:
     write_conversation(home, turns(5))
-    golem(home, "compact", "last", "--keep", "2")
-    out = golem(home, "context", "last").stdout
+    golem_run("compact", "last", "--keep", "2")
+    out = golem_run("context", "last").out
     assert "summary of messages 1-8 (compact)" in out and "history sent (2 messages)" in out
-    found = json.loads(golem(home, "context", "last", "--json").stdout)
+    found = json.loads(golem_run("context", "last", "--json").out)
     assert found["summary"]["covers"] == 8 and found["summary"]["tokens"] > 0 and found["history"]["messages"] == 2
 
 
-def test_auto_compact_compacts_before_a_request_past_its_share(server: ProviderServer, home: Path) -> None:
+def test_auto_compact_compacts_before_a_request_past_its_share(golem_run, server: ProviderServer, home: Path) -> None:
     price(home, "context_window = 400")
     config = home / "config.toml"
     config.write_text("auto_compact = 0.5\n" + config.read_text())
@@ -281,8 +289,8 @@ def test_auto_compact_compacts_before_a_request_past_its_share(server: ProviderS
     write_conversation(home, prompt[:4])
     said = []
     for n in (4, 5):
-        done = golem(home, "ask", "-c", prompt[n])
-        said.append([line for line in done.stderr.splitlines() if "of the context window" in line])
+        done = golem_run("ask", "-c", prompt[n])
+        said.append([line for line in done.err.splitlines() if "of the context window" in line])
     assert all(said), said
     assert said[0][0].startswith("golem: the next request was about") and "compacted messages 1-2 first" in said[0][0]
     assert any(

@@ -11,9 +11,11 @@ import pytest
 from golem_cli.config.project import LIMIT, directories, read_instructions
 
 from tests.providerserver import ProviderServer
+from tests.repl import inprocess_golem
 from tests.repl.test_tools import stored
 
 pytestmark = pytest.mark.slow
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process, its exit code checked
 
 
 @pytest.fixture
@@ -63,16 +65,14 @@ def test_they_reach_the_request_after_the_system_prompt_and_never_the_history(
     assert not any("Use tabs." in m.content for m in history)
 
 
-def test_turned_off_by_the_flag_and_the_config(spawn, server: ProviderServer, home: Path, repo: Path):
-    chat = spawn("chat", "--no-project-instructions")
-    assert "instructions:" not in chat.prompt()
-    chat.say("hello")
-    chat.leave()
+def test_turned_off_by_the_flag_and_the_config(golem_run, server: ProviderServer, home: Path, repo: Path):
+    """The chats read their prompts from standard input (in this process): the banner and the
+    requests are what is checked, the terminal is the test above's."""
+    assert "instructions:" in golem_run("chat", input="hello\n").out  # the banner lists them where they apply
+    assert "Use tabs." in str(server.requests[-1].json["messages"])
+    assert "instructions:" not in golem_run("chat", "--no-project-instructions", input="hello\n").out
     assert not any("Use tabs." in str(m) for m in server.requests[-1].json["messages"])
     config = home / "config.toml"
     config.write_text("project_instructions = false\n" + config.read_text())
-    chat = spawn("chat")
-    chat.prompt()
-    chat.say("again")
-    chat.leave()
+    assert "instructions:" not in golem_run("chat", input="again\n").out
     assert not any("Use tabs." in str(m) for m in server.requests[-1].json["messages"])

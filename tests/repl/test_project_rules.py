@@ -4,14 +4,12 @@ changes; ``a`` with ``p`` remembers a rule there (trusted as written)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.providerserver import ProviderServer
 from tests.repl import test_tools
-from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.test_tools import calls
 
 pytestmark = pytest.mark.slow
@@ -30,7 +28,9 @@ def chat_trusting(spawn, answer: str):
     return chat
 
 
-def test_rules_apply_only_once_trusted_and_a_change_asks_again(spawn, server: ProviderServer, home: Path, project: Path):
+def test_rules_apply_only_once_trusted_and_a_change_asks_again(
+    spawn, golem_main, server: ProviderServer, home: Path, project: Path
+):
     rules = project / ".golem" / "config.toml"
     rules.parent.mkdir()
     rules.write_text('allow = ["run_command(touch ok*)"]\ndeny = ["run_command(touch no*)"]\n')
@@ -53,9 +53,8 @@ def test_rules_apply_only_once_trusted_and_a_change_asks_again(spawn, server: Pr
     assert "Trust this file" not in chat.prompt()
     chat.leave()
     rules.write_text('allow = ["run_command(touch *)"]\n')  # changed: asked again; without a terminal, left out
-    done = subprocess.run([GOLEM, "ask", "-T", "shell", "go"], input="", capture_output=True, text=True,
-                          env=golem_env(home), timeout=60)  # fmt: skip
-    assert "is not trusted, its rules are left out" in done.stderr
+    done = golem_main("ask", "-T", "shell", "go")  # its standard streams are not a terminal
+    assert "is not trusted, its rules are left out" in done.err
     assert not (project / "ok1").exists()
 
 

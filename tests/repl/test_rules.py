@@ -1,7 +1,9 @@
 """Rules for what may run, through the real ``golem chat`` against the loopback tool-calling
 server (issue 24): allowed calls run without a question and still show what they do, denied
 ones never run (deny wins, over --yes too), a compound command runs only when every part is
-allowed, ``a`` adds a rule for the chat, ``/tools rules`` lists and ``/tools forget`` removes."""
+allowed, ``a`` adds a rule for the chat, ``/tools rules`` lists and ``/tools forget`` removes.
+A chat where a question is answered runs on a terminal (``spawn``); one where no question
+comes reads its prompts from its standard input, in this process (``golem_run``)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from tests.providerserver import ProviderServer
-from tests.repl import test_tools
+from tests.repl import inprocess_golem, test_tools
 from tests.repl.test_tools import calls
 
 pytestmark = pytest.mark.slow
 project = test_tools.project  # the tool tests' fixture: the directory the tools work in
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process, its exit code checked
 
 
 def command(cid: str, line: str):
@@ -52,13 +55,11 @@ def test_allowed_denied_and_compound_commands(spawn, server: ProviderServer, pro
     chat.leave()
 
 
-def test_deny_wins_over_yes(spawn, server: ProviderServer, project: Path):
-    chat = spawn("chat", "-T", "shell", "--yes", "--deny", "run_command(touch *)")
-    chat.prompt()
+def test_deny_wins_over_yes(golem_run, server: ProviderServer, project: Path):
     server.enqueue(command("c1", "echo x && touch made"))
-    out = chat.say("go")
+    done = golem_run("chat", "-T", "shell", "--yes", "--deny", "run_command(touch *)", input="go\n")
+    out = done.out + done.err
     assert "← run_command denied" in out and not (project / "made").exists()
-    chat.leave()
 
 
 def test_a_adds_a_prefix_rule_for_the_chat_and_forget_removes_it(spawn, server: ProviderServer, project: Path):
@@ -88,17 +89,15 @@ def test_a_adds_a_prefix_rule_for_the_chat_and_forget_removes_it(spawn, server: 
     assert not (project / "three").exists()
 
 
-def test_rules_from_config_toml(spawn, server: ProviderServer, home: Path, project: Path):
+def test_rules_from_config_toml(golem_run, server: ProviderServer, home: Path, project: Path):
     config = home / "config.toml"
     config.write_text('allow = ["write_file(src/**)"]\ndeny = ["read_file(*.secret)"]\n' + config.read_text())
     (project / "src").mkdir()
     (project / "k.secret").write_text("s3cret")
-    chat = spawn("chat", "-T", "fs")
-    chat.prompt()
     server.enqueue(calls(("w1", "write_file", {"path": "src/a.py", "content": "print(1)\n"}),
                          ("r1", "read_file", {"path": "k.secret"})))  # fmt: skip
-    out = chat.say("go")
+    done = golem_run("chat", "-T", "fs", input="go\n")  # no terminal: a call not allowed is not asked about
+    out = done.out + done.err
     assert "wants to run" not in out and (project / "src" / "a.py").exists()
     assert "✓ runs without asking: allow write_file(src/**)" in out and "+print(1)" in out  # the diff, still shown
     assert "s3cret" not in out and "← read_file denied" in out
-    chat.leave()

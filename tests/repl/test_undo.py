@@ -13,11 +13,12 @@ import pytest
 from golem_cli.store import Store
 
 from tests.providerserver import ProviderServer
-from tests.repl import test_tools
+from tests.repl import inprocess_golem, test_tools
 from tests.repl.test_chat import banner_cid
 from tests.repl.test_tools import calls
 
 project = test_tools.project
+golem_run = inprocess_golem.golem_run  # golem's entry point in this process, its exit code checked
 
 pytestmark = pytest.mark.slow
 
@@ -61,13 +62,11 @@ def test_undo_and_rewind_put_files_back_and_keep_the_turns_in_a_fork(
 
 
 def test_a_checkpoint_that_cannot_be_kept_leaves_the_file_unchanged(
-    spawn, server: ProviderServer, home: Path, project: Path
+    golem_run, server: ProviderServer, home: Path, project: Path
 ):
     (home / "checkpoints").write_text("not a directory")  # the store cannot keep the copy
     server.enqueue(calls(("w1", "write_file", {"path": "notes.txt", "content": "gone\n"})))
-    chat = spawn("chat", "-T", "fs", "--yes")
-    chat.prompt()
-    out = " ".join(chat.say("overwrite").split())
+    done = golem_run("chat", "-T", "fs", "--yes", input="overwrite\n")  # its prompt on standard input
+    out = " ".join((done.out + done.err).split())
     assert "was not changed: its copy for /undo could not be kept" in out
     assert (project / "notes.txt").read_text() == "hello\n"
-    chat.leave()
