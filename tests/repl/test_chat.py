@@ -497,13 +497,9 @@ def test_a_provider_error_says_whether_any_of_the_reply_arrived(spawn, home, ser
     assert [m.content for m in Store(home).load(cid)] == ["first", "second", "The answer begins\n\n[reply interrupted]"]
 
 
-def test_resume_and_fork_take_model_options_as_chat_does(spawn, home, server):
+def test_resume_and_fork_take_model_options_as_chat_does(spawn, golem_main, home, server):
     """-o on resume and fork: the same checks as chat and ask, before anything is opened or
     copied, and the options are the chat's, as /option shows and changes them."""
-    import subprocess
-
-    from tests.repl.conftest import GOLEM, golem_env
-
     store = Store(home)
     cid = store.create([Message("user", "hi"), Message("assistant", "echo: hi")], model="local:echo")
     chat = spawn("resume", cid[-6:], "-o", "temperature", "0.3", "--option", "stop", "END")
@@ -524,10 +520,10 @@ def test_resume_and_fork_take_model_options_as_chat_does(spawn, home, server):
     conversations = {row.id for row in store.list()}
     for args in (["resume", cid, "-o", "temperature", "hot"], ["fork", cid, "-o", "seed", "1", "-m", "claude:claude-test"],
                  ["resume", cid, "-o", "colour", "red"], ["fork", cid, "--no-chat", "-o", "temperature", "0.2"]):  # fmt: skip
-        done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=60)
-        lines = done.stderr.strip().splitlines()
-        assert done.returncode != 0 and len(lines) == 1 and lines[0].startswith("golem: "), (args, done.stderr)
-        assert "Traceback" not in done.stderr and done.stdout == ""
+        done = golem_main(*args, env={"COLUMNS": "120"})  # refused before a chat would start
+        lines = done.err.strip().splitlines()
+        assert done.code != 0 and len(lines) == 1 and lines[0].startswith("golem: "), (args, done.err)
+        assert "Traceback" not in done.err and done.out == ""
     assert {row.id for row in store.list()} == conversations  # no fork left behind
     assert store.load(cid)[-1].content == "echo: and again"
 

