@@ -6,7 +6,6 @@ The commands run in this process (``golem_run``), the REPL on a terminal (``spaw
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,6 @@ import pytest
 
 from tests.providerserver import ProviderServer, Received, Reply, Scenario, ToolCallSpec
 from tests.repl import inprocess_golem
-from tests.repl.conftest import GOLEM, golem_env
 from tests.repl.histories import write_conversation
 from tests.repl.test_cache_prefix import project
 
@@ -23,14 +21,6 @@ pytestmark = pytest.mark.slow
 MODELS = {"openai": "local:echo", "anthropic": "claude:claude-test"}
 SUMMARY_MARK = "[golem: summary of the conversation so far]"
 COMPACT_MARK = "[golem: compaction request]"
-
-
-def golem(home: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess[str]:
-    """``golem *args`` as a process in ``home``, its exit code checked (for a test elsewhere
-    that imports it; the tests here use ``golem_run``)."""
-    done = subprocess.run([GOLEM, *args], capture_output=True, text=True, env=golem_env(home), timeout=90)
-    assert done.returncode == code, done.stderr
-    return done
 
 
 golem_run = inprocess_golem.golem_run  # golem's entry point in this process (tests/repl/inprocess_golem.py)
