@@ -21,6 +21,9 @@ moment):
   stale sidecar. An empty table gets its secondary indexes after its rows.
 - **Text:** for a search, every conversation whose words the index does not hold is read and
   decoded, in the same pass as its row when the row needs the messages too.
+- **Workers:** with ``PARALLEL_TASKS`` files or more to decode, the chunks are read by one
+  worker process per core (workers.py: the same ``Reader``, its outcomes sent back encoded)
+  while this process writes them, in order (docs/adr/0038-a-large-rebuild-reads-in-worker-processes.md).
 - Work is written in transactions of ``CHUNK`` conversations, so another golem's save waits for
   one chunk at most; each write keeps a row that changed meanwhile (the directory's mtime then
   differs from the one recorded at the end, and the next command looks again). One process
