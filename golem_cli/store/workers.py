@@ -65,8 +65,11 @@ def run(chunks: Sequence[bytes], *, start: str, args: Sequence[object], workers:
     ``workers`` processes, each of which calls ``start`` (``"module:function"``, a ``Start``)
     with ``args`` (msgspec-encodable) once and then the function it returns on each of its
     chunks. Raises ``Lost`` when a worker ends too early; the workers are stopped however the
-    iteration ends."""
-    pool = Pool(workers)
+    iteration ends (and ``Lost`` at once when they cannot be started: no process to spare)."""
+    try:
+        pool = Pool(workers)
+    except (OSError, ValueError):
+        raise Lost(0) from None
     try:
         for w in range(workers):
             pool.send(w, msgspec.msgpack.encode([start, list(args), list(chunks[w::workers])]))

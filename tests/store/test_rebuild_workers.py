@@ -162,6 +162,19 @@ def test_a_worker_that_dies_leaves_the_rest_to_the_refreshing_process(home, monk
     assert not spy.alive(), "a worker outlived the rebuild"
 
 
+def test_workers_that_cannot_start_leave_the_rebuild_to_the_refreshing_process(home, monkeypatch, many):
+    synced(home)
+    monkeypatch.setattr(refresh, "PARALLEL_TASKS", 10**9)
+    alone = dump(rebuilt(home, search=True).root)
+    monkeypatch.setattr(refresh, "PARALLEL_TASKS", 2)
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise BlockingIOError("Resource temporarily unavailable")  # fork's EAGAIN: too many processes
+
+    monkeypatch.setattr(subprocess, "Popen", refused)
+    assert dump(rebuilt(home, search=True).root) == alone, "the rebuild did not go on in one process"
+
+
 def test_ctrl_c_keeps_the_chunks_written_and_leaves_no_worker(home, monkeypatch, many):
     made = synced(home, 1000)  # the workers are still reading (or waiting to send) at Ctrl-C
     spy = Spy(monkeypatch)
