@@ -37,7 +37,7 @@ import re
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Generator, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -302,18 +302,20 @@ class Refresh:
             return
         chunks = [tasks[at : at + CHUNK] for at in range(0, total, CHUNK)]
         reader = Reader(self.directory, limit=self.limit, text=self.text)
+        outcomes = self._read(chunks, reader)
         written = 0
         try:
-            for chunk, done in zip(chunks, self._read(chunks, reader), strict=True):
+            for chunk, done in zip(chunks, outcomes, strict=True):
                 with transaction(db):
                     _write(db, done)
                 written += len(chunk)
                 self.progress(what, written, total)
         finally:
+            outcomes.close()  # the workers stopped now, however the loop ended
             reader.close()
             self.progress(what, total, total)
 
-    def _read(self, chunks: list[list[Task]], reader: Reader) -> Iterator[list[Done]]:
+    def _read(self, chunks: list[list[Task]], reader: Reader) -> Generator[list[Done], None, None]:
         """Each chunk's outcomes, in order: from worker processes when there are cores to
         spare and ``PARALLEL_TASKS`` files to decode (a sidecar alone is read quicker here
         than sent back), else read here; the chunks a worker that died left are read here."""
