@@ -291,7 +291,7 @@ class Refresh:
                 other.append(Task(cid, msig, CHANGED, row[0], has))
             elif self.text and row[2]:
                 other.append(Task(cid, msig, TEXT, row[0], has))
-        new.sort()
+        new.sort(key=_cid)  # unique: the order of the tasks themselves, without comparing tuples
         return new + other
 
     def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str) -> None:
@@ -333,6 +333,10 @@ class Refresh:
                 pass
         for chunk in chunks[at:]:
             yield [reader.read(task) for task in chunk]
+
+
+def _cid(task: Task) -> str:
+    return task.cid
 
 
 def _silent(what: str, done: int, total: int) -> None:
