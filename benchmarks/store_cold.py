@@ -20,12 +20,15 @@ Rows, for each store kind:
   conversations, and a word in every message, with the index current.
 
     python benchmarks/store_cold.py [--sizes 1000,10000,100000] [--reps 3] [--keep DIR] [--before SRC] [--this SRC]
+                                    [--serial SRC]
 
 ``--keep DIR`` generates the stores there (and reuses them); ``--before SRC`` also runs the
 golem_cli package found in SRC (e.g. ``git archive`` of an earlier commit), interleaved with this
 one, so before and after share the machine's load (``--this SRC`` measures SRC's golem_cli in place of the installed one: a
 snapshot, while the tree changes) (a tree with a background index builder runs
-it to its end before the ``current`` rows). Run ``python -m compileall -q golem_cli``
+it to its end before the ``current`` rows); ``--serial SRC`` also runs the rebuild rows with SRC's
+golem_cli on the same store, tagged ``serial:`` (a snapshot of this tree whose rebuild reads in one
+process: ``refresh.PARALLEL_TASKS`` raised, so workers against none share the load too). Run ``python -m compileall -q golem_cli``
 (and SRC) first: PYTHONDONTWRITEBYTECODE is set.
 """
 
@@ -100,7 +103,9 @@ def _env(home: str) -> dict[str, str]:
     return env | {"GOLEM_HOME": home}
 
 
-def measure(home: Path, sidecars: bool, reps: int, before: str | None, this: str | None = None) -> None:
+def measure(
+    home: Path, sidecars: bool, reps: int, before: str | None, this: str | None = None, serial: str | None = None
+) -> None:
     """Every row, interleaved. An earlier golem (``before``) works on a copy of the store: the
     two versions' indexes differ, and each would rebuild the other's."""
     conv = str(home / "conversations")
@@ -111,6 +116,10 @@ def measure(home: Path, sidecars: bool, reps: int, before: str | None, this: str
     golem = [GOLEM] if this is None else [PY, "-c", BEFORE, this]
     for name, (cmd, setup) in rows_of(home, golem, "", sidecars, None).items():
         cmds[name] = (cmd, setup, str(home))
+    if serial is not None:  # the same index version: the same store, its rebuild rows only
+        for name, (cmd, setup) in rows_of(home, [PY, "-c", BEFORE, serial], "serial: ", sidecars, None).items():
+            if "current" not in name:
+                cmds[name] = (cmd, setup, str(home))
     if before is not None:
         copy = home.with_name(home.name + "-before")
         if not copy.exists():
@@ -158,6 +167,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="generate the stores into DIR and keep them (reused when there)")
     parser.add_argument("--before", help="a source tree holding golem_cli/ to measure beside this one")
     parser.add_argument("--this", help="a source tree holding golem_cli/ to measure instead of the installed one")
+    parser.add_argument("--serial", help="a source tree whose rebuild reads in one process, run beside this one")
     parser.add_argument("--kinds", default="without,with", help="which stores: without,with (sidecars)")
     args = parser.parse_args()
     root = args.keep or Path(tempfile.mkdtemp(prefix="golem-cold-"))
@@ -167,7 +177,7 @@ def main() -> None:
             with_sidecars, without = store_pair(root, count)
             for kind in args.kinds.split(","):
                 home = with_sidecars if kind == "with" else without
-                measure(home, kind == "with", args.reps, args.before, args.this)
+                measure(home, kind == "with", args.reps, args.before, args.this, args.serial)
                 drop_index(home)
     finally:
         if args.keep is None:

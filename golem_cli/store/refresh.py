@@ -21,6 +21,9 @@ moment):
   stale sidecar. An empty table gets its secondary indexes after its rows.
 - **Text:** for a search, every conversation whose words the index does not hold is read and
   decoded, in the same pass as its row when the row needs the messages too.
+- **Workers:** with ``PARALLEL_TASKS`` files or more to decode, the chunks are read by one
+  worker process per core (workers.py: the same ``Reader``, its outcomes sent back encoded)
+  while this process writes them, in order (docs/adr/0038-a-large-rebuild-reads-in-worker-processes.md).
 - Work is written in transactions of ``CHUNK`` conversations, so another golem's save waits for
   one chunk at most; each write keeps a row that changed meanwhile (the directory's mtime then
   differs from the one recorded at the end, and the next command looks again). One process
@@ -34,11 +37,14 @@ import re
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Generator, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
+import msgspec
+
+from golem_cli.store import workers
 from golem_cli.store.atomic import is_temp_file, remove_files, remove_stale_temp_files
 from golem_cli.store.digest import LEAN_BYTES, digest, words_of
 from golem_cli.store.files import MESSAGES_SUFFIX, META_SUFFIX, opener
@@ -78,6 +84,11 @@ WAITING = "waiting for another golem to finish indexing"
 
 #: Conversations read and written per transaction.
 CHUNK = 500
+#: A refresh with this many messages files to decode reads them in worker processes
+#: (workers.py), one per core, while this process writes.
+PARALLEL_TASKS = 4000
+#: What a worker reads a chunk with (``chunk_reader``).
+WORKER = f"{__name__}:chunk_reader"
 #: A refresh that fills an empty table with this many rows builds its indexes afterwards.
 BULK_ROWS = 1000
 #: A sidecar larger than this (golem's are about 250 bytes) is read carefully.
@@ -280,23 +291,52 @@ class Refresh:
                 other.append(Task(cid, msig, CHANGED, row[0], has))
             elif self.text and row[2]:
                 other.append(Task(cid, msig, TEXT, row[0], has))
-        new.sort()
+        new.sort(key=_cid)  # unique: the order of the tasks themselves, without comparing tuples
         return new + other
 
     def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str) -> None:
+        """Read the tasks' files a chunk at a time (in worker processes when many are to be
+        decoded: workers.py) and write each chunk's rows and texts in a transaction, in order."""
         total = len(tasks)
         if not total:
             return
+        chunks = [tasks[at : at + CHUNK] for at in range(0, total, CHUNK)]
         reader = Reader(self.directory, limit=self.limit, text=self.text)
+        outcomes = self._read(chunks, reader)
+        written = 0
         try:
-            for at in range(0, total, CHUNK):
-                done = [reader.read(task) for task in tasks[at : at + CHUNK]]
+            for chunk, done in zip(chunks, outcomes, strict=True):
                 with transaction(db):
                     _write(db, done)
-                self.progress(what, min(at + CHUNK, total), total)
+                written += len(chunk)
+                self.progress(what, written, total)
         finally:
+            outcomes.close()  # the workers stopped now, however the loop ended
             reader.close()
             self.progress(what, total, total)
+
+    def _read(self, chunks: list[list[Task]], reader: Reader) -> Generator[list[Done], None, None]:
+        """Each chunk's outcomes, in order: from worker processes when there are cores to
+        spare and ``PARALLEL_TASKS`` files to decode (a sidecar alone is read quicker here
+        than sent back), else read here; the chunks a worker that died left are read here."""
+        decoding = sum(1 for chunk in chunks for task in chunk if self.text or not task.sidecar)
+        count = workers.cores() if decoding >= PARALLEL_TASKS else 1
+        at = 0
+        if count > 1 and len(chunks) > 1:
+            args = (str(self.directory), self.limit, self.text)
+            sent = [_encode(chunk) for chunk in chunks]
+            try:
+                for data in workers.run(sent, start=WORKER, args=args, workers=count):
+                    yield _decoded(chunks[at], data)
+                    at += 1
+            except workers.Lost:
+                pass
+        for chunk in chunks[at:]:
+            yield [reader.read(task) for task in chunk]
+
+
+def _cid(task: Task) -> str:
+    return task.cid
 
 
 def _silent(what: str, done: int, total: int) -> None:
@@ -334,6 +374,39 @@ def _write(db: sqlite3.Connection, done: list[Done]) -> None:
     db.executemany(UPDATE_ROW, changed)
     if texts:
         write_texts(db, texts)
+
+
+#: What a worker sends back for a task: its row, and its words with their file's signature,
+#: message count and size (``_text_record``), each None when there is none.
+Outcome = tuple[tuple[str, float, bytes, str, str | None, str] | None, tuple[str, str | None, int, int] | None]
+_tasks_codec = msgspec.msgpack.Decoder(list[Task])
+_outcomes_codec = msgspec.msgpack.Decoder(list[Outcome])
+
+
+def _encode(chunk: list[Task]) -> bytes:
+    return msgspec.msgpack.encode(chunk)
+
+
+def chunk_reader(directory: str, limit: int, text: bool) -> Callable[[bytes], bytes]:
+    """A worker's reading (workers.py): a chunk of tasks in, their outcomes out."""
+    reader = Reader(Path(directory), limit=limit, text=text)
+
+    def read(data: bytes) -> bytes:
+        outcomes: list[Outcome] = []
+        for task in _tasks_codec.decode(data):
+            _, row, text = reader.read(task)
+            outcomes.append((row, None if text is None else (text[0], text[1].sig, text[1].count, text[1].size)))
+        return msgspec.msgpack.encode(outcomes)
+
+    return read
+
+
+def _decoded(chunk: list[Task], data: bytes) -> list[Done]:
+    """A chunk's outcomes as a worker sent them back."""
+    return [
+        Done(task, row, None if t is None else (t[0], Text(t[1], t[2], t[3], 0, 0)))
+        for task, (row, t) in zip(chunk, _outcomes_codec.decode(data), strict=True)
+    ]
 
 
 class Reader:
