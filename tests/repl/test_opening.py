@@ -119,3 +119,92 @@ def test_the_session_is_open_when_ready_returns_even_before_the_openings_callbac
         return repl.session
 
     assert asyncio.run(main()) is session
+
+
+def test_a_new_chats_conversation_is_created_once_a_typed_key_is_shown(spawn, home):
+    """The model is checked as the prompt is drawn (the unknown provider above needs no key);
+    the conversation is created once the person's first key is on screen, before any Enter."""
+    import time
+
+    store = Store(home)
+    chat = spawn("chat")
+    cid = banner_cid(chat.prompt())
+    chat.child.send("h")
+    chat.expect("h")
+    deadline = time.monotonic() + PATIENCE
+    while not store.exists(cid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.exists(cid), "a key typed at the prompt (no Enter) should have opened the session"
+    chat.child.send("\x15")  # Ctrl-U: the line is empty again
+    chat.child.sendeof()
+    out = _ended(chat)
+    assert chat.child.exitstatus == 0 and "Nothing said, nothing saved." in out, out
+    assert _nothing_stored(home)
+
+
+def _opener_with_check(opened: list[str]):
+    from golem_cli.cli.repl.opening import PendingSession, SessionOpener
+
+    session = object()
+
+    def open_session():
+        opened.append("open")
+        return session, []
+
+    pending = PendingSession(model="m", conversation_id="c", unique=8, open=open_session,
+                             check=lambda: opened.append("check"))  # fmt: skip
+    return SessionOpener(pending, lambda _: None), session
+
+
+def test_a_checked_opening_checks_then_opens_the_session_after_go():
+    import asyncio
+
+    opened: list[str] = []
+    opener, session = _opener_with_check(opened)
+
+    async def main() -> object:
+        future = opener.start()
+        opener.go()
+        return (await future)[0]
+
+    assert asyncio.run(main()) is session
+    assert opened == ["check", "open"]
+
+
+def test_a_chat_that_ends_before_go_opens_nothing_and_leaves_no_thread():
+    """The thread has checked and waits for ``go``; the chat's end lets it finish without
+    opening (a session opened regardless of ``go`` would be opened by then: the end joins it)."""
+    import asyncio
+    import threading
+
+    opened: list[str] = []
+    opener, _ = _opener_with_check(opened)
+
+    async def main() -> None:
+        opener.start()
+
+    asyncio.run(main())
+    assert opener.session_at_end() is None
+    assert "open" not in opened
+    assert not any(t.name == "golem-open-session" for t in threading.enumerate())
+
+
+def test_a_failed_check_is_the_openings_error_without_go():
+    import asyncio
+
+    import pytest
+    from golem_cli.cli.repl.opening import PendingSession, SessionOpener
+    from golem_cli.core.errors import ModelError
+
+    def check() -> None:
+        raise ModelError("unknown provider 'nosuch'")
+
+    pending = PendingSession(model="m", conversation_id="c", unique=8, open=lambda: (object(), []), check=check)
+    opener = SessionOpener(pending, lambda _: None)
+
+    async def main() -> None:
+        await opener.start()
+
+    with pytest.raises(ModelError, match="nosuch"):
+        asyncio.run(main())
+    assert opener.session_at_end() is None
