@@ -5,6 +5,8 @@ at once waits for the session, Ctrl-D at once keeps nothing."""
 
 from __future__ import annotations
 
+import time
+
 import pexpect
 from golem_cli.store import Store
 
@@ -89,11 +91,18 @@ def test_ctrl_d_at_once_keeps_nothing_and_leaves_no_lock(spawn, home):
 
 
 def test_the_banner_shows_the_conversation_the_first_turn_is_saved_in(spawn, home):
+    """The conversation is created once the person's first key is on screen, before any Enter
+    (the model was checked as the prompt was drawn: the unknown provider above needs no key)."""
     store = Store(home)
     chat = spawn("chat")
     cid = banner_cid(chat.prompt())
-    assert not store.exists(cid) or store.load(cid) == []  # created right after the prompt
-    chat.say("hello")
+    assert not store.exists(cid) or store.load(cid) == []
+    chat.child.send("h")
+    deadline = time.monotonic() + PATIENCE
+    while not store.exists(cid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.exists(cid), "a key typed at the prompt (no Enter yet) should have created the conversation"
+    chat.say("ello")
     chat.leave()
     assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
 
@@ -119,27 +128,6 @@ def test_the_session_is_open_when_ready_returns_even_before_the_openings_callbac
         return repl.session
 
     assert asyncio.run(main()) is session
-
-
-def test_a_new_chats_conversation_is_created_once_a_typed_key_is_shown(spawn, home):
-    """The model is checked as the prompt is drawn (the unknown provider above needs no key);
-    the conversation is created once the person's first key is on screen, before any Enter."""
-    import time
-
-    store = Store(home)
-    chat = spawn("chat")
-    cid = banner_cid(chat.prompt())
-    chat.child.send("h")
-    chat.expect("h")
-    deadline = time.monotonic() + PATIENCE
-    while not store.exists(cid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert store.exists(cid), "a key typed at the prompt (no Enter) should have opened the session"
-    chat.child.send("\x15")  # Ctrl-U: the line is empty again
-    chat.child.sendeof()
-    out = _ended(chat)
-    assert chat.child.exitstatus == 0 and "Nothing said, nothing saved." in out, out
-    assert _nothing_stored(home)
 
 
 def _opener_with_check(opened: list[str]):
