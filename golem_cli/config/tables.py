@@ -10,7 +10,6 @@ first is named and the others counted.
 from __future__ import annotations
 
 import functools
-import json
 import typing
 from typing import Annotated, Any, TypeVar, get_args, get_origin
 
@@ -162,7 +161,7 @@ def toml(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return msgspec.json.encode(value).decode()  # a TOML basic string, as JSON spells it
     if isinstance(value, dict):
         return "a table"
     if isinstance(value, list):

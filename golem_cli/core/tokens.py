@@ -67,10 +67,12 @@ PRETOKENIZE: Final = re.compile(
     r"""|[\s\S]""",  # safety net: every character lands in some piece
 )
 
-_CJK: Final = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
-)
+#: CJK ideographs, kana and hangul, as ranges of code points (a character class over them costs
+#: a regular expression several milliseconds to compile, at every import).
+_CJK: Final = (
+    (0x1100, 0x11FF), (0x2E80, 0x2FDF), (0x3040, 0x30FF), (0x3130, 0x318F), (0x3400, 0x4DBF), (0x4E00, 0x9FFF),
+    (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x20000, 0x2FA1F),
+)  # fmt: skip
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -81,7 +83,8 @@ def _char_weight(ch: str) -> int:
     """Tenths of a token one character of a word or symbol run costs."""
     if ch.isascii():
         return 2 if ch.isalpha() else 5
-    if _CJK.match(ch):
+    code = ord(ch)
+    if any(low <= code <= high for low, high in _CJK):
         return 10
     if ch.isalpha():
         return 5

@@ -51,7 +51,7 @@ class ProviderFacts(Struct, frozen=True, kw_only=True):
 
 
 def load_settings_check(facts: ProviderFacts) -> Callable[[ModelSettings], None]:
-    """The protocol's options check (its wire module: no HTTP stack)."""
+    """The protocol's options check (in its package: neither the wire module nor the HTTP stack)."""
     module, _, name = facts.settings_check.partition(":")
     check: Callable[[ModelSettings], None] = getattr(importlib.import_module(module), name)
     return check

@@ -22,9 +22,18 @@ def test_providers_import_only_core_and_themselves() -> None:
 
 
 def test_importing_providers_and_resolving_loads_no_http_stack() -> None:
-    code = "import sys, golem_cli.providers as p; p.default_model({}, {}); print('httpx' in sys.modules)"
+    """Nor does a chat's check of its model (``lazy``: options checked, the adapter built at its
+    first use) load the wire modules and the codec behind them: it runs beside the prompt."""
+    code = (
+        "import sys, golem_cli.providers as p; p.default_model({}, {}); print('httpx' in sys.modules)\n"
+        "p.resolve('openai:gpt-4o-mini', env={'OPENAI_API_KEY': 'k'}, lazy=True)\n"
+        "p.resolve('anthropic:claude-sonnet-4-5', env={'ANTHROPIC_API_KEY': 'k'}, lazy=True)\n"
+        "print(sorted(m for m in sys.modules if m == 'httpx' or m.endswith('.wire') or m.startswith('golem_cli.core.codec')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    plain, lazy = out.stdout.splitlines()
+    assert plain == "False"
+    assert lazy == "[]", f"a lazy resolve loaded {lazy}"
 
 
 def _module_name(path: Path) -> str:

@@ -262,9 +262,11 @@ def test_a_locked_conversation_offers_a_fork(spawn, home):
     assert store.meta(new).parent == cid
     assert [m.content for m in store.load(new)][-2:] == ["in the copy", "echo: in the copy"]
     assert [m.content for m in store.load(cid)] == ["mine", "echo: mine"]
-    other = banner_cid(spawn("chat").prompt())  # another open conversation; no
-    # The prompt comes before the conversation is created and locked (ADR 0015): a resume in
-    # the same instant would find nothing to resume, which no person typing can cause.
+    other_chat = spawn("chat")
+    other = banner_cid(other_chat.prompt())  # another open conversation; no
+    # A new chat's conversation is created and locked once a key typed at its prompt is shown
+    # (ADR 0015): before that there is nothing to resume.
+    other_chat.child.send("x")
     deadline = time.monotonic() + 20
     while Store(home).holder(other) is None and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -5,6 +5,8 @@ at once waits for the session, Ctrl-D at once keeps nothing."""
 
 from __future__ import annotations
 
+import time
+
 import pexpect
 from golem_cli.store import Store
 
@@ -89,11 +91,18 @@ def test_ctrl_d_at_once_keeps_nothing_and_leaves_no_lock(spawn, home):
 
 
 def test_the_banner_shows_the_conversation_the_first_turn_is_saved_in(spawn, home):
+    """The conversation is created once the person's first key is on screen, before any Enter
+    (the model was checked as the prompt was drawn: the unknown provider above needs no key)."""
     store = Store(home)
     chat = spawn("chat")
     cid = banner_cid(chat.prompt())
-    assert not store.exists(cid) or store.load(cid) == []  # created right after the prompt
-    chat.say("hello")
+    assert not store.exists(cid) or store.load(cid) == []
+    chat.child.send("h")
+    deadline = time.monotonic() + PATIENCE
+    while not store.exists(cid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert store.exists(cid), "a key typed at the prompt (no Enter yet) should have created the conversation"
+    chat.say("ello")
     chat.leave()
     assert [m.content for m in store.load(cid)] == ["hello", "echo: hello"]
 
@@ -119,3 +128,71 @@ def test_the_session_is_open_when_ready_returns_even_before_the_openings_callbac
         return repl.session
 
     assert asyncio.run(main()) is session
+
+
+def _opener_with_check(opened: list[str]):
+    from golem_cli.cli.repl.opening import PendingSession, SessionOpener
+
+    session = object()
+
+    def open_session():
+        opened.append("open")
+        return session, []
+
+    pending = PendingSession(model="m", conversation_id="c", unique=8, open=open_session,
+                             check=lambda: opened.append("check"))  # fmt: skip
+    return SessionOpener(pending, lambda _: None), session
+
+
+def test_a_checked_opening_checks_then_opens_the_session_after_go():
+    import asyncio
+
+    opened: list[str] = []
+    opener, session = _opener_with_check(opened)
+
+    async def main() -> object:
+        future = opener.start()
+        opener.go()
+        return (await future)[0]
+
+    assert asyncio.run(main()) is session
+    assert opened == ["check", "open"]
+
+
+def test_a_chat_that_ends_before_go_opens_nothing_and_leaves_no_thread():
+    """The thread has checked and waits for ``go``; the chat's end lets it finish without
+    opening (a session opened regardless of ``go`` would be opened by then: the end joins it)."""
+    import asyncio
+    import threading
+
+    opened: list[str] = []
+    opener, _ = _opener_with_check(opened)
+
+    async def main() -> None:
+        opener.start()
+
+    asyncio.run(main())
+    assert opener.session_at_end() is None
+    assert "open" not in opened
+    assert not any(t.name == "golem-open-session" for t in threading.enumerate())
+
+
+def test_a_failed_check_is_the_openings_error_without_go():
+    import asyncio
+
+    import pytest
+    from golem_cli.cli.repl.opening import PendingSession, SessionOpener
+    from golem_cli.core.errors import ModelError
+
+    def check() -> None:
+        raise ModelError("unknown provider 'nosuch'")
+
+    pending = PendingSession(model="m", conversation_id="c", unique=8, open=lambda: (object(), []), check=check)
+    opener = SessionOpener(pending, lambda _: None)
+
+    async def main() -> None:
+        await opener.start()
+
+    with pytest.raises(ModelError, match="nosuch"):
+        asyncio.run(main())
+    assert opener.session_at_end() is None

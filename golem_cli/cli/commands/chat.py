@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from golem_cli.cli.tools.choice import ToolChoice
     from golem_cli.core.history.repair import HistoryRepair
     from golem_cli.core.messages import Message
+    from golem_cli.core.model import ModelSettings
     from golem_cli.session import ChatSession
     from golem_cli.store import Store
     from golem_cli.store.locks import FileLock
@@ -106,28 +107,32 @@ def chat(
     from golem_cli.core.ids import new_id
 
     # The prompt comes first: before it, only what the banner shows (the model by name, the
-    # new conversation's ID) and what the tools need; the model is checked and the
-    # conversation created once the prompt is drawn (``PendingSession``), before any line is acted on.
+    # new conversation's ID) and what the tools need. Once it is drawn the model is checked;
+    # once the person's first key is shown (or a line arrives) the conversation is created
+    # (``PendingSession``), before any line is acted on.
     planned = plan_model(model, load_settings())
     tools = choose_tools(planned.settings, tool, allow, yes, deny=deny)
     toolbox = tools.toolbox()
     cid = new_id()
     project = project_root(planned.settings, no_project_instructions)
+    checked: list[tuple[Choice, ModelSettings]] = []  # what check() found, for open_session()
+
+    def check() -> None:
+        choice = Choice(resolve_planned(planned, lazy=True), planned.settings)
+        checked.append((choice, run_options(options, choice.model)))
 
     def open_session() -> tuple[ChatSession, list[str]]:
         from golem_cli.session import ChatSession
 
-        store = _store()
-        choice = Choice(resolve_planned(planned, lazy=True), planned.settings)
-        settings = run_options(options, choice.model)
-        session = ChatSession.start(store, choice.model, system=system, cid=cid,
+        ((choice, settings),) = checked
+        session = ChatSession.start(_store(), choice.model, system=system, cid=cid,
                                     max_messages=trim(max_messages, choice.settings), tools=toolbox)  # fmt: skip
         set_window(session, choice, context_tokens, settings, trim_stride, summarize_trimmed, max_cost=max_cost)
         session.project_root = project
         return session, []
 
     pending = PendingSession(model=planned.name, conversation_id=cid, unique=_unique_prefix(cid), open=open_session,
-                             toolbox=toolbox)  # fmt: skip
+                             toolbox=toolbox, check=check)  # fmt: skip
     return run_repl(
         pending, markdown=not no_markdown, note=planned.note, tools=tools, lines=instructions_lines(project)
     )

@@ -132,22 +132,31 @@ class Repl:
 
     def _open_once_drawn(self) -> None:
         """A ``pre_run`` of the first prompt: the session starts opening once the prompt is on
-        screen (the worker would slow its first drawing)."""
+        screen (the worker would slow its first drawing), and a new chat's session itself once
+        a render shows what the person typed (it would slow that first echo)."""
         app = get_app()
         loop = asyncio.get_running_loop()
+        opener = self._opener
+        if opener is None:
+            return
 
         def drawn(_: object) -> None:
-            app.after_render -= drawn
-            if self._opener is not None:
-                loop.call_soon(self._opener.start)
+            typed = bool(app.current_buffer.text)
+            if typed or opener.pending.check is None:
+                app.after_render -= drawn
+            loop.call_soon(opener.start)  # the first render's call starts it; later ones change nothing
+            if typed:
+                loop.call_soon(opener.go)
 
         app.after_render += drawn
 
     async def ready(self) -> None:
         """Wait for the session to be open (its opening starts now if the prompt ended before
-        it was drawn); raises the opening's error (a bad model, a store that cannot be written)."""
+        it was drawn or before anything typed was shown); raises the opening's error (a bad
+        model, a store that cannot be written)."""
         if self._opener is not None and self._session is None:
             opened = self._opener.start()
+            self._opener.go()
             await opened
             # A future already done when awaited returns at once, before its callbacks run:
             # the session is taken here too, not left to ``_opened``'s turn in the loop.

@@ -5,6 +5,10 @@ conversation; ``resume`` of a long conversation loads and repairs it (seconds at
 messages). The prompt does not wait: the command gives the REPL a ``PendingSession`` (what the
 banner shows, and how to open the session), the REPL draws the prompt, and a ``SessionOpener``
 opens the session in a worker thread while the person types. Every line waits for it.
+
+A new chat opens in two steps: its ``check`` (the model: a bad name or key ends the chat at
+once) starts with the prompt, the session itself once the person's first key is on screen
+(``SessionOpener.go``), so that the prompt's first echo does not share the interpreter with it.
 """
 
 from __future__ import annotations
@@ -29,7 +33,9 @@ class PendingSession:
     conversation's ID and how much of it tells it apart), lines printed under the banner, and
     ``open``, which opens the session (a ``ModelError`` for a bad model name or key, a store
     error when the conversation cannot be created or read). ``release`` gives back what was
-    taken for it (the conversation's lock) when the session is never opened."""
+    taken for it (the conversation's lock) when the session is never opened. ``check``, when
+    given, runs first, as soon as the prompt is drawn (a new chat's model); ``open`` then
+    waits for ``SessionOpener.go``."""
 
     def __init__(
         self,
@@ -41,6 +47,7 @@ class PendingSession:
         toolbox: Toolbox | None = None,
         lines: Sequence[str] = (),
         release: Callable[[], None] | None = None,
+        check: Callable[[], None] | None = None,
     ) -> None:
         self.model = model
         self.conversation_id = conversation_id
@@ -49,6 +56,7 @@ class PendingSession:
         self.toolbox = toolbox
         self.lines = list(lines)
         self.release = release
+        self.check = check
 
 
 class SessionOpener:
@@ -62,32 +70,52 @@ class SessionOpener:
         self._on_opened = on_opened
         self._work: concurrent.futures.Future[Opened] | None = None
         self._opened: asyncio.Future[Opened] | None = None
+        self._thread: threading.Thread | None = None
+        self._go = threading.Event()  # the session may open (after the pending session's check)
+        self._ended = False  # the chat ended before ``go``: the session is not opened at all
 
     def start(self) -> asyncio.Future[Opened]:
-        """Start the opening (the first call only); the future of its result in the running
-        loop, whose callback ``on_opened`` runs before anything awaiting it resumes."""
+        """Start the opening (the first call only): the pending session's check at once, the
+        session after ``go`` (at once when there is no check); the future of its result in the
+        running loop, whose callback ``on_opened`` runs before anything awaiting it resumes."""
         if self._opened is None:
             work: concurrent.futures.Future[Opened] = concurrent.futures.Future()
-            threading.Thread(target=_run, args=(self.pending.open, work), name="golem-open-session").start()
+            self._thread = threading.Thread(target=self._run, args=(work,), name="golem-open-session")
+            self._thread.start()
             self._work = work
             self._opened = asyncio.wrap_future(work)
             self._opened.add_done_callback(self._on_opened)
         return self._opened
 
+    def go(self) -> None:
+        """Let the session open once its check has passed (the person has started typing, or a
+        line is to be acted on)."""
+        self._go.set()
+
     def session_at_end(self) -> ChatSession | None:
         """When the chat ends: the session to close, once an opening under way has finished;
-        an opening that never started gives back what its pending session holds."""
-        if self._work is None:
+        an opening that never started gives back what its pending session holds, one still
+        waiting for ``go`` opens nothing."""
+        if self._work is None or self._thread is None:
             if self.pending.release is not None:
                 self.pending.release()
+            return None
+        self._ended = True
+        self._go.set()
+        self._thread.join()
+        if not self._work.done():  # stopped before opening: there is nothing to close
             return None
         with contextlib.suppress(BaseException):  # a failed opening released what it held; its error is reported
             return self._work.result()[0]
         return None
 
-
-def _run(open: Callable[[], Opened], work: concurrent.futures.Future[Opened]) -> None:
-    try:
-        work.set_result(open())
-    except BaseException as e:  # kept whole: whoever awaits the opening raises it
-        work.set_exception(e)
+    def _run(self, work: concurrent.futures.Future[Opened]) -> None:
+        try:
+            if self.pending.check is not None:
+                self.pending.check()
+                self._go.wait()
+                if self._ended:
+                    return  # the future stays pending: the loop it would report to is gone
+            work.set_result(self.pending.open())
+        except BaseException as e:  # kept whole: whoever awaits the opening raises it
+            work.set_exception(e)

@@ -55,6 +55,8 @@ def run_repl(
 
 def _open_now(pending: PendingSession, lines: list[str]) -> tuple[ChatSession, list[str]]:
     try:
+        if pending.check is not None:
+            pending.check()
         session, later = pending.open()
     except BaseException:
         if pending.release is not None:

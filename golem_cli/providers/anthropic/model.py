@@ -14,9 +14,9 @@ from golem_cli.providers._http_settings import HttpSettings
 from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_events
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
-from golem_cli.providers.anthropic import FACTS
+from golem_cli.providers.anthropic import FACTS, check_settings
 from golem_cli.providers.anthropic.stream import EventFolder, event_decoder
-from golem_cli.providers.anthropic.wire import check_settings, parse_response, request_body
+from golem_cli.providers.anthropic.wire import parse_response, request_body
 from golem_cli.providers.caching import Caching
 from golem_cli.providers.options import merged
 

@@ -22,6 +22,7 @@ from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, Thin
 from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import REFUSED_WITHOUT_TEXT, count, encode_json, finish_reason, paired, raw_json
+from golem_cli.providers.anthropic import check_settings
 from golem_cli.providers.anthropic.cache import mark
 from golem_cli.providers.caching import Ttl
 
@@ -78,33 +79,6 @@ def output_limit(settings: ModelSettings, default: int) -> int:
     if settings.thinking_budget and settings.thinking_budget >= default:
         return settings.thinking_budget + default
     return default
-
-
-_EFFORTS = ("low", "medium", "high", "xhigh", "max")
-
-
-def check_settings(settings: ModelSettings) -> None:
-    """Refuse the options the Messages API has no place for, before anything is sent."""
-    if settings.seed is not None:
-        raise ModelError(
-            "seed is not an option of Anthropic models",
-            hint="leave seed out for this model (-o seed, or /option seed to unset it in a chat)",
-        )
-    if settings.temperature is not None and settings.temperature > 1:
-        raise ModelError(
-            f"temperature {settings.temperature:g} is above 1, the most Anthropic models take",
-            hint="use a temperature from 0 to 1",
-        )
-    if settings.reasoning_effort and settings.reasoning_effort not in _EFFORTS:
-        raise ModelError(
-            f"reasoning_effort {settings.reasoning_effort!r} is not one Anthropic models take",
-            hint=f"use one of {', '.join(_EFFORTS)}, or -o thinking_budget N",
-        )
-    if settings.thinking_budget and settings.max_tokens and settings.thinking_budget >= settings.max_tokens:
-        raise ModelError(
-            f"thinking_budget {settings.thinking_budget} must be below max_tokens {settings.max_tokens}",
-            hint="raise max_tokens or lower thinking_budget (thinking counts against max_tokens)",
-        )
 
 
 def wire_turns(messages: Sequence[Message]) -> tuple[str, list[dict[str, Any]]]:

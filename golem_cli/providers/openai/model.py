@@ -16,9 +16,9 @@ from golem_cli.providers._sse import Progress, decode_event, decode_typed, read_
 from golem_cli.providers._wire import events_of
 from golem_cli.providers._wording import event_error, stream_cut
 from golem_cli.providers.caching import Caching
-from golem_cli.providers.openai import FACTS
+from golem_cli.providers.openai import FACTS, check_settings
 from golem_cli.providers.openai.stream import ChunkFolder
-from golem_cli.providers.openai.wire import check_settings, completion_decoder, parse_response, request_body
+from golem_cli.providers.openai.wire import completion_decoder, parse_response, request_body
 from golem_cli.providers.options import merged
 
 

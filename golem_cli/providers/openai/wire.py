@@ -19,9 +19,10 @@ from golem_cli.core.codec.history import saved_args
 from golem_cli.core.codec.toolargs import wire_args
 from golem_cli.core.errors import ModelError
 from golem_cli.core.messages import ASSISTANT, SYSTEM, TOOL, Message, Part, ThinkingBlock, ToolCall
-from golem_cli.core.model import ModelRequest, ModelResponse, ModelSettings, ToolDefinition
+from golem_cli.core.model import ModelRequest, ModelResponse, ToolDefinition
 from golem_cli.core.usage import Usage
 from golem_cli.providers._wire import count, encode_json, finish_reason, paired
+from golem_cli.providers.openai import check_settings
 
 _AUDIO_FORMATS = {
     "audio/wav": "wav",
@@ -75,15 +76,6 @@ _REASONING_MODEL = re.compile(r"(o[1-9]|gpt-5)([-.:]|$)", re.IGNORECASE)
 def is_reasoning_model(model: str) -> bool:
     """OpenAI's o-series and gpt-5 family, which take ``max_completion_tokens``."""
     return bool(_REASONING_MODEL.match(model))
-
-
-def check_settings(settings: ModelSettings) -> None:
-    """Refuse the options chat completions has no place for, before anything is sent."""
-    if settings.thinking_budget is not None:
-        raise ModelError(
-            "thinking_budget is an option of Anthropic models",
-            hint="OpenAI-compatible reasoning models take -o reasoning_effort low|medium|high instead",
-        )
 
 
 def _tool(tool: ToolDefinition) -> dict[str, Any]:
