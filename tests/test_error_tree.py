@@ -45,6 +45,7 @@ NOT_IN_THE_TREE = {
     "NeedsLogin",  # tools.mcp.oauth: a server wants a sign-in, turned into "run `golem mcp login NAME`"
     "Unclassifiable",  # tools.rules: a command line the splitter cannot take apart, asked about
     "ResourceProblem",  # tools.mcp.resources: a resource golem cannot attach, turned into one line by the REPL
+    "Lost",  # store.workers: a rebuild's worker ended early, its chunks then read by the refreshing process
 }  # fmt: skip
 
 
