@@ -33,6 +33,12 @@ def pytest_configure(config: pytest.Config) -> None:
         compileall.compile_dir(Path(golem_cli.__file__).parent, quiet=1)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core, and one more. A quarter of the suite's time is tests
+    waiting (for a pty's output, a server, a timeout), which the extra worker fills."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def _reaches_golem(name: str) -> bool:
     """Whether a variable changes what golem prints, which model or key it takes, or where:
     a developer's own setting must never change what a test sees or reach a real provider."""
