@@ -166,7 +166,8 @@ def serve() -> None:
                 return
             start, args, chunks = msgspec.msgpack.decode(message, type=tuple[str, list[object], list[bytes]])
             module, name = start.split(":")
-            work: Callable[[bytes], bytes] = getattr(__import__(module, fromlist=[name]), name)(*args)
+            begin: Start = getattr(__import__(module, fromlist=[name]), name)
+            work = begin(*args)
             for chunk in chunks:
                 result = work(chunk)
                 stdout.write(_LENGTH.pack(len(result)) + result)
