@@ -12,7 +12,8 @@ drew the prompt and after the one that shows the typed ``q``, ``time.process_tim
 whole process, every thread) and ``time.thread_time()`` (the main thread, which draws and
 echoes). Every row runs on a pseudo-terminal with an empty store and the offline echo model
 (the chat's session opener, ADR 0015, runs on another thread meanwhile); medians of
-interleaved runs.
+interleaved runs. A third row is the floor of the stack golem is built on
+(``chat_startup.STACK_PROMPT``: typer, a msgspec-checked config file, the same prompt).
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ import tempfile
 from pathlib import Path
 
 import pexpect
+from chat_startup import STACK_PROMPT
 
 PY = sys.executable
+#: The floor of the stack golem is built on: typer parsing a command with one option, msgspec
+#: checking a one-key config.toml, then the same prompt.
+STACK = "typer + msgspec config + the prompt"
 #: argv: report file, then the tree (or "" for the bare prompt), then golem's arguments.
 WRAPPER = """
 import sys, time
@@ -51,6 +56,8 @@ if not tree:
         PromptSession().prompt("you> ")
     except EOFError:
         pass
+elif tree == "stack":
+    exec(STACK_PROMPT)
 else:
     sys.meta_path[:] = [f for f in sys.meta_path if not getattr(f, "__module__", "").startswith("__editable__")]
     sys.path.insert(0, tree)
@@ -93,11 +100,11 @@ def main() -> None:
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="golem-echo-"))
     wrapper = work / "wrapper.py"
-    wrapper.write_text(WRAPPER)
+    wrapper.write_text(WRAPPER.replace("exec(STACK_PROMPT)", f"exec({STACK_PROMPT!r})"))
     home = work / "home"
     home.mkdir()
     (home / "config.toml").write_text('model = "offline:echo"\n')
-    rows = {"bare PromptSession().prompt()": ""} | {
+    rows = {"bare PromptSession().prompt()": "", STACK: "stack"} | {
         f"{name}: golem chat": str(Path(tree).resolve()) for name, tree in (t.split("=", 1) for t in args.trees)
     }
     samples: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in rows}

@@ -82,7 +82,7 @@ def plan_model(flag: str | None, settings: Settings, *, fallback: bool = True) -
     notes: list[str] = []
     name = real_name(flag, settings) or real_name(settings.model, settings)
     if not name:
-        from golem_cli.providers.resolve import default_model
+        from golem_cli.providers.keys import default_model
 
         name = default_model(settings.providers)
     if name == OFFLINE and not (flag or settings.model):

@@ -119,12 +119,12 @@ class ProjectRules(Struct, frozen=True, kw_only=True):
 def read_project_rules(root: Path) -> ProjectRules | None:
     """The project file of ``root``, or None when there is none. A file that cannot be read or
     parsed gives rules with only ``problems`` (nothing of it applies)."""
-    import hashlib
-    import tomllib
-
     path = root.resolve() / PROJECT_FILE
     if not path.exists():
         return None
+    import hashlib  # only for a project that has the file: a chat's prompt waits for this
+    import tomllib
+
     try:
         data = read_outside(path, MAX_PROJECT_FILE + 1)
         if len(data) > MAX_PROJECT_FILE:

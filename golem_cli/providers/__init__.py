@@ -1,10 +1,7 @@
 """Model providers over HTTP (httpx, no provider SDK).
 
-``resolve("provider:model")`` gives a ``golem_cli.core.model.Model``; the adapters
+``resolve.resolve("provider:model")`` gives a ``golem_cli.core.model.Model``; the adapters
 (``openai`` for every chat-completions server, ``anthropic`` for Claude) are imported only when
-a model of theirs is resolved, so importing this package costs almost nothing.
+a model of theirs is resolved. ``keys.default_model`` is what a chat with no model named asks
+before its prompt is drawn, so it needs neither.
 """
-
-from golem_cli.providers.resolve import SETUP_HINT, default_model, resolve
-
-__all__ = ["SETUP_HINT", "default_model", "resolve"]

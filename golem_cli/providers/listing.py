@@ -16,7 +16,8 @@ from msgspec import Struct
 from golem_cli.config.schema import ProviderTable
 from golem_cli.core.errors import ModelError
 from golem_cli.providers._endpoint import join_path
-from golem_cli.providers.resolve import _api_key, _base_url, _is_azure, _protocol, _table
+from golem_cli.providers.keys import api_key, is_azure
+from golem_cli.providers.resolve import _base_url, _protocol, _table
 
 MAX_LISTING_BYTES = 8 * 2**20
 MAX_LISTED = 5000
@@ -45,16 +46,16 @@ def served_models(
         return "", [ServedModel(id="echo", context_window=None)]
     table, facts = _table(provider, f"{provider}:", providers)
     kind = _protocol(provider, table, facts)
-    if _is_azure(table, facts):
+    if is_azure(table, facts):
         raise ModelError(f"provider {provider!r} is Azure OpenAI, whose deployments golem cannot list",
                          hint="the Azure portal lists your deployments; use one as azure:DEPLOYMENT")  # fmt: skip
-    api_key, _ = _api_key(provider, kind, table, facts, env)
+    key, _ = api_key(provider, kind, table, facts, env)
     base = _base_url(provider, kind, table, facts, env)
     url = join_path(base, "/v1/models" if kind == "anthropic" else "/models")
-    headers = {"x-api-key": api_key, "anthropic-version": "2023-06-01"} if kind == "anthropic" else {}
-    if api_key and kind != "anthropic":
-        headers["authorization"] = f"Bearer {api_key}"
-    return url, parse_listing(_get(url, headers, api_key), url)
+    headers = {"x-api-key": key, "anthropic-version": "2023-06-01"} if kind == "anthropic" else {}
+    if key and kind != "anthropic":
+        headers["authorization"] = f"Bearer {key}"
+    return url, parse_listing(_get(url, headers, key), url)
 
 
 def _get(url: str, headers: dict[str, str], secret: str) -> bytes:

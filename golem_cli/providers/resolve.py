@@ -26,16 +26,15 @@ from msgspec import Struct
 from golem_cli.config.schema import ModelTable, ProviderTable
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import Model, ModelSettings
-from golem_cli.providers import anthropic, openai, options
+from golem_cli.providers import anthropic, keys, openai, options
 from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers.caching import Caching
 from golem_cli.providers.facts import ProviderFacts, load_adapter, load_settings_check
+from golem_cli.providers.keys import NO_TABLE, is_azure
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
 if TYPE_CHECKING:
     from golem_cli.providers._http_settings import HttpSettings
-
-OFFLINE_MODEL = "offline:echo"
 
 #: What to tell a user who has no real model configured.
 SETUP_HINT = (
@@ -47,13 +46,10 @@ SETUP_HINT = (
 PROTOCOLS: dict[str, ProviderFacts] = {openai.FACTS.protocol: openai.FACTS, anthropic.FACTS.protocol: anthropic.FACTS}
 #: Every provider golem knows without configuration, by the name used in model names.
 BUILT_IN: dict[str, ProviderFacts] = {openai.FACTS.name: openai.FACTS, anthropic.FACTS.name: anthropic.FACTS, **PRESETS}
-#: Whose key, when set, chooses the default model, in this order.
-DEFAULT_PROVIDERS = (openai.FACTS, anthropic.FACTS)
 #: What a ``[providers.NAME]`` table declares; its other keys are model options (``options.OPTIONS``)
 #: or a typo (``temprature``) that would otherwise be ignored without a word.
 _TABLE_KEYS = tuple(key for key in ProviderTable.__struct_fields__ if key != ProviderTable.OTHERS)
 _EXAMPLES = "for example openai:gpt-4o-mini, anthropic:claude-sonnet-4-5, ollama:llama3.2 or offline:echo"
-_NO_TABLE = ProviderTable()
 _NO_MODEL_TABLE = ModelTable()
 
 Providers = Mapping[str, ProviderTable]
@@ -82,9 +78,9 @@ def resolve(
         return _offline(model)
     table, facts = _table(provider, name, providers or {})
     kind = _protocol(provider, table, facts)
-    api_key, key_hint = _api_key(provider, kind, table, facts, env)
+    api_key, key_hint = keys.api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
-    extra = _azure(model, base_url, table, env) if _is_azure(table, facts) else {}
+    extra = _azure(model, base_url, table, env) if is_azure(table, facts) else {}
     model_table = (models or {}).get(name)
     defaults = _defaults(name, table, model_table)
     adapter = PROTOCOLS[kind]
@@ -119,7 +115,7 @@ def _table(provider: str, name: str, providers: Providers) -> tuple[ProviderTabl
             f"unknown provider {provider!r} in model name {name!r}",
             hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
         )
-    table = table or _NO_TABLE
+    table = table or NO_TABLE
     unknown = [key for key in table.options if key not in options.OPTIONS]
     if unknown:
         raise ModelError(
@@ -148,7 +144,7 @@ def _caching(
     enabled = model_table.cache if model_table.cache is not None else table.cache
     ttl = model_table.cache_ttl or table.cache_ttl or "5m"
     documented = facts is not None and facts.prompt_cache_key and (facts.azure or base_url == facts.base_url)
-    send_key = table.prompt_cache_key if table.prompt_cache_key is not None else documented or _is_azure(table, facts)
+    send_key = table.prompt_cache_key if table.prompt_cache_key is not None else documented or is_azure(table, facts)
     return Caching(enabled=enabled is not False, ttl=ttl, send_key=send_key)
 
 
@@ -158,21 +154,6 @@ def _azure(model: str, base_url: str, table: ProviderTable, env: Mapping[str, st
     deployment = quote(model, safe="")
     path = f"/openai/deployments/{deployment}/chat/completions"
     return {"chat_url": join_path(base_url, path, f"api-version={quote(version)}"), "key_header": "api-key"}
-
-
-def default_model(providers: Providers | None = None, env: Mapping[str, str] | None = None) -> str:
-    """The model to use when the user named none: OpenAI if a key for it is configured, else
-    Anthropic, else ``offline:echo`` (then show ``SETUP_HINT``)."""
-    env = os.environ if env is None else env
-    for facts in DEFAULT_PROVIDERS:
-        table = (providers or {}).get(facts.name) or _NO_TABLE
-        try:
-            key, _ = _api_key(facts.name, facts.protocol, table, facts, env)
-        except ModelError:
-            continue
-        if key:
-            return f"{facts.name}:{facts.default_model}"
-    return OFFLINE_MODEL
 
 
 def key_variables(providers: Providers | None = None) -> frozenset[str]:
@@ -208,7 +189,7 @@ def provider_statuses(providers: Providers | None = None, env: Mapping[str, str]
     providers = providers or {}
     names = [*BUILT_IN, *sorted(n for n in providers if n not in BUILT_IN and n != "offline")]
     offline = ProviderStatus(name="offline", kind="offline")
-    return [offline, *(_status(name, providers.get(name) or _NO_TABLE, BUILT_IN.get(name), env) for name in names)]
+    return [offline, *(_status(name, providers.get(name) or NO_TABLE, BUILT_IN.get(name), env) for name in names)]
 
 
 def _status(name: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]) -> ProviderStatus:
@@ -216,7 +197,7 @@ def _status(name: str, table: ProviderTable, facts: ProviderFacts | None, env: M
     try:
         kind = _protocol(name, table, facts)
         base_url = _base_url(name, kind, table, facts, env)
-        value, key = _api_key(name, kind, table, facts, env)
+        value, key = keys.api_key(name, kind, table, facts, env)
         key = key if value else ""  # no key is set, and none is needed (a local server)
     except ModelError as e:
         kind = table.type or (facts.protocol if facts else "openai")
@@ -252,31 +233,6 @@ def _protocol(provider: str, table: ProviderTable, facts: ProviderFacts | None) 
     return kind
 
 
-def _is_azure(table: ProviderTable, facts: ProviderFacts | None) -> bool:
-    return table.type == "azure" or (facts is not None and facts.azure and not table.type)
-
-
-def _api_key(
-    provider: str, kind: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]
-) -> tuple[str, str]:
-    """(key, where the user configures it); a provider that needs a key and has none raises."""
-    where = f"[providers.{provider}] of the config file"
-    if table.api_key:
-        return table.api_key, f"api_key in {where}"
-    variable = table.api_key_env or (facts.key_env if facts else "")
-    if variable and env.get(variable):
-        return env[variable], variable
-    if variable:
-        state = "is empty" if variable in env else "is not set"
-        raise ModelError(
-            f"no API key for provider {provider!r}: {variable} {state}",
-            hint=f"export {variable}=... or set api_key in {where}",
-        )
-    if kind == "anthropic" or _is_azure(table, facts):
-        raise ModelError(f"no API key for provider {provider!r}", hint=f"set api_key or api_key_env in {where}")
-    return "", f"api_key or api_key_env in {where}"  # local servers usually need none
-
-
 def _base_url(
     provider: str, kind: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]
 ) -> str:
@@ -288,7 +244,7 @@ def _base_url(
     if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
         url = PROTOCOLS[kind].base_url
     if not url:
-        example = "https://NAME.openai.azure.com" if _is_azure(table, facts) else "https://host/v1"
+        example = "https://NAME.openai.azure.com" if is_azure(table, facts) else "https://host/v1"
         variable = f"export {facts.base_url_env}={example}, or " if facts and facts.base_url_env else ""
         raise ModelError(
             f"provider {provider!r} has no base URL",

@@ -146,9 +146,12 @@ def unique_prefix(root: Path, cid: str) -> int:
     directory's names (what a refresh of the index would find, without its stats and writes).
     For a new chat's banner: it needs neither the store nor the index (schema.py)."""
     from golem_cli.store.files import CONVERSATIONS_DIR, INDEX_NAME, MESSAGES_NAME
-    from golem_cli.store.schema import current_neighbours
 
-    ids = current_neighbours(root / INDEX_NAME, root / CONVERSATIONS_DIR, [cid])
+    ids = None
+    if os.path.isfile(root / INDEX_NAME):  # sqlite3 is loaded only for a store that has an index
+        from golem_cli.store.schema import current_neighbours
+
+        ids = current_neighbours(root / INDEX_NAME, root / CONVERSATIONS_DIR, [cid])
     if ids is None:
         try:
             names = os.listdir(root / CONVERSATIONS_DIR)

@@ -10,9 +10,9 @@ import pytest
 from golem_cli.config.schema import ProviderTable
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelSettings
-from golem_cli.providers import resolve
 from golem_cli.providers.deferred import DeferredModel
 from golem_cli.providers.openai.model import OpenAIModel
+from golem_cli.providers.resolve import resolve
 
 from tests.providers.helpers import complete, provider_tables, run, stream, through_agent
 from tests.providerserver import ProviderServer, Reply, Scenario
@@ -23,7 +23,7 @@ def local(server: ProviderServer, **table: object) -> dict[str, ProviderTable] |
 
 
 def test_choosing_a_model_lazily_imports_no_http_stack():
-    code = ("import sys; from golem_cli.providers import resolve; "
+    code = ("import sys; from golem_cli.providers.resolve import resolve; "
             "m = resolve('openai:gpt-4o', env={'OPENAI_API_KEY': 'k'}, lazy=True); "
             "print(m.name, sorted(n for n in ('httpx', 'golem_cli.providers._http') if n in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 from golem_cli.core.errors import ModelError
-from golem_cli.providers import resolve
 from golem_cli.providers._endpoint import Endpoint
 from golem_cli.providers._sse import sse_events
-from golem_cli.providers.resolve import provider_statuses
+from golem_cli.providers.resolve import provider_statuses, resolve
 from msgspec.structs import replace
 
 from tests.providers.helpers import FAST, complete, make_model, provider_tables, stream

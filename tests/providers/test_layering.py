@@ -22,16 +22,20 @@ def test_providers_import_only_core_and_themselves() -> None:
 
 
 def test_importing_providers_and_resolving_loads_no_http_stack() -> None:
-    """Nor does a chat's check of its model (``lazy``: options checked, the adapter built at its
+    """Choosing the default model loads only the providers' facts. Nor does a chat's check of its model (``lazy``: options checked, the adapter built at its
     first use) load the wire modules and the codec behind them: it runs beside the prompt."""
     code = (
-        "import sys, golem_cli.providers as p; p.default_model({}, {}); print('httpx' in sys.modules)\n"
+        "import sys; from golem_cli.providers import keys; keys.default_model({}, {})\n"
+        "print(sorted(m for m in sys.modules if m.startswith('golem_cli.providers.')))\n"
+        "from golem_cli.providers import resolve as p; print('httpx' in sys.modules)\n"
         "p.resolve('openai:gpt-4o-mini', env={'OPENAI_API_KEY': 'k'}, lazy=True)\n"
         "p.resolve('anthropic:claude-sonnet-4-5', env={'ANTHROPIC_API_KEY': 'k'}, lazy=True)\n"
         "print(sorted(m for m in sys.modules if m == 'httpx' or m.endswith('.wire') or m.startswith('golem_cli.core.codec')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    plain, lazy = out.stdout.splitlines()
+    chosen, plain, lazy = out.stdout.splitlines()
+    # the default model is chosen from the facts alone: no endpoint, option or adapter module
+    assert chosen == str(sorted(f"golem_cli.providers.{m}" for m in ("anthropic", "facts", "keys", "openai")))
     assert plain == "False"
     assert lazy == "[]", f"a lazy resolve loaded {lazy}"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from golem_cli.core.errors import ModelError
 from golem_cli.core.model import ModelSettings
-from golem_cli.providers import resolve
 from golem_cli.providers.options import settings_from
+from golem_cli.providers.resolve import resolve
 
 from tests.providers.helpers import complete, make_model, model_tables, prompt, provider_tables, stream
 from tests.providerserver import ProviderServer

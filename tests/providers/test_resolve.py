@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from golem_cli.config.schema import ProviderTable
 from golem_cli.core.errors import ModelError
-from golem_cli.providers import SETUP_HINT, default_model, resolve
 from golem_cli.providers.anthropic.model import AnthropicModel
+from golem_cli.providers.keys import default_model
 from golem_cli.providers.openai.model import OpenAIModel
+from golem_cli.providers.resolve import SETUP_HINT, resolve
 
 from tests.providers.helpers import provider_tables
 

@@ -10,6 +10,7 @@ and leaves."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -45,9 +46,10 @@ LATER = ("rich", "httpx", "pygments", "markdown_it", "golem_cli.core.agent", "go
 #: conversation created once the prompt is drawn (the banner needs only the model's name and
 #: the new ID), so neither the codec nor the store's index nor the providers load before it.
 #: (A tool needs its toolbox for the banner's tools line; that imports the core's tool types.)
-#: msgspec loads before the prompt: config.toml is read as its typed tables (ADR 0019).
+#: msgspec loads before the prompt: config.toml is read as its typed tables (ADR 0019). The
+#: banner's short ID asks the index only in a store that has one (this one is empty): sqlite3.
 OPENED_LATER = ("golem_cli.session", "golem_cli.core.messages", "golem_cli.core.usage",
-                "golem_cli.providers", "golem_cli.store.store", "golem_cli.store.index")  # fmt: skip
+                "golem_cli.providers", "golem_cli.store.store", "golem_cli.store.index", "sqlite3")  # fmt: skip
 
 
 def loaded_at_the_prompt(home: Path, tmp_path: Path, *args: str) -> list[str]:
@@ -70,3 +72,20 @@ def test_what_the_prompt_does_not_wait_for(server: ProviderServer, home: Path, t
     later = LATER if "-T" in args else LATER + OPENED_LATER
     early = [m for m in modules if any(m == name or m.startswith(name + ".") for name in later)]
     assert early == []
+
+
+def test_a_key_typed_in_a_chat_without_tool_servers_loads_nothing_more():
+    """The chat's completer runs at every key typed (``complete_while_typing``); it asks the
+    tool servers to list again only when there are servers, so the first key typed in a chat
+    without them imports nothing (the resources' module waits for a server or a turn)."""
+    code = (
+        "import asyncio, sys\n"
+        "from golem_cli.cli.repl.prompts import ServerCompleter\n"
+        "class Box:\n"
+        "    def servers(self): return []\n"
+        "for box in (None, Box()):\n"
+        "    asyncio.run(ServerCompleter(lambda: box).relist())\n"
+        "print('golem_cli.cli.repl.resources' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "False\n"

@@ -86,7 +86,7 @@ def _served(provider: str, settings: Settings, *, as_json: bool) -> int:
 def _default(settings: Settings) -> tuple[str, str]:
     """The model golem uses when none is named, and what chose it."""
     from golem_cli.config.settings import MODEL_ENV
-    from golem_cli.providers.resolve import OFFLINE_MODEL, default_model
+    from golem_cli.providers.keys import OFFLINE_MODEL, default_model
 
     if settings.model:
         source = MODEL_ENV if os.environ.get(MODEL_ENV, "").strip() else f"model in {settings.source}"

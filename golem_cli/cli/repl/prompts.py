@@ -156,9 +156,12 @@ class ServerCompleter(Completer):
     async def relist(self) -> None:
         """The prompts and resources of the running servers that said they changed, read again
         before anything is completed from them."""
+        box = self.box()
+        if box is None or not box.servers():  # no server to ask: a key typed costs no import
+            return
         from golem_cli.cli.repl.resources import relist
 
-        await relist(self.box())
+        await relist(box)
 
     async def from_server(self, text: str) -> list[Completion]:
         """The server's completions (``completion/complete``) of a prompt's ``ARG=`` value or a
