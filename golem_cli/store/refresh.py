@@ -216,7 +216,9 @@ class Refresh:
         if self.text and db.execute(f"SELECT 1 FROM conversations WHERE {TEXT_BEHIND} LIMIT 1").fetchone():
             with self._one_at_a_time():
                 behind = db.execute(f"SELECT id, msig FROM conversations WHERE {TEXT_BEHIND}").fetchall()
-                self._apply_all(db, [Task(cid, _sig(msig), TEXT, msig) for cid, msig in behind], INDEXING)
+                tasks = [Task(cid, _sig(msig), TEXT, msig) for cid, msig in behind]
+                with self._workers(len(tasks)) as pool:
+                    self._apply_all(db, tasks, INDEXING, pool)
 
     def _stale(self, db: sqlite3.Connection) -> int | None:
         """The directory's mtime when the rows may be behind it, else None."""
@@ -251,18 +253,7 @@ class Refresh:
         known = {cid: (msig, ssig, behind) for cid, msig, ssig, behind in db.execute(
             f"SELECT id, msig, ssig, {TEXT_BEHIND} FROM conversations")}  # fmt: skip
         messages, sidecars, foreign, temps = scan(self.directory, known)
-        with transaction(db):
-            for cid, (msig, _, _) in known.items():
-                if cid not in messages:
-                    forget(db, cid, msig)
-        tasks = self._tasks(messages, sidecars, known)
-        bulk = not known and len(tasks) >= BULK_ROWS
-        del known
-        if bulk:  # an empty table filled at once builds its indexes afterwards, in one sort each
-            with transaction(db):
-                for name in INDEXES:
-                    db.execute(f"DROP INDEX IF EXISTS {name}")
-        self._apply_all(db, tasks, INDEXING if self.text else READING)
+        self._update_rows(db, messages, sidecars, known)
         with transaction(db):
             create_indexes(db)  # also after a bulk fill that was interrupted
             db.execute("DELETE FROM foreign_names")
@@ -275,11 +266,37 @@ class Refresh:
         if temps:
             remove_stale_temp_files(self.directory, temps)
 
+    def _update_rows(
+        self,
+        db: sqlite3.Connection,
+        messages: dict[str, Signature | None],
+        sidecars: set[str],
+        known: dict[str, tuple[str, str | None, int]],
+    ) -> None:
+        """Forget the conversations gone, then read and write the new and changed ones."""
+        # Filling an empty table, every file is a task: the workers start now, and import golem
+        # while this process works out the tasks; otherwise once the tasks are known.
+        with self._workers(0 if known else _decoding(messages, sidecars, self.text)) as early:
+            with transaction(db):
+                for cid, (msig, _, _) in known.items():
+                    if cid not in messages:
+                        forget(db, cid, msig)
+            tasks = self._tasks(messages, sidecars, known)
+            if not known and len(tasks) >= BULK_ROWS:  # an empty table filled at once builds its
+                with transaction(db):  # indexes afterwards, in one sort each
+                    for name in INDEXES:
+                        db.execute(f"DROP INDEX IF EXISTS {name}")
+            later = 0 if early else sum(1 for task in tasks if self.text or not task.sidecar)
+            with self._workers(later) as pool:
+                self._apply_all(db, tasks, INDEXING if self.text else READING, early or pool)
+
     def _tasks(
         self, messages: dict[str, Signature | None], sidecars: set[str], known: dict[str, tuple[str, str | None, int]]
     ) -> list[Task]:
         """What to read: new conversations in ID order (the ID index grows at its end), then
         changed ones, then (for a search) those whose text is behind."""
+        if not known:  # a first rebuild: every conversation is new
+            return [Task(cid, messages[cid], NEW, None, cid in sidecars) for cid in sorted(messages)]
         new: list[Task] = []
         other: list[Task] = []
         for cid, msig in messages.items():
@@ -294,15 +311,28 @@ class Refresh:
         new.sort(key=_cid)  # unique: the order of the tasks themselves, without comparing tuples
         return new + other
 
-    def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str) -> None:
-        """Read the tasks' files a chunk at a time (in worker processes when many are to be
-        decoded: workers.py) and write each chunk's rows and texts in a transaction, in order."""
+    @contextmanager
+    def _workers(self, decoding: int) -> Iterator[workers.Pool | None]:
+        """Worker processes, one per core, when there are cores to spare and ``decoding`` (the
+        files to decode) reaches ``PARALLEL_TASKS`` (a sidecar alone is read quicker here than
+        sent back); else None. They are stopped when the block ends, however it ends."""
+        count = workers.cores() if decoding >= PARALLEL_TASKS else 1
+        pool = workers.pool(count) if count > 1 else None
+        try:
+            yield pool
+        finally:
+            if pool is not None:
+                pool.stop()
+
+    def _apply_all(self, db: sqlite3.Connection, tasks: list[Task], what: str, pool: workers.Pool | None) -> None:
+        """Read the tasks' files a chunk at a time (in the worker processes of ``pool``, if
+        any: workers.py) and write each chunk's rows and texts in a transaction, in order."""
         total = len(tasks)
         if not total:
             return
         chunks = [tasks[at : at + CHUNK] for at in range(0, total, CHUNK)]
         reader = Reader(self.directory, limit=self.limit, text=self.text)
-        outcomes = self._read(chunks, reader)
+        outcomes = self._read(chunks, reader, pool)
         written = 0
         try:
             for chunk, done in zip(chunks, outcomes, strict=True):
@@ -315,24 +345,28 @@ class Refresh:
             reader.close()
             self.progress(what, total, total)
 
-    def _read(self, chunks: list[list[Task]], reader: Reader) -> Generator[list[Done], None, None]:
-        """Each chunk's outcomes, in order: from worker processes when there are cores to
-        spare and ``PARALLEL_TASKS`` files to decode (a sidecar alone is read quicker here
-        than sent back), else read here; the chunks a worker that died left are read here."""
-        decoding = sum(1 for chunk in chunks for task in chunk if self.text or not task.sidecar)
-        count = workers.cores() if decoding >= PARALLEL_TASKS else 1
+    def _read(
+        self, chunks: list[list[Task]], reader: Reader, pool: workers.Pool | None
+    ) -> Generator[list[Done], None, None]:
+        """Each chunk's outcomes, in order: from the pool's workers when there is more than one
+        chunk, else read here; the chunks a worker that died left are read here."""
         at = 0
-        if count > 1 and len(chunks) > 1:
+        if pool is not None and len(chunks) > 1:
             args = (str(self.directory), self.limit, self.text)
-            sent = [_encode(chunk) for chunk in chunks]
             try:
-                for data in workers.run(sent, start=WORKER, args=args, workers=count):
+                for data in workers.run(pool, [_encode(chunk) for chunk in chunks], start=WORKER, args=args):
                     yield _decoded(chunks[at], data)
                     at += 1
             except workers.Lost:
                 pass
         for chunk in chunks[at:]:
             yield [reader.read(task) for task in chunk]
+
+
+def _decoding(messages: dict[str, Signature | None], sidecars: set[str], text: bool) -> int:
+    """How many of the messages files a first rebuild decodes: all for a search, else those
+    without a sidecar."""
+    return len(messages) if text else sum(1 for cid in messages if cid not in sidecars)
 
 
 def _cid(task: Task) -> str:

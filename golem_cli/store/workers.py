@@ -39,6 +39,8 @@ _COMMAND = "import sys; sys.path.insert(0, sys.argv.pop(1)); from golem_cli.stor
 _LENGTH = struct.Struct("!I")
 #: How long a worker asked to stop may take before it is killed (seconds).
 STOP_SECONDS = 5.0
+#: How many chunks' results are read from a worker before the refreshing process asks for them.
+AHEAD = 8
 
 #: Given the arguments ``run`` passes on, the function doing one chunk: its bytes in, its results' bytes out.
 Start = Callable[..., Callable[[bytes], bytes]]
@@ -60,16 +62,22 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def run(chunks: Sequence[bytes], *, start: str, args: Sequence[object], workers: int) -> Iterator[bytes]:
+def pool(workers: int) -> Pool | None:
+    """``workers`` processes started now, to be given their chunks by ``run`` (they import
+    golem meanwhile); None when they cannot be started (no process to spare)."""
+    try:
+        return Pool(workers)
+    except (OSError, ValueError):
+        return None
+
+
+def run(pool: Pool, chunks: Sequence[bytes], *, start: str, args: Sequence[object]) -> Iterator[bytes]:
     """The results of ``chunks`` (each the bytes a chunk's function takes), in order, done by
-    ``workers`` processes, each of which calls ``start`` (``"module:function"``, a ``Start``)
+    the pool's processes, each of which calls ``start`` (``"module:function"``, a ``Start``)
     with ``args`` (msgspec-encodable) once and then the function it returns on each of its
     chunks. Raises ``Lost`` when a worker ends too early; the workers are stopped however the
-    iteration ends (and ``Lost`` at once when they cannot be started: no process to spare)."""
-    try:
-        pool = Pool(workers)
-    except (OSError, ValueError):
-        raise Lost(0) from None
+    iteration ends."""
+    workers = len(pool.procs)
     try:
         for w in range(workers):
             pool.send(w, msgspec.msgpack.encode([start, list(args), list(chunks[w::workers])]))
@@ -92,6 +100,7 @@ class Pool:
 
         root = str(Path(golem_cli.__file__).resolve().parent.parent)
         self.procs: list[subprocess.Popen[bytes]] = []
+        self._ahead: list[_Ahead] = []
         try:
             for _ in range(workers):
                 self.procs.append(
@@ -118,17 +127,19 @@ class Pool:
 
     def receive(self, w: int) -> bytes | None:
         """Worker ``w``'s next chunk of results; None when it ended without one."""
-        stdout = self.procs[w].stdout
-        assert stdout is not None
-        return _frame(stdout)
+        if not self._ahead:  # read on threads from now: a worker never waits on a full pipe
+            self._ahead = [_Ahead(proc.stdout) for proc in self.procs]
+        return self._ahead[w].next()
 
     def stop(self) -> None:
-        """End every worker (done or not) and wait for it."""
+        """End every worker (done or not) and wait for it; again, it does nothing more."""
         import subprocess
 
         for proc in self.procs:
             if proc.poll() is None:
                 proc.kill()
+        for ahead in self._ahead:
+            ahead.drain()
         for proc in self.procs:
             for pipe in (proc.stdin, proc.stdout):
                 if pipe is not None:
@@ -140,6 +151,44 @@ class Pool:
                 proc.wait(STOP_SECONDS)
             except subprocess.TimeoutExpired:  # pragma: no cover - a killed process does not linger
                 pass
+
+
+class _Ahead:
+    """A worker's results read as they come, up to ``AHEAD`` frames before they are asked for,
+    on a thread of their own. A chunk's results are larger than a pipe holds (64 KiB), so a
+    worker read only when its chunk is wanted would wait, its core idle, while this process
+    writes the chunk before."""
+
+    def __init__(self, stream: IO[bytes] | None) -> None:
+        import queue
+        import threading
+
+        assert stream is not None
+        self._frames: queue.Queue[bytes | None] = queue.Queue(AHEAD)
+        self._thread = threading.Thread(target=self._read, args=(stream,), name="golem-worker-results", daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[bytes]) -> None:
+        while True:
+            frame = _frame(stream)
+            self._frames.put(frame)
+            if frame is None:
+                return
+
+    def next(self) -> bytes | None:
+        """The next frame; None once the worker's output ended (and at every call after)."""
+        frame = self._frames.get()
+        if frame is None:
+            self._frames.put(None)
+        return frame
+
+    def drain(self) -> None:
+        """Wait for the thread to end (its worker was stopped, so its output ends), taking
+        the frames it still holds so that it is never left waiting to put one."""
+        while self._thread.is_alive():
+            while self.next() is not None:
+                pass
+            self._thread.join(0.1)
 
 
 def _frame(stream: IO[bytes]) -> bytes | None:

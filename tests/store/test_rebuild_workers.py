@@ -234,3 +234,49 @@ def test_sigterm_ends_the_refreshing_process_and_its_workers(home):
         time.sleep(0.02)  # polling the processes themselves: they are not this test's children
     assert not any(_running(pid) for pid in pids), "a worker outlived its refreshing process"
     assert len(dump(home)[0]) == 1 + 3, "the saved one's row and the chunk written before the signal were not kept"
+
+
+def large_results(*args: object):
+    """A worker's reading whose every chunk's results are larger than a pipe holds."""
+    return lambda data: bytes(300_000)
+
+
+def test_a_worker_goes_on_while_the_refreshing_process_writes():
+    """A chunk's results are read off the worker's pipe as they come (up to ``AHEAD``), not
+    when the refreshing process asks for them: a worker never sits idle on a full pipe while
+    the chunk before is written."""
+    pool = workers.pool(2)
+    assert pool is not None
+    results = workers.run(pool, [b""] * 8, start=f"{__name__}:large_results", args=[])
+    assert next(results) == bytes(300_000)  # and nothing more asked for: the "writing" goes on
+    try:
+        for proc in pool.procs:  # each sent its four chunks (1.2 MB) and ended
+            assert proc.wait(timeout=30) == 0
+    finally:
+        results.close()
+    assert not any(_running(proc.pid) for proc in pool.procs)
+
+
+def test_a_first_rebuild_starts_its_workers_before_it_works_out_the_tasks(home, monkeypatch, many):
+    """Filling an empty index, the workers import golem while the refreshing process sorts the
+    scan into tasks (their start is not added to the rebuild's time); a later refresh starts
+    them only once its tasks say there are enough files to decode."""
+    synced(home)
+    spy = Spy(monkeypatch)
+    monkeypatch.setattr(refresh, "PARALLEL_TASKS", 2)
+    started_first: list[int] = []
+    tasks = refresh.Refresh._tasks
+
+    def noted(self: refresh.Refresh, *args: object) -> list[refresh.Task]:
+        started_first.append(len(spy.pids))  # the workers started so far
+        return tasks(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(refresh.Refresh, "_tasks", noted)
+    store = rebuilt(home, search=False)
+    assert started_first == [2] and len(spy.pids) == 2
+    for n in range(3):  # synced in after the rebuild
+        store.messages_path(f"01a228ea-1414-732e-9d7a-7c1f891f{n:04x}").write_bytes(
+            dump_history([Message("user", "new")])
+        )
+    Store(home).list()
+    assert started_first == [2, 2] and len(spy.pids) == 4  # 3 new files: a pool after the tasks
