@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import zlib
+from collections.abc import Callable
 from functools import cache
 
 CHUNK = 64 * 1024
@@ -51,8 +52,10 @@ async def flood(writer: asyncio.StreamWriter, protocol: str) -> int:
         sent += len(batch)
 
 
-async def keepalive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, protocol: str, every: float) -> int:
-    """The opening, then only keep-alive comments (and Anthropic pings), until the client hangs
+async def keepalive(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, protocol: str, every: float, beat: Callable[[], None]
+) -> int:
+    """The opening, then only keep-alive comments (and Anthropic pings; ``beat`` is told of each), until the client hangs
     up: that is seen as it happens (the end of what it sends), not at a later beat's write, so
     the connection is closed as promptly as after any other reply."""
     writer.write(_head(200, {"content-type": "text/event-stream", "transfer-encoding": "chunked"}))
@@ -62,9 +65,10 @@ async def keepalive(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, 
     hung_up.add_done_callback(lambda done: done.cancelled() or done.exception())  # a reset is expected
     try:
         while not (await asyncio.wait([hung_up], timeout=every))[0]:
-            beat = b": keep-alive\n\n" if protocol == "openai" else b'event: ping\ndata: {"type": "ping"}\n\n'
-            await _chunk(writer, beat)
-            sent += len(beat)
+            comment = b": keep-alive\n\n" if protocol == "openai" else b'event: ping\ndata: {"type": "ping"}\n\n'
+            await _chunk(writer, comment)
+            sent += len(comment)
+            beat()
     finally:
         hung_up.cancel()
     return sent

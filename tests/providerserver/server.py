@@ -113,6 +113,7 @@ class ProviderServer:
         self.sdk_rejections: list[str] = []  # bodies our validator passed but the SDK types refused
         self.files: dict[str, tuple[bytes, str]] = {}  # path -> (body, content type), served to any GET
         self.hostile_sent = 0  # bytes the last hostile scenario wrote before the client hung up
+        self.frames_sent = 0  # SSE events (keep-alive comments too) of the last stream written so far
         self.hostile_done = threading.Event()  # set when a hostile scenario has written its last byte
         self._queue: collections.deque[Scenario] = collections.deque()
         self._rng = random.Random(seed)
@@ -139,6 +140,7 @@ class ProviderServer:
         self.files.clear()
         self.api_key = api_key
         self.hostile_sent = 0
+        self.frames_sent = 0
         self.hostile_done.clear()
         self.prompt_cache = None
         self.context_window = 0
@@ -309,7 +311,8 @@ class ProviderServer:
             if scenario.hostile == "flood":
                 await hostile.flood(writer, protocol)
             elif scenario.hostile == "keepalive":
-                await hostile.keepalive(reader, writer, protocol, scenario.delay or 0.05)
+                self.frames_sent = 0
+                await hostile.keepalive(reader, writer, protocol, scenario.delay or 0.05, self._sent_one)
             elif scenario.hostile == "bomb":
                 self.hostile_sent = await hostile.bomb(writer, protocol, scenario.size, streaming)
             elif scenario.hostile == "error-flood":
@@ -401,6 +404,7 @@ class ProviderServer:
         }
         await self._head(writer, status, {**headers, **scenario.headers})
         cut_at = _cut_point(frames, scenario)
+        self.frames_sent = 0
         for n, (_tag, frame) in enumerate(frames):
             if scenario.malformed == "lines":
                 frame = _JUNK + frame
@@ -412,11 +416,15 @@ class ProviderServer:
                 writer.transport.abort()  # no terminating chunk: the client sees a broken body
                 return False
             await self._chunks(writer, frame)
+            self._sent_one()
             if scenario.delay:
                 await asyncio.sleep(scenario.delay)
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return True
+
+    def _sent_one(self) -> None:
+        self.frames_sent += 1  # read by a test's thread: an int's increment is one store
 
     async def _chunks(self, writer: asyncio.StreamWriter, data: bytes) -> None:
         """Write ``data`` as HTTP chunks of random size, so boundaries fall mid-line."""

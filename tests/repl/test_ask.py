@@ -154,9 +154,8 @@ def test_json_of_an_interrupted_reply_has_what_arrived_without_the_stored_mark(h
     proc = subprocess.Popen([GOLEM, "ask", "--json", "stream slowly"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.monotonic() + 30
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.5)  # part of the reply has arrived
+    while server.frames_sent < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)  # until part of the reply (20 of its 400 words' events) is sent
     proc.send_signal(signal.SIGINT)
     out, err = (b.decode() for b in proc.communicate(timeout=30))
     assert proc.returncode == 130, err
@@ -179,9 +178,8 @@ def test_ctrl_c_before_any_of_the_reply_says_nothing_arrived(home, server):
     proc = subprocess.Popen([GOLEM, "ask", "--json", "say something"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env=golem_env(home), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.monotonic() + 30
-    while not server.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)  # the reply's head and a few comments have arrived
+    while server.frames_sent < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the reply's head and a few comments are sent
     proc.send_signal(signal.SIGINT)
     out, err = (b.decode() for b in proc.communicate(timeout=30))
     (row,) = Store(home).list()
