@@ -75,7 +75,7 @@ def resolve(
     if not sep or not provider or not model:
         raise ModelError(f"model name {name!r} is not provider:model", hint=_EXAMPLES)
     if provider == "offline":
-        return _offline(model)
+        return _offline(model, lazy=lazy)
     table, facts = _table(provider, name, providers or {})
     kind = _protocol(provider, table, facts)
     api_key, key_hint = keys.api_key(provider, kind, table, facts, env)
@@ -210,14 +210,28 @@ def _status(name: str, table: ProviderTable, facts: ProviderFacts | None, env: M
     )  # fmt: skip
 
 
-def _offline(model: str) -> Model:
+def _offline(model: str, *, lazy: bool) -> Model:
+    """The offline echo model; with ``lazy`` built on first use, as an HTTP provider's adapter
+    is (it takes every option, so there is nothing else to check)."""
     if model != "echo":
         raise ModelError(f"unknown offline model {model!r}", hint="the offline model is offline:echo")
+    if lazy:
+        from golem_cli.providers.deferred import DeferredModel
+
+        return DeferredModel(f"offline:{model}", _echo, _takes_every_option, ModelSettings())
+    return _echo()
+
+
+def _echo() -> Model:
     try:
         from golem_cli.core.offline import EchoModel
     except ImportError:
         raise ModelError("the offline echo model is not available in this build", hint=SETUP_HINT) from None
     return EchoModel()
+
+
+def _takes_every_option(settings: ModelSettings) -> None:
+    pass
 
 
 def _protocol(provider: str, table: ProviderTable, facts: ProviderFacts | None) -> str:

@@ -30,6 +30,22 @@ def test_choosing_a_model_lazily_imports_no_http_stack():
     assert out == "openai:gpt-4o []\n"
 
 
+def test_the_offline_model_too_is_built_on_first_use():
+    """A chat with no key checks ``offline:echo`` beside its prompt without loading the model
+    (and the compaction marks and token estimates it answers with)."""
+    code = ("import sys; from golem_cli.providers.resolve import resolve; "
+            "m = resolve('offline:echo', lazy=True); print(type(m).__name__, 'golem_cli.core.offline' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "DeferredModel False\n"
+    model = resolve("offline:echo", lazy=True)
+    model.check_settings(ModelSettings(temperature=0.5, max_tokens=9))  # the echo model takes every option
+    assert isinstance(model, DeferredModel) and not model.built
+    reply = complete(model)
+    assert model.built and reply.message.content.startswith("You said: ")
+    with pytest.raises(ModelError, match="unknown offline model"):
+        resolve("offline:parrot", lazy=True)
+
+
 def test_the_same_checks_run_before_anything_is_built(server: ProviderServer):
     with pytest.raises(ModelError, match="no API key for provider 'openai'"):
         resolve("openai:gpt-4o", env={}, lazy=True)
