@@ -40,7 +40,6 @@ import time
 from collections.abc import Callable, Container, Generator, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import NamedTuple
 
 import msgspec
 
@@ -100,10 +99,11 @@ REFRESH_LOCK = "index.refresh.lock"
 NEW, CHANGED, TEXT = "new", "changed", "text"
 
 
-class Task(NamedTuple):
+class Task(msgspec.Struct, frozen=True, array_like=True):
     """A conversation to read: its ID, its messages file's signature (None for a new one: the
     read's ``fstat`` gives it), whether its row is new, changed or only its text is behind
-    (``old``: the signature its row has), and whether it has a sidecar."""
+    (``old``: the signature its row has), and whether it has a sidecar. (A Struct: a rebuild
+    makes one per file, and sends them to its workers as msgpack arrays.)"""
 
     cid: str
     msig: Signature | None
@@ -112,7 +112,7 @@ class Task(NamedTuple):
     sidecar: bool = False
 
 
-class Done(NamedTuple):
+class Done(msgspec.Struct, frozen=True):
     """A task's outcome: the row to write (None: it stays), and the text read with the file it
     is the text of (None: not read)."""
 
@@ -396,7 +396,8 @@ def _write(db: sqlite3.Connection, done: list[Done]) -> None:
     new: list[Row] = []
     changed: list[tuple[object, ...]] = []
     texts: dict[str, tuple[str, Text]] = {}
-    for task, row, text in done:
+    for outcome in done:
+        task, row, text = outcome.task, outcome.row, outcome.text
         if row is not None:
             if task.kind == NEW:
                 new.append(row)
@@ -428,7 +429,8 @@ def chunk_reader(directory: str, limit: int, text: bool) -> Callable[[bytes], by
     def read(data: bytes) -> bytes:
         outcomes: list[Outcome] = []
         for task in _tasks_codec.decode(data):
-            _, row, text = reader.read(task)
+            done = reader.read(task)
+            row, text = done.row, done.text
             outcomes.append((row, None if text is None else (text[0], text[1].sig, text[1].count, text[1].size)))
         return msgspec.msgpack.encode(outcomes)
 
@@ -463,7 +465,7 @@ class Reader:
             msig = task.msig or self._signature(task.cid)
             if msig is None:
                 return Done(task, None, None)  # removed since the scan: the next refresh sees it
-            task = task._replace(msig=msig)
+            task = msgspec.structs.replace(task, msig=msig)
             row = quick_row(self._open, task.cid, msig) if self._open is not None else None
             if row is None:  # stale or odd: the careful reader keeps what the user chose from it
                 return self._careful(task)
@@ -471,7 +473,7 @@ class Reader:
         read = self._bytes(task)
         lean = None if read is None else digest(task.cid, read[0], words=self.text)
         if read is None or lean is None:
-            return self._careful(task if read is None else task._replace(msig=read[1]))
+            return self._careful(task if read is None else msgspec.structs.replace(task, msig=read[1]))
         msig = read[1]
         row = (task.cid, lean.meta.updated, encode_meta(lean.meta), sig_text(msig) or "", None, "")
         return Done(task, row, (lean.words, _text_record(msig, lean.meta.messages)) if self.text else None)
