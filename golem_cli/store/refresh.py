@@ -99,7 +99,7 @@ REFRESH_LOCK = "index.refresh.lock"
 NEW, CHANGED, TEXT = "new", "changed", "text"
 
 
-class Task(msgspec.Struct, frozen=True, array_like=True):
+class Task(msgspec.Struct, frozen=True, kw_only=True, array_like=True):
     """A conversation to read: its ID, its messages file's signature (None for a new one: the
     read's ``fstat`` gives it), whether its row is new, changed or only its text is behind
     (``old``: the signature its row has), and whether it has a sidecar. (A Struct: a rebuild
@@ -112,7 +112,7 @@ class Task(msgspec.Struct, frozen=True, array_like=True):
     sidecar: bool = False
 
 
-class Done(msgspec.Struct, frozen=True):
+class Done(msgspec.Struct, frozen=True, kw_only=True):
     """A task's outcome: the row to write (None: it stays), and the text read with the file it
     is the text of (None: not read)."""
 
@@ -216,7 +216,7 @@ class Refresh:
         if self.text and db.execute(f"SELECT 1 FROM conversations WHERE {TEXT_BEHIND} LIMIT 1").fetchone():
             with self._one_at_a_time():
                 behind = db.execute(f"SELECT id, msig FROM conversations WHERE {TEXT_BEHIND}").fetchall()
-                tasks = [Task(cid, _sig(msig), TEXT, msig) for cid, msig in behind]
+                tasks = [Task(cid=cid, msig=_sig(msig), kind=TEXT, old=msig) for cid, msig in behind]
                 with self._workers(len(tasks)) as pool:
                     self._apply_all(db, tasks, INDEXING, pool)
 
@@ -296,18 +296,18 @@ class Refresh:
         """What to read: new conversations in ID order (the ID index grows at its end), then
         changed ones, then (for a search) those whose text is behind."""
         if not known:  # a first rebuild: every conversation is new
-            return [Task(cid, messages[cid], NEW, None, cid in sidecars) for cid in sorted(messages)]
+            return [Task(cid=cid, msig=messages[cid], kind=NEW, sidecar=cid in sidecars) for cid in sorted(messages)]
         new: list[Task] = []
         other: list[Task] = []
         for cid, msig in messages.items():
             row = known.get(cid)
             has = cid in sidecars
             if row is None:
-                new.append(Task(cid, msig, NEW, None, has))
+                new.append(Task(cid=cid, msig=msig, kind=NEW, sidecar=has))
             elif row[0] != sig_text(msig) or (row[1] is not None) != has:
-                other.append(Task(cid, msig, CHANGED, row[0], has))
+                other.append(Task(cid=cid, msig=msig, kind=CHANGED, old=row[0], sidecar=has))
             elif self.text and row[2]:
-                other.append(Task(cid, msig, TEXT, row[0], has))
+                other.append(Task(cid=cid, msig=msig, kind=TEXT, old=row[0], sidecar=has))
         new.sort(key=_cid)  # unique: the order of the tasks themselves, without comparing tuples
         return new + other
 
@@ -440,7 +440,7 @@ def chunk_reader(directory: str, limit: int, text: bool) -> Callable[[bytes], by
 def _decoded(chunk: list[Task], data: bytes) -> list[Done]:
     """A chunk's outcomes as a worker sent them back."""
     return [
-        Done(task, row, None if t is None else (t[0], Text(t[1], t[2], t[3], 0, 0)))
+        Done(task=task, row=row, text=None if t is None else (t[0], Text(t[1], t[2], t[3], 0, 0)))
         for task, (row, t) in zip(chunk, _outcomes_codec.decode(data), strict=True)
     ]
 
@@ -464,19 +464,20 @@ class Reader:
         if task.sidecar:
             msig = task.msig or self._signature(task.cid)
             if msig is None:
-                return Done(task, None, None)  # removed since the scan: the next refresh sees it
+                return Done(task=task, row=None, text=None)  # removed since the scan: the next refresh sees it
             task = msgspec.structs.replace(task, msig=msig)
             row = quick_row(self._open, task.cid, msig) if self._open is not None else None
             if row is None:  # stale or odd: the careful reader keeps what the user chose from it
                 return self._careful(task)
-            return self._words(task, row) if self.text else Done(task, row, None)
+            return self._words(task, row) if self.text else Done(task=task, row=row, text=None)
         read = self._bytes(task)
         lean = None if read is None else digest(task.cid, read[0], words=self.text)
         if read is None or lean is None:
             return self._careful(task if read is None else msgspec.structs.replace(task, msig=read[1]))
         msig = read[1]
         row = (task.cid, lean.meta.updated, encode_meta(lean.meta), sig_text(msig) or "", None, "")
-        return Done(task, row, (lean.words, _text_record(msig, lean.meta.messages)) if self.text else None)
+        text = (lean.words, _text_record(msig, lean.meta.messages)) if self.text else None
+        return Done(task=task, row=row, text=text)
 
     def _words(self, task: Task, row: Row | None) -> Done:
         """The words of a conversation whose row and signature are known (``row``, or current in
@@ -485,7 +486,7 @@ class Reader:
         lean = None if read is None else words_of(read[0])
         if read is None or lean is None:
             return self._careful(task, row)
-        return Done(task, row, (lean[1], _text_record(read[1], lean[0])))
+        return Done(task=task, row=row, text=(lean[1], _text_record(read[1], lean[0])))
 
     def _bytes(self, task: Task) -> tuple[bytes, Signature] | None:
         """The messages file's bytes and signature when it is a regular file of at most
@@ -510,19 +511,19 @@ class Reader:
 
         msig = task.msig or self._signature(task.cid)
         if msig is None:
-            return Done(task, None, None)  # removed since the scan: the next refresh sees it
+            return Done(task=task, row=None, text=None)  # removed since the scan: the next refresh sees it
         decoded: Decoded | None = None
         if row is None and task.kind != TEXT:
             entry, decoded = read_entry(self.directory, task.cid, msig, limit=self.limit, sidecar=task.sidecar)
             row = entry_row(entry)
             if entry.problem or not self.text:
-                return Done(task, row, None)
+                return Done(task=task, row=row, text=None)
         if decoded is None:
             try:
                 decoded = read_messages(self.directory, task.cid, limit=self.limit)
             except (OSError, HistoryFormatError):
-                return Done(task, row, None)  # changed since: the next refresh marks it
-        return Done(task, row, _text(msig, decoded))
+                return Done(task=task, row=row, text=None)  # changed since: the next refresh marks it
+        return Done(task=task, row=row, text=_text(msig, decoded))
 
 
 def _nothing() -> None:
