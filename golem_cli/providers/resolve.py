@@ -30,7 +30,6 @@ from golem_cli.providers import anthropic, keys, openai, options
 from golem_cli.providers._endpoint import Endpoint, join_path
 from golem_cli.providers.caching import Caching
 from golem_cli.providers.facts import ProviderFacts, load_adapter, load_settings_check
-from golem_cli.providers.keys import NO_TABLE, is_azure
 from golem_cli.providers.presets import AZURE_API_VERSION, PRESETS
 
 if TYPE_CHECKING:
@@ -80,7 +79,7 @@ def resolve(
     kind = _protocol(provider, table, facts)
     api_key, key_hint = keys.api_key(provider, kind, table, facts, env)
     base_url = _base_url(provider, kind, table, facts, env)
-    extra = _azure(model, base_url, table, env) if is_azure(table, facts) else {}
+    extra = _azure(model, base_url, table, env) if keys.is_azure(table, facts) else {}
     model_table = (models or {}).get(name)
     defaults = _defaults(name, table, model_table)
     adapter = PROTOCOLS[kind]
@@ -115,7 +114,7 @@ def _table(provider: str, name: str, providers: Providers) -> tuple[ProviderTabl
             f"unknown provider {provider!r} in model name {name!r}",
             hint=f'{_EXAMPLES}; or add [providers.{provider}] with type = "openai" and base_url to the config file',
         )
-    table = table or NO_TABLE
+    table = table or keys.NO_TABLE
     unknown = [key for key in table.options if key not in options.OPTIONS]
     if unknown:
         raise ModelError(
@@ -144,7 +143,8 @@ def _caching(
     enabled = model_table.cache if model_table.cache is not None else table.cache
     ttl = model_table.cache_ttl or table.cache_ttl or "5m"
     documented = facts is not None and facts.prompt_cache_key and (facts.azure or base_url == facts.base_url)
-    send_key = table.prompt_cache_key if table.prompt_cache_key is not None else documented or is_azure(table, facts)
+    documented = documented or keys.is_azure(table, facts)
+    send_key = table.prompt_cache_key if table.prompt_cache_key is not None else documented
     return Caching(enabled=enabled is not False, ttl=ttl, send_key=send_key)
 
 
@@ -189,7 +189,7 @@ def provider_statuses(providers: Providers | None = None, env: Mapping[str, str]
     providers = providers or {}
     names = [*BUILT_IN, *sorted(n for n in providers if n not in BUILT_IN and n != "offline")]
     offline = ProviderStatus(name="offline", kind="offline")
-    return [offline, *(_status(name, providers.get(name) or NO_TABLE, BUILT_IN.get(name), env) for name in names)]
+    return [offline, *(_status(name, providers.get(name) or keys.NO_TABLE, BUILT_IN.get(name), env) for name in names)]
 
 
 def _status(name: str, table: ProviderTable, facts: ProviderFacts | None, env: Mapping[str, str]) -> ProviderStatus:
@@ -218,7 +218,7 @@ def _offline(model: str, *, lazy: bool) -> Model:
     if lazy:
         from golem_cli.providers.deferred import DeferredModel
 
-        return DeferredModel(f"offline:{model}", _echo, _takes_every_option, ModelSettings())
+        return DeferredModel(keys.OFFLINE_MODEL, _echo, _takes_every_option, ModelSettings())
     return _echo()
 
 
@@ -258,7 +258,7 @@ def _base_url(
     if not url and kind == "anthropic":  # a named Anthropic table defaults to Anthropic itself
         url = PROTOCOLS[kind].base_url
     if not url:
-        example = "https://NAME.openai.azure.com" if is_azure(table, facts) else "https://host/v1"
+        example = "https://NAME.openai.azure.com" if keys.is_azure(table, facts) else "https://host/v1"
         variable = f"export {facts.base_url_env}={example}, or " if facts and facts.base_url_env else ""
         raise ModelError(
             f"provider {provider!r} has no base URL",

@@ -273,22 +273,25 @@ class Refresh:
         sidecars: set[str],
         known: dict[str, tuple[str, str | None, int]],
     ) -> None:
-        """Forget the conversations gone, then read and write the new and changed ones."""
-        # Filling an empty table, every file is a task: the workers start now, and import golem
-        # while this process works out the tasks; otherwise once the tasks are known.
-        with self._workers(0 if known else _decoding(messages, sidecars, self.text)) as early:
+        """Forget the conversations gone, then read and write the new and changed ones. Filling
+        an empty table, every file is a task, so the workers start at once and import golem while
+        this process works out the tasks; otherwise they start once the tasks are known."""
+        first = not known
+        bulk = first and len(messages) >= BULK_ROWS
+        with ExitStack() as stack:
+            pool = stack.enter_context(self._workers(_decoding(messages, sidecars, self.text))) if first else None
             with transaction(db):
                 for cid, (msig, _, _) in known.items():
                     if cid not in messages:
                         forget(db, cid, msig)
             tasks = self._tasks(messages, sidecars, known)
-            if not known and len(tasks) >= BULK_ROWS:  # an empty table filled at once builds its
-                with transaction(db):  # indexes afterwards, in one sort each
+            if bulk:  # an empty table filled at once builds its indexes afterwards, in one sort each
+                with transaction(db):
                     for name in INDEXES:
                         db.execute(f"DROP INDEX IF EXISTS {name}")
-            later = 0 if early else sum(1 for task in tasks if self.text or not task.sidecar)
-            with self._workers(later) as pool:
-                self._apply_all(db, tasks, INDEXING if self.text else READING, early or pool)
+            if not first:
+                pool = stack.enter_context(self._workers(sum(1 for t in tasks if self.text or not t.sidecar)))
+            self._apply_all(db, tasks, INDEXING if self.text else READING, pool)
 
     def _tasks(
         self, messages: dict[str, Signature | None], sidecars: set[str], known: dict[str, tuple[str, str | None, int]]

@@ -22,8 +22,10 @@ worker that dies (``Lost``) leaves the chunks it had not sent back to the caller
 from __future__ import annotations
 
 import os
+import queue
 import struct
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -160,9 +162,6 @@ class _Ahead:
     writes the chunk before."""
 
     def __init__(self, stream: IO[bytes] | None) -> None:
-        import queue
-        import threading
-
         assert stream is not None
         self._frames: queue.Queue[bytes | None] = queue.Queue(AHEAD)
         self._thread = threading.Thread(target=self._read, args=(stream,), name="golem-worker-results", daemon=True)
