@@ -8,6 +8,7 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from msgspec import Struct
 
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.completion import conversation_ids
@@ -32,6 +33,7 @@ from golem_cli.cli.render.console import note
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from golem_cli.cli.attach import Attachment
     from golem_cli.cli.model_choice import Choice
     from golem_cli.cli.restore import Restored
     from golem_cli.cli.tools.choice import ToolChoice
@@ -62,7 +64,12 @@ NoSave = Annotated[
 ]
 Attach = Annotated[
     list[str] | None,
-    typer.Option("--attach", "-a", metavar="FILE|URL", help="Attach a file or http(s) URL (repeatable)."),
+    typer.Option(
+        "--attach",
+        "-a",
+        metavar="FILE|URL|@SERVER:URI",
+        help="Attach a file, an http(s) URL or a tool server's resource (repeatable).",
+    ),
 ]
 
 
@@ -90,7 +97,7 @@ def ask(
     no_save: NoSave = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
-    from golem_cli.cli.attach import fetch_for, part_from, split, with_files
+    from golem_cli.cli.attach import fetch_for, split, with_files
     from golem_cli.cli.common import open_store, project_root
     from golem_cli.cli.restore import keep, reopen
 
@@ -98,8 +105,8 @@ def ask(
         raise InputError("use either --continue or --cid, not both")
     if no_save and (continue_last or cid):
         raise InputError("--no-save asks a throwaway question; -c and --cid continue a saved conversation")
-    attached = [part_from(source) for source in attach or ()]
-    text = _prompt_text(prompt, attached=bool(attached))
+    attached, named = _attached(attach or [])
+    text = _prompt_text(prompt, attached=bool(attached or named))
     store = _throwaway_store() if no_save else open_store()
     existing, choice, stored = _conversation_and_model(store, cid or ("last" if continue_last else None), model)
     flags = ChatFlags(options=options, tool=tool, allow=allow, deny=deny, yes=yes, max_messages=max_messages,
@@ -112,17 +119,54 @@ def ask(
     session.project_root = project_root(choice.settings, flags.no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)
-    text = with_files(text, files)
-    _before_sending(session, text, parts)
+    asked = Asked(text=with_files(text, files), parts=parts, named=named)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
-    outcome, ended_by = _turn(session, text, parts, reply, view, stream=not no_stream,
-                              kept=lambda: keep(session, tools))  # fmt: skip
+    outcome, ended_by = _turn(session, asked, reply, view, stream=not no_stream, kept=lambda: keep(session, tools))
     if as_json:
         _print_json(outcome, session, repaired)
     else:
         _print_reply(outcome.reply, reply)
     return _ended(session, outcome, view, streamed=not no_stream, ended_by=ended_by)
+
+
+def _attached(sources: list[str]) -> tuple[list[Attachment], list[str]]:
+    """What ``-a`` attaches: the files and URLs, read now, and the tool servers' resources
+    (``@SERVER:URI``), read once the servers run."""
+    from golem_cli.cli.attach import part_from
+    from golem_cli.cli.tools.resources import is_mention
+
+    return [part_from(s) for s in sources if not is_mention(s)], [s for s in sources if is_mention(s)]
+
+
+class Asked(Struct, frozen=True, kw_only=True):
+    """What one ``ask`` sends: the prompt with its text files, its media parts, and the tool
+    servers' resources it names with ``-a @SERVER:URI``, read once the servers run."""
+
+    text: str
+    parts: list[Part]
+    named: list[str]
+
+
+async def _with_resources(session: ChatSession, asked: Asked) -> tuple[str, list[Part]]:
+    """The prompt and parts to send: ``asked`` with the resources it names read from the
+    running tool servers, those of ``-a`` and each ``@SERVER:URI`` in the prompt that names
+    a running server (a mention of another name is left as text). ``InputError`` when one
+    cannot be read: nothing is sent without what the person asked for."""
+    from golem_cli.cli.attach import split, with_files
+    from golem_cli.cli.tools.resources import ResourceProblem, mentioned, read
+
+    named = [*asked.named, *mentioned(session.toolbox, asked.text)]
+    if not named:
+        return asked.text, asked.parts
+    found = []
+    for name in dict.fromkeys(named):
+        try:
+            found.extend(await read(session.toolbox, name, hint="-T SERVER starts one (golem mcp list)"))
+        except ResourceProblem as e:
+            raise InputError(f"{e}; nothing was sent") from None
+    parts, files = split(found)
+    return with_files(asked.text, files), [*asked.parts, *parts]
 
 
 def _ended(
@@ -319,17 +363,17 @@ class StreamedReply:
 
 def _turn(
     session: ChatSession,
-    text: str,
-    parts: list[Part],
+    asked: Asked,
     reply: StreamedReply | None,
     view: ToolView | None,
     *,
     stream: bool,
     kept: Callable[[], None],
 ) -> tuple[TurnOutcome, int | None]:
-    """Run the one turn: the tool servers started first (quietly), everything closed after (the
-    settings ``kept`` first), whatever ended the turn. SIGTERM and SIGHUP stop the turn as
-    Ctrl-C does (``signals.py``): the outcome comes with the signal, to end golem by after."""
+    """Run the one turn: the tool servers started first (quietly), the resources it names read
+    from them and the budget checked, everything closed after (the settings ``kept`` first,
+    once the turn began), whatever ended the turn. SIGTERM and SIGHUP stop the turn as Ctrl-C
+    does (``signals.py``): the outcome comes with the signal, to end golem by after."""
     import asyncio
 
     from golem_cli.cli.signals import Termination, die_by, ending_like_ctrl_c
@@ -348,11 +392,15 @@ def _turn(
         box = session.toolbox
         task = asyncio.current_task()
         assert task is not None
+        began = False
         try:
             with ending_like_ctrl_c(task.cancel) as termination:
                 if box is not None:
                     servers.hear(box, _say)
                     await servers.start(box, _say, quiet=True)
+                text, parts = await _with_resources(session, asked)
+                _before_sending(session, text, parts)
+                began = True
                 on_delta = reply.on_delta if reply is not None else None
                 outcome = await session.turn(text, parts=parts, on_delta=on_delta, stream=stream, on_event=on_event)
                 if outcome.finished:  # rolling summaries: what left the window, folded before golem exits
@@ -360,7 +408,8 @@ def _turn(
                 return outcome
         finally:
             await _close_turn(session, view)
-            kept()
+            if began:
+                kept()
 
     try:
         return asyncio.run(run()), termination.signum

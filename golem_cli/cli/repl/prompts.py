@@ -58,7 +58,7 @@ async def run(repl: Repl, name: str, rest: str) -> None:
     server, _, prompt = name[1:].partition(":")
     if not await repl.tool_servers_ready():
         return
-    from golem_cli.cli.repl.resources import relist
+    from golem_cli.cli.tools.resources import relist
 
     await relist(repl.session.toolbox)
     found = _find(repl, server, prompt)
@@ -159,7 +159,7 @@ class ServerCompleter(Completer):
         box = self.box()
         if box is None or not box.servers():  # no server to ask: a key typed costs no import
             return
-        from golem_cli.cli.repl.resources import relist
+        from golem_cli.cli.tools.resources import relist
 
         await relist(box)
 
@@ -197,7 +197,7 @@ class ServerCompleter(Completer):
 
     def _variable_asked(self, word: str) -> _Asked | None:
         """``@SERVER:`` and a template's fixed part, then its first variable being typed."""
-        from golem_cli.cli.repl.resources import running
+        from golem_cli.cli.tools.resources import running
 
         server, colon, uri = word[1:].partition(":")
         if not word.startswith("@") or not colon:
