@@ -177,7 +177,7 @@ class Compactor:
                 "nothing to compact: every message before the newest ones is already summarised"
                 if current is not None
                 else "nothing to compact yet: the conversation is shorter than the messages kept verbatim",
-                hint="/compact works once there are more messages (--keep N keeps fewer)",
+                hint="compacting works once there are more messages (--keep N keeps fewer verbatim)",
             )
         previous = summary_message(current.summary.text, current.summary.number) if current is not None else None
         instructions = self.session.agent(summary=False).config.instructions
