@@ -286,3 +286,24 @@ def test_auto_compact_compacts_before_a_request_past_its_share(golem_run, server
     assert any(
         blocks(r)[0].startswith(SUMMARY_MARK) for r in server.requests if not blocks(r)[-1].startswith(COMPACT_MARK)
     )
+
+
+def test_compact_sends_the_tool_servers_tools_the_conversation_uses(
+    golem_run, server: ProviderServer, home: Path
+) -> None:
+    from tests.mcpservers import url_toml
+    from tests.mcpservers.threaded import http_demo
+
+    with http_demo() as url:
+        config = home / "config.toml"
+        config.write_text(config.read_text() + url_toml("demo", url))
+        golem_run("ask", "-T", "demo", "turn 0")
+        for n in range(1, 4):
+            golem_run("ask", "-c", f"turn {n}")  # the conversation's tools, as kept with it
+        turn = server.requests[-1]
+        server.enqueue(Scenario(reply=Reply(text="SUMMARY: four turns")))
+        assert golem_run("compact", "last", "--keep", "2").out.strip() == "SUMMARY: four turns"
+    compaction = server.requests[-1]
+    assert texts(compaction)[-1].startswith(COMPACT_MARK)
+    assert "demo__echo" in tools_of(turn)
+    assert tools_of(compaction) == tools_of(turn)  # the same prefix: the provider's cache serves it

@@ -13,6 +13,7 @@ from golem_cli.cli.options import ChatFlags, ConversationId, Model, Tools
 
 if TYPE_CHECKING:
     from golem_cli.compacting import Compacted
+    from golem_cli.session import ChatSession
     from golem_cli.store.sidecars import Summary
 
 app = typer.Typer()
@@ -43,7 +44,7 @@ def compact(
     import asyncio
 
     from golem_cli.cli.common import open_store
-    from golem_cli.cli.model_choice import choose_model, close_model
+    from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.render.console import note
     from golem_cli.cli.restore import reopen
     from golem_cli.session import ChatSession
@@ -67,15 +68,7 @@ def compact(
         if line:
             note(line)
 
-        async def run() -> Compacted:
-            try:
-                return await session.compactor.compact(focus=focus, keep=keep)
-            finally:
-                await close_model(session.model)
-                if session.compactor.model is not None:
-                    await close_model(session.compactor.model)
-
-        done = asyncio.run(run())
+        done = asyncio.run(_summarised(session, focus=focus, keep=keep))
     finally:
         session.close()
     from golem_cli.cli.render.terminal_text import for_terminal
@@ -83,6 +76,34 @@ def compact(
     sys.stdout.write(for_terminal(done.summary.text, sys.stdout) + "\n")
     note(compacted_line(done))
     return 0
+
+
+async def _summarised(session: ChatSession, *, focus: str, keep: int | None) -> Compacted:
+    """The compaction made, the conversation's tool servers started first (quietly: their tools
+    are part of the request's prefix, which the provider's cache holds) and everything closed
+    after."""
+    from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.tools import servers
+
+    box = session.toolbox
+    try:
+        if box is not None:
+            await servers.start(box, _say, quiet=True)
+        return await session.compactor.compact(focus=focus, keep=keep)
+    finally:
+        if box is not None:
+            servers.show_notices(box, _say)
+            await box.close()
+        await close_model(session.model)
+        if session.compactor.model is not None:
+            await close_model(session.compactor.model)
+
+
+def _say(line: str, problem: bool) -> None:
+    """What the tool servers said (a server that failed to start, its log), on stderr."""
+    from golem_cli.cli.render.console import note
+
+    note(f"golem: {line}" if problem else line)
 
 
 #: A manual compaction past this many USD (its input at the input price) is said before it runs.
