@@ -69,3 +69,23 @@ def test_a_request_that_will_not_fit_gets_one_warning_line_and_is_sent(golem_mai
     assert "/trim N" in warnings[0] and len(server.requests) == 1
     server.enqueue(Scenario(reply=Reply(text="ok")))
     assert "warning" not in golem_main("ask", "-m", "local:echo", "short").err
+
+
+def test_context_counts_the_tools_and_window_kept_with_the_conversation(golem_main, server, home):
+    """What ``golem resume`` would send next: the tools named with ``-T`` when it was made (the
+    config names none) and a tool server's among them, and the window ``--max-messages`` set."""
+    from tests.mcpservers import url_toml
+    from tests.mcpservers.threaded import http_demo
+
+    with http_demo() as url:
+        with (home / "config.toml").open("a") as f:
+            f.write(url_toml("demo", url))
+        cid = conversation(golem_main, 6, "-T", "fs", "-T", "demo", "--max-messages", "4")
+        turn = server.requests[-1].json
+        done = golem_main("context", cid, "--json")
+    assert done.code == 0, done.err
+    out = json.loads(done.out)
+    assert [t["source"] for t in out["tools"]] == ["builtin", "mcp:demo"]
+    assert sum(t["tools"] for t in out["tools"]) == len(turn["tools"])  # the tools the last turn sent
+    assert out["history"]["messages"] == 4 and out["notSent"]["messages"] == 8
+    assert "Restored this chat's settings" in done.err

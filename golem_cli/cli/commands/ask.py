@@ -28,7 +28,7 @@ from golem_cli.cli.options import (
     TrimStride,
     Yes,
 )
-from golem_cli.cli.render.console import note
+from golem_cli.cli.render.console import note, say
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -396,8 +396,8 @@ def _turn(
         try:
             with ending_like_ctrl_c(task.cancel) as termination:
                 if box is not None:
-                    servers.hear(box, _say)
-                    await servers.start(box, _say, quiet=True)
+                    servers.hear(box, say)
+                    await servers.start(box, say, quiet=True)
                 text, parts = await _with_resources(session, asked)
                 _before_sending(session, text, parts)
                 began = True
@@ -423,10 +423,6 @@ def _turn(
         session.close()
 
 
-def _say(line: str, problem: bool) -> None:
-    note(f"golem: {line}" if problem else line)
-
-
 async def _close_turn(session: ChatSession, view: ToolView | None) -> None:
     """What a turn opened, closed however it ended: the tool view, the tool servers (what they
     said shown first), the model's connections."""
@@ -436,7 +432,7 @@ async def _close_turn(session: ChatSession, view: ToolView | None) -> None:
     if view is not None:
         view.close()
     if session.toolbox is not None:
-        servers.show_notices(session.toolbox, _say)
+        servers.show_notices(session.toolbox, say)
         await session.toolbox.close()
     await close_model(session.model)
 

@@ -83,27 +83,16 @@ async def _summarised(session: ChatSession, *, focus: str, keep: int | None) -> 
     are part of the request's prefix, which the provider's cache holds) and everything closed
     after."""
     from golem_cli.cli.model_choice import close_model
+    from golem_cli.cli.render.console import say
     from golem_cli.cli.tools import servers
 
-    box = session.toolbox
     try:
-        if box is not None:
-            await servers.start(box, _say, quiet=True)
-        return await session.compactor.compact(focus=focus, keep=keep)
+        async with servers.serving(session.toolbox, say):
+            return await session.compactor.compact(focus=focus, keep=keep)
     finally:
-        if box is not None:
-            servers.show_notices(box, _say)
-            await box.close()
         await close_model(session.model)
         if session.compactor.model is not None:
             await close_model(session.compactor.model)
-
-
-def _say(line: str, problem: bool) -> None:
-    """What the tool servers said (a server that failed to start, its log), on stderr."""
-    from golem_cli.cli.render.console import note
-
-    note(f"golem: {line}" if problem else line)
 
 
 #: A manual compaction past this many USD (its input at the input price) is said before it runs.

@@ -9,9 +9,10 @@ import typer
 
 from golem_cli.cli.command import GolemCommand
 from golem_cli.cli.errors import InputError
-from golem_cli.cli.options import ContextTokens, ConversationId, MaxMessages, Model
+from golem_cli.cli.options import ChatFlags, ContextTokens, ConversationId, MaxMessages, Model
 
 if TYPE_CHECKING:
+    from golem_cli.cli.context import RequestContext
     from golem_cli.store.usage import UsageRow
 
 app = typer.Typer()
@@ -30,30 +31,40 @@ def context(
 ) -> int:
     """What a conversation's next request carries, in tokens.
 
-    Estimated offline, against the model's context window."""
+    Estimated offline, against the model's context window: the request `golem resume` would
+    send next, with the settings and tools kept with the conversation (its tool servers are
+    started to list theirs)."""
+    import asyncio
     import sys
 
-    from golem_cli.cli.common import open_store, set_window
+    from golem_cli.cli.common import open_store
     from golem_cli.cli.context import lines, request_context
     from golem_cli.cli.model_choice import choose_model
     from golem_cli.cli.model_choice import max_messages as trim
-    from golem_cli.cli.render.console import note, print_json
-    from golem_cli.cli.tools.choice import choose_tools
+    from golem_cli.cli.render.console import note, print_json, say
+    from golem_cli.cli.restore import reopen
+    from golem_cli.cli.tools import servers
     from golem_cli.session import ChatSession
 
     store = open_store()
     cid = store.resolve(ref)
     choice = choose_model(model, stored=store.meta(cid).model, lazy=True)
-    tools = choose_tools(choice.settings, None, None, False)
-    session = ChatSession(store, cid, choice.model, history=store.load(cid), max_messages=trim(max_messages,
+    kept, tools = reopen(store.meta(cid).settings, choice, ChatFlags(max_messages=max_messages,
+                         context_tokens=context_tokens))  # fmt: skip
+    session = ChatSession(store, cid, choice.model, history=store.load(cid), max_messages=trim(kept.max_messages,
                           choice.settings), tools=tools.toolbox())  # fmt: skip
-    set_window(session, choice, context_tokens, None)
-    found = request_context(session)
+    kept.apply(session, choice)
+
+    async def counted() -> RequestContext:
+        async with servers.serving(session.toolbox, say):
+            return request_context(session)
+
+    found = asyncio.run(counted())
+    for line in filter(None, [choice.note, *kept.lines()]):
+        note(line)
     if as_json:
         print_json({"conversationId": cid, **found.to_json()})
         return 0
-    if choice.note:
-        note(choice.note)
     for line in lines(found):
         sys.stdout.write(line + "\n")
     return 0

@@ -62,6 +62,12 @@ def note(text: str) -> None:
     sys.stderr.write(for_terminal(text, sys.stderr) + "\n")
 
 
+def say(line: str, problem: bool) -> None:
+    """What a tool server said, for a command without a chat (``cli/tools/servers.py``): a
+    note on stderr, a problem marked ``golem:``."""
+    note(f"golem: {line}" if problem else line)
+
+
 def print_json(value: Any) -> None:
     """``value`` as indented JSON on stdout (non-ASCII kept as is).
 

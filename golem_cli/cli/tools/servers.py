@@ -8,10 +8,11 @@ escape sequences (``terminal_text``).
 from __future__ import annotations
 
 import time
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import AsyncIterator, Callable
 
     from golem_cli.tools.registry import LazySource
     from golem_cli.tools.toolbox import Toolbox
@@ -67,3 +68,20 @@ def show_notices(box: Toolbox | None, say: Callable[[str, bool], None]) -> None:
         return
     while box.notices:
         say(box.notices.pop(0), True)
+
+
+@asynccontextmanager
+async def serving(box: Toolbox | None, say: Callable[[str, bool], None]) -> AsyncIterator[None]:
+    """A command's tool servers for the time of one request that is no chat turn (a
+    compaction, a count of what a request carries): started quietly, their tools then part of
+    what is sent as a turn's are; what they said shown, and the servers closed, at the end."""
+    if box is None:
+        yield
+        return
+    hear(box, say)
+    try:
+        await start(box, say, quiet=True)
+        yield
+    finally:
+        show_notices(box, say)
+        await box.close()
