@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from golem_cli.store import Store
 
-from tests.mcpservers import url_toml
+from tests.mcpservers import demo_toml, url_toml
 from tests.mcpservers.threaded import http_demo
 from tests.providerserver import ProviderServer
 
@@ -31,7 +31,7 @@ def demo_url() -> Iterator[str]:
 def demo(home: Path, demo_url: str) -> Path:
     """The test's home with the demo server configured as `demo`."""
     config = home / "config.toml"
-    config.write_text(config.read_text() + url_toml("demo", demo_url))
+    config.write_text(config.read_text() + url_toml("demo", demo_url) + demo_toml("bad", "--exit-at-start", "3"))
     return home
 
 
@@ -72,3 +72,12 @@ def test_attaching_from_a_server_that_is_not_running_says_how_to_start_it(golem_
     assert done.code == 2
     assert "golem: @demo:demo://readme: no running tool server named 'demo'; -T SERVER starts one" in done.err
     assert Store(demo).list() == []
+
+
+def test_a_resource_of_a_server_that_did_not_start_says_so(golem_main, demo, server):
+    before = len(server.requests)
+    done = golem_main("ask", "-T", "bad", "-a", "@bad:demo://readme", "read it")
+    assert done.code == 2
+    assert "golem: @bad:demo://readme: tool server 'bad' is not running (it did not start" in done.err
+    assert "did not start: exited at start" in done.err  # the server's own line, first
+    assert len(server.requests) == before

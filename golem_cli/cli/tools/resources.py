@@ -62,10 +62,18 @@ async def read(box: Toolbox | None, named: str, *, hint: str) -> list[Attachment
     source = running(box).get(server)
     try:
         if source is None:
-            raise ResourceProblem(f"no running tool server named {server!r}; {hint}")
+            raise ResourceProblem(_not_running(box, server, hint))
         return [attachment(server, item) for item in contents(await source.read_resource(uri))]
     except (ResourceProblem, ToolFailed) as e:
         raise ResourceProblem(f"{mention(server, uri)}: {getattr(e, 'reason', None) or e}") from e
+
+
+def _not_running(box: Toolbox | None, server: str, hint: str) -> str:
+    """Why ``server`` has no resource to read: it was asked for and did not start, or it is no
+    running server at all."""
+    if any(s.group == server for s in (box.servers() if box is not None else ())):
+        return f"tool server {server!r} is not running (it did not start, or it stopped)"
+    return f"no running tool server named {server!r}; {hint}"
 
 
 def attachment(server: str, item: ResourceContent) -> Attachment:
