@@ -81,3 +81,11 @@ def test_a_resource_of_a_server_that_did_not_start_says_so(golem_main, demo, ser
     assert "golem: @bad:demo://readme: tool server 'bad' is not running (it did not start" in done.err
     assert "did not start: exited at start" in done.err  # the server's own line, first
     assert len(server.requests) == before
+
+
+def test_a_mention_inside_an_attached_file_is_the_files_text_not_a_request(golem_main, demo, server, tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("see @demo:demo://readme\n")
+    done = golem_main("ask", "-T", "demo", "-a", str(notes), "summarise this")
+    assert done.code == 0, done.err
+    assert asked(server) == 'summarise this\n\n<file name="notes.txt">\nsee @demo:demo://readme\n</file>'

@@ -33,7 +33,7 @@ from golem_cli.cli.render.console import note, say
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from golem_cli.cli.attach import Attachment
+    from golem_cli.cli.attach import Attachment, TextFile
     from golem_cli.cli.model_choice import Choice
     from golem_cli.cli.restore import Restored
     from golem_cli.cli.tools.choice import ToolChoice
@@ -97,7 +97,7 @@ def ask(
     no_save: NoSave = False,
 ) -> int:
     """One turn without the REPL; prints only the reply."""
-    from golem_cli.cli.attach import fetch_for, split, with_files
+    from golem_cli.cli.attach import fetch_for, split
     from golem_cli.cli.common import open_store, project_root
     from golem_cli.cli.restore import keep, reopen
 
@@ -119,7 +119,7 @@ def ask(
     session.project_root = project_root(choice.settings, flags.no_project_instructions)
     for line in filter(None, [choice.note, *kept.lines()]):
         note(line)
-    asked = Asked(text=with_files(text, files), parts=parts, named=named)
+    asked = Asked(text=text, files=files, parts=parts, named=named)
     view = _tool_view(tools, session)
     reply = None if (no_stream or as_json) else StreamedReply()
     outcome, ended_by = _turn(session, asked, reply, view, stream=not no_stream, kept=lambda: keep(session, tools))
@@ -140,33 +140,32 @@ def _attached(sources: list[str]) -> tuple[list[Attachment], list[str]]:
 
 
 class Asked(Struct, frozen=True, kw_only=True):
-    """What one ``ask`` sends: the prompt with its text files, its media parts, and the tool
+    """What one ``ask`` sends: the prompt, its text files and media parts, and the tool
     servers' resources it names with ``-a @SERVER:URI``, read once the servers run."""
 
     text: str
+    files: list[TextFile]
     parts: list[Part]
     named: list[str]
 
 
 async def _with_resources(session: ChatSession, asked: Asked) -> tuple[str, list[Part]]:
-    """The prompt and parts to send: ``asked`` with the resources it names read from the
-    running tool servers, those of ``-a`` and each ``@SERVER:URI`` in the prompt that names
-    a running server (a mention of another name is left as text). ``InputError`` when one
-    cannot be read: nothing is sent without what the person asked for."""
+    """The prompt and parts to send: ``asked`` with its text files framed in the prompt and the
+    resources it names read from the running tool servers, those of ``-a`` and each
+    ``@SERVER:URI`` in the prompt (not in a file) that names a running server (a mention of
+    another name is left as text). ``InputError`` when one cannot be read: nothing is sent
+    without what the person asked for."""
     from golem_cli.cli.attach import split, with_files
     from golem_cli.cli.tools.resources import ResourceProblem, mentioned, read
 
-    named = [*asked.named, *mentioned(session.toolbox, asked.text)]
-    if not named:
-        return asked.text, asked.parts
     found = []
-    for name in dict.fromkeys(named):
+    for name in dict.fromkeys([*asked.named, *mentioned(session.toolbox, asked.text)]):
         try:
             found.extend(await read(session.toolbox, name, hint="-T SERVER starts one (golem mcp list)"))
         except ResourceProblem as e:
             raise InputError(f"{e}; nothing was sent") from None
     parts, files = split(found)
-    return with_files(asked.text, files), [*asked.parts, *parts]
+    return with_files(asked.text, [*asked.files, *files]), [*asked.parts, *parts]
 
 
 def _ended(
